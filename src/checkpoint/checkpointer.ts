@@ -1,0 +1,116 @@
+/**
+ * Where a thread's checkpoints live. One interface, several stores
+ * (`MemoryCheckpointer`, `PGliteCheckpointer`, `PostgresCheckpointer`); every
+ * store passes the conformance suite in `stateweaver/testing`.
+ *
+ * A checkpoint belongs to a thread and a namespace (`ns`): `""` for the top-level
+ * graph, `parentNode:taskId` (levels joined with `|`) for a subgraph's own run.
+ */
+
+/** What the run is waiting for: one paused task, or a static breakpoint. */
+export interface InterruptRecord {
+  /** Stable id; resume values keyed by it go to this interrupt. */
+  id: string;
+  /** The JSON payload given to `interrupt(value)`, or `null` for a breakpoint. */
+  value: unknown;
+  /** The node that paused. */
+  node: string;
+  /** Checkpoint namespace of the graph that paused (`""` at top level). */
+  ns: string;
+  /** Super-step at which it paused. */
+  step: number;
+  /** The task that paused. */
+  taskId: string;
+  /** `"during"` for `interrupt()`, `"before"`/`"after"` for static breakpoints. */
+  timing: "during" | "before" | "after";
+}
+
+/** Why a checkpoint was written. */
+export type CheckpointSource = "input" | "loop" | "update" | "fork";
+
+export interface CheckpointMetadata {
+  /** Super-step number: -1 for the input checkpoint, then 0, 1, 2… */
+  step: number;
+  source: CheckpointSource;
+  /** Node name -> the update it wrote in this step (for history views). */
+  writes?: Record<string, unknown> | null;
+  [key: string]: unknown;
+}
+
+/** One saved point of a thread. Everything in it is plain JSON. */
+export interface Checkpoint {
+  /** Unique, time-ordered id (see `checkpointId()`). */
+  id: string;
+  threadId: string;
+  ns: string;
+  /** The checkpoint this one follows, or `null` for a thread's first. */
+  parentId: string | null;
+  /** XState's `actor.getPersistedSnapshot()` of the graph machine. */
+  snapshot: unknown;
+  /** Channel values (the graph state) at this point. */
+  values: Record<string, unknown>;
+  /** Nodes that run next from here. */
+  next: string[];
+  /** Interrupts pending at this point (empty unless paused). */
+  interrupts: InterruptRecord[];
+  metadata: CheckpointMetadata;
+  /** ISO-8601 time of writing. */
+  createdAt: string;
+}
+
+/** The writes one finished task made in a step that has not reached its barrier yet. */
+export interface PendingWrite {
+  taskId: string;
+  node: string;
+  /** `[channel, value]` pairs, in the order the task wrote them. */
+  writes: Array<[string, unknown]>;
+}
+
+/** A checkpoint together with the pending writes stored against it. */
+export interface CheckpointTuple {
+  checkpoint: Checkpoint;
+  pendingWrites: PendingWrite[];
+}
+
+export interface ListOptions {
+  /** Namespace to list; `""` (the top-level graph) by default. */
+  ns?: string;
+  /** At most this many, newest first. */
+  limit?: number;
+  /** Only checkpoints written before the one with this id. */
+  before?: string;
+}
+
+export interface PutOptions {
+  /**
+   * The id the writer believes is the latest of (thread, ns) — `null` for a new
+   * thread. If the store's latest differs, `put` throws `ConcurrentUpdateError`
+   * and writes nothing. This is what makes two concurrent resumes safe.
+   */
+  expectedLatestId: string | null;
+}
+
+/**
+ * The storage contract. Implementations must be safe to call concurrently and
+ * must store copies: mutating an object after `put` must not change what is stored.
+ *
+ * @example
+ * const checkpointer: Checkpointer = new MemoryCheckpointer();
+ * const graph = builder.compile({ checkpointer });
+ */
+export interface Checkpointer {
+  /** Store a checkpoint as the new latest of its (thread, ns). */
+  put(checkpoint: Checkpoint, options: PutOptions): Promise<void>;
+  /** Store one task's writes against an existing checkpoint (replacing that task's earlier writes). */
+  putWrites(threadId: string, ns: string, checkpointId: string, write: PendingWrite): Promise<void>;
+  /** The newest checkpoint of (thread, ns) with its pending writes, if any. */
+  getLatest(threadId: string, ns?: string): Promise<CheckpointTuple | undefined>;
+  /** One checkpoint by id, with its pending writes. */
+  get(threadId: string, ns: string, id: string): Promise<CheckpointTuple | undefined>;
+  /** History of (thread, ns), newest first. */
+  list(threadId: string, options?: ListOptions): Promise<Checkpoint[]>;
+  /** Remove every checkpoint and write of the thread, in every namespace. */
+  deleteThread(threadId: string): Promise<void>;
+  /** Release connections (no-op for stores that hold none). */
+  close?(): Promise<void>;
+}

@@ -1,0 +1,119 @@
+/**
+ * Every error stateweaver throws is a `StateweaverError`: it has a stable `code`
+ * to switch on and a message that says what was wrong and what to do about it.
+ *
+ * @example
+ * try { await graph.resume("yes", { config }) } catch (e) {
+ *   if (e instanceof InvalidResumeError) showToUser(e.message);
+ * }
+ */
+export class StateweaverError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
+/** The graph definition is inconsistent; thrown by `compile()` before anything runs. */
+export class GraphValidationError extends StateweaverError {
+  constructor(message: string) {
+    super("GRAPH_VALIDATION", message);
+  }
+}
+
+/** Input or a node's update does not fit the graph's state (schema, or two writers to one key). */
+export class InvalidUpdateError extends StateweaverError {
+  constructor(message: string) {
+    super("INVALID_UPDATE", message);
+  }
+}
+
+/** A resume value does not fit what the thread is waiting for. The thread is left untouched. */
+export class InvalidResumeError extends StateweaverError {
+  constructor(message: string) {
+    super("INVALID_RESUME", message);
+  }
+}
+
+/** The call's configuration is missing something it needs (thread id, checkpointer…). */
+export class InvalidConfigError extends StateweaverError {
+  constructor(message: string) {
+    super("INVALID_CONFIG", message);
+  }
+}
+
+/** A value that would be stored is not plain JSON. `path` names where, e.g. `state.cb`. */
+export class NonSerializableError extends StateweaverError {
+  readonly path: string;
+  constructor(path: string, what: string) {
+    super(
+      "NON_SERIALIZABLE",
+      `${path} is ${what}; only JSON (objects, arrays, strings, finite numbers, booleans, null) can be checkpointed. Convert it to plain data before returning it from a node.`,
+    );
+    this.path = path;
+  }
+}
+
+/** Node code caught the interrupt control signal instead of letting it propagate. */
+export class InterruptSwallowedError extends StateweaverError {
+  constructor(node: string) {
+    super(
+      "INTERRUPT_SWALLOWED",
+      `Node "${node}" called interrupt() but returned normally: a try/catch in the node caught the interrupt signal. Call interrupt() outside try blocks, or rethrow errors for which isGraphInterrupt(error) is true.`,
+    );
+  }
+}
+
+/** On resume, a node reached its interrupts in a different order or with different payloads. */
+export class InterruptReplayError extends StateweaverError {
+  constructor(message: string) {
+    super("INTERRUPT_REPLAY", message);
+  }
+}
+
+/** The run took more super-steps than `recursionLimit` allows. */
+export class RecursionLimitError extends StateweaverError {
+  readonly limit: number;
+  constructor(limit: number) {
+    super(
+      "RECURSION_LIMIT",
+      `The run reached the recursion limit of ${limit} steps without finishing. Check for a cycle that never reaches END, or raise it with invoke(input, { recursionLimit }).`,
+    );
+    this.limit = limit;
+  }
+}
+
+/** A node threw. `node`, `step` and `cause` say where and why. */
+export class NodeError extends StateweaverError {
+  readonly node: string;
+  readonly step: number;
+  constructor(node: string, step: number, cause: unknown) {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    super("NODE_FAILED", `Node "${node}" failed at step ${step}: ${reason}`, { cause });
+    this.node = node;
+    this.step = step;
+  }
+}
+
+/** Someone else wrote to the thread since this run read it (optimistic concurrency). */
+export class ConcurrentUpdateError extends StateweaverError {
+  constructor(threadId: string, ns: string, expected: string | null, actual: string | null) {
+    super(
+      "CONCURRENT_UPDATE",
+      `Thread "${threadId}"${ns ? ` (namespace "${ns}")` : ""} changed while this run was working: expected latest checkpoint ${expected ?? "<none>"} but found ${actual ?? "<none>"}. Reload the thread state with getState() and try again.`,
+    );
+  }
+}
+
+/** The run was stopped through its AbortSignal. */
+export class AbortError extends StateweaverError {
+  constructor(reason?: unknown) {
+    super(
+      "ABORTED",
+      `The run was aborted${reason instanceof Error ? `: ${reason.message}` : reason ? `: ${String(reason)}` : ""}.`,
+      { cause: reason },
+    );
+  }
+}
