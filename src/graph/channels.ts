@@ -1,0 +1,127 @@
+import type { z } from "zod";
+import { InvalidUpdateError } from "../errors/index.js";
+import type { TaskRecord } from "../runtime/task.js";
+import type { Reducer } from "./types.js";
+
+/**
+ * How a graph's state changes: writes go through per-key reducers (the last
+ * write wins where no reducer is set), optionally checked against a zod schema.
+ */
+export class Channels {
+  readonly reducers: ReadonlyMap<string, Reducer>;
+  readonly schema: z.ZodObject | undefined;
+  readonly #shape: Record<string, z.ZodType> | undefined;
+
+  constructor(reducers: ReadonlyMap<string, Reducer>, schema: z.ZodObject | undefined) {
+    this.reducers = reducers;
+    this.schema = schema;
+    this.#shape = schema?.shape as Record<string, z.ZodType> | undefined;
+  }
+
+  /** Values a new thread starts with: the schema's defaults. */
+  initialValues(): Record<string, unknown> {
+    const values: Record<string, unknown> = {};
+    if (!this.#shape) return values;
+    for (const [key, type] of Object.entries(this.#shape)) {
+      const parsed = type.safeParse(undefined);
+      if (parsed.success && parsed.data !== undefined) values[key] = parsed.data;
+    }
+    return values;
+  }
+
+  /** Turn a node's returned update into writes, checking keys and types against the schema. */
+  toWrites(
+    update: unknown,
+    values: Record<string, unknown>,
+    who: { node: string; step: number },
+  ): Array<[string, unknown]> {
+    if (update === undefined || update === null) return [];
+    if (typeof update !== "object" || Array.isArray(update)) {
+      throw new InvalidUpdateError(
+        `Node "${who.node}" returned ${Array.isArray(update) ? "an array" : typeof update} at step ${who.step}; return an object of state keys to update, a Command, or nothing.`,
+      );
+    }
+    const writes = Object.entries(update as Record<string, unknown>).filter(
+      ([, v]) => v !== undefined,
+    );
+    if (this.#shape) for (const write of writes) this.#check(write, values, who);
+    return writes;
+  }
+
+  #check(
+    [key, value]: [string, unknown],
+    values: Record<string, unknown>,
+    who: { node: string; step: number },
+  ) {
+    const type = this.#shape![key];
+    const by = who.node === "__start__" ? "The input" : `Node "${who.node}"`;
+    if (!type) {
+      throw new InvalidUpdateError(
+        `${by} wrote unknown key "${key}" at step ${who.step}. The state schema has: ${Object.keys(this.#shape!).join(", ")}. Add "${key}" to the schema or stop writing it.`,
+      );
+    }
+    const reducer = this.reducers.get(key);
+    const next = reducer ? reducer(values[key], value) : value;
+    const parsed = type.safeParse(next);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new InvalidUpdateError(
+        `${by} wrote an invalid value to "${key}" at step ${who.step}: ${issue?.path.length ? `${issue.path.join(".")}: ` : ""}${issue?.message ?? "does not match the schema"}.`,
+      );
+    }
+  }
+
+  /** Apply one task's writes in order (used for local views and updateState). */
+  apply(
+    values: Record<string, unknown>,
+    writes: ReadonlyArray<[string, unknown]>,
+  ): Record<string, unknown> {
+    if (writes.length === 0) return values;
+    const next = { ...values };
+    for (const [key, value] of writes) {
+      const reducer = this.reducers.get(key);
+      next[key] = reducer ? reducer(next[key], value) : value;
+    }
+    return next;
+  }
+
+  /**
+   * The barrier: merge every finished task's writes in task order. Two tasks
+   * writing a key that has no reducer in the same step is an error: which value
+   * should win would depend on timing.
+   */
+  merge(
+    values: Record<string, unknown>,
+    tasks: readonly TaskRecord[],
+    step: number,
+  ): Record<string, unknown> {
+    let writer: Map<string, string> | undefined;
+    let next: Record<string, unknown> | undefined;
+    for (const task of tasks) {
+      if (!task.writes || task.writes.length === 0) continue;
+      next ??= { ...values };
+      for (const [key, value] of task.writes) {
+        const reducer = this.reducers.get(key);
+        if (reducer) {
+          next[key] = reducer(next[key], value);
+          continue;
+        }
+        if (tasks.length > 1) {
+          writer ??= new Map();
+          const other = writer.get(key);
+          if (other !== undefined && other !== task.id) {
+            const nodes = tasks
+              .filter((t) => t.writes?.some(([k]) => k === key))
+              .map((t) => t.node);
+            throw new InvalidUpdateError(
+              `Nodes ${[...new Set(nodes)].map((n) => `"${n}"`).join(" and ")} both wrote "${key}" in step ${step}, and "${key}" has no reducer. Add one with addReducer("${key}", (existing, update) => …) or let only one node write it per step.`,
+            );
+          }
+          writer.set(key, task.id);
+        }
+        next[key] = value;
+      }
+    }
+    return next ?? values;
+  }
+}

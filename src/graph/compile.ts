@@ -1,0 +1,331 @@
+import { type AnyStateMachine, assign, fromPromise, raise, setup } from "xstate";
+import { runMachine } from "../../machines/run.machine.js";
+import { taskLifecycle } from "../../machines/task.machine.js";
+import { RecursionLimitError } from "../errors/index.js";
+import { interruptId } from "../runtime/interrupt.js";
+import { runEnvOf } from "../runtime/run-env.js";
+import { runTask } from "../runtime/run-task.js";
+import type { GraphContext, TaskOutcome, TaskRecord, TaskSeed } from "../runtime/task.js";
+import { Channels } from "./channels.js";
+import { CompiledGraph } from "./compiled-graph.js";
+import { START } from "./constants.js";
+import type { CompileOptions, GraphSpec } from "./graph.js";
+import type { GraphInternals } from "./internals.js";
+import type { NodeFn, State } from "./types.js";
+import { validateGraph } from "./validate.js";
+
+/** Events the compiled machine takes (sent by the driver, never by node code). */
+export type GraphEvent =
+  | { type: "INPUT"; update: unknown; goto?: unknown }
+  | { type: "UPDATE"; update: Record<string, unknown>; asNode?: string }
+  | {
+      type: "STEP";
+      recursionLimit: number;
+      interruptBefore: readonly string[];
+      interruptAfter: readonly string[];
+    }
+  | { type: "RESUME"; answers: Record<string, unknown> }
+  | { type: "TASK_FAILED"; error: unknown };
+
+interface NodeParams {
+  node: string;
+}
+
+/**
+ * Compile a graph definition into one XState machine: the run loop of
+ * `machines/run.machine.ts` whose `stepping` state holds one region per node,
+ * each following `machines/task.machine.ts`. That machine is the executor.
+ */
+export function compileGraph<S extends State, C>(
+  spec: GraphSpec,
+  options: CompileOptions,
+): CompiledGraph<S, C> {
+  validateGraph(spec, options);
+  const g = indexGraph(spec);
+  return new CompiledGraph<S, C>(g, buildMachine(g), options);
+}
+
+function indexGraph(spec: GraphSpec): GraphInternals {
+  const nodeFns = new Map<string, NodeFn<any, any>>();
+  for (const node of spec.nodes.values()) {
+    const run = node.run;
+    nodeFns.set(node.name, run instanceof CompiledGraph ? run.asNode(node.name) : run);
+  }
+  const edgesFrom = new Map<string, string[]>();
+  for (const { from, to } of spec.edges) {
+    const list = edgesFrom.get(from) ?? [];
+    if (!list.includes(to)) list.push(to);
+    edgesFrom.set(from, list);
+  }
+  const conditionalFrom = new Map<string, GraphSpec["conditionalEdges"]>();
+  for (const edge of spec.conditionalEdges) {
+    conditionalFrom.set(edge.from, [...(conditionalFrom.get(edge.from) ?? []), edge]);
+  }
+  return {
+    spec,
+    channels: new Channels(spec.reducers, spec.schema),
+    nodeFns,
+    edgesFrom,
+    conditionalFrom,
+    joins: spec.joins.map((j) => ({ key: `${j.from.join("+")}>${j.to}`, from: j.from, to: j.to })),
+  };
+}
+
+/** Deep-copy a lifecycle config, binding guards/actions to `node` and the actor to the node's. */
+function instantiate(config: unknown, node: string): unknown {
+  if (Array.isArray(config)) return config.map((c) => instantiate(c, node));
+  if (typeof config !== "object" || config === null) return config;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(config)) {
+    if ((key === "guard" || key === "actions") && typeof value === "string") {
+      out[key] = { type: value, params: { node } };
+    } else if (key === "src" && value === "runTask") {
+      out[key] = `node:${node}`;
+    } else if (key === "input" && typeof value === "function") {
+      out[key] = ({ context }: { context: GraphContext }) => ({ node, context });
+    } else {
+      out[key] = instantiate(value, node);
+    }
+  }
+  if ("invoke" in out) (out.invoke as Record<string, unknown>).id = `task:${node}`;
+  return out;
+}
+
+const isInternal = (t: TaskRecord) => t.kind === "input" || t.kind === "update";
+
+function newTask(step: number, seed: TaskSeed, ordinal: number): TaskRecord {
+  return {
+    ...seed,
+    id: `${step}:${seed.node}:${ordinal}`,
+    status: "pending",
+    writes: null,
+    next: null,
+    interrupts: [],
+    resumes: [],
+  };
+}
+
+function breakpointAt(
+  context: GraphContext,
+  event: GraphEvent,
+): { node: string; timing: "before" | "after" } | null {
+  if (event.type !== "STEP") return null;
+  if (event.interruptAfter.length > 0 && !context.passed.includes("after")) {
+    const node = context.lastRan.find((n) => event.interruptAfter.includes(n));
+    if (node) return { node, timing: "after" };
+  }
+  if (event.interruptBefore.length > 0 && !context.passed.includes("before")) {
+    const task = context.tasks.find(
+      (t) => !isInternal(t) && event.interruptBefore.includes(t.node),
+    );
+    if (task) return { node: task.node, timing: "before" };
+  }
+  return null;
+}
+
+function buildMachine(g: GraphInternals) {
+  const regionNodes = [START, ...g.spec.nodes.keys()];
+  const actors: Record<string, ReturnType<typeof nodeActor>> = {};
+  for (const node of regionNodes) actors[`node:${node}`] = nodeActor(g, node);
+
+  const tasksOf = (context: GraphContext, node: string) =>
+    context.tasks.filter((t) => t.node === node);
+
+  const base = runMachine.config;
+  const regions: Record<string, unknown> = {};
+  for (const node of regionNodes) regions[node] = instantiate(taskLifecycle, node);
+
+  const machine = setup({
+    types: {
+      context: {} as GraphContext,
+      events: {} as GraphEvent,
+      input: {} as { values: Record<string, unknown> },
+    },
+    actors: actors as Record<string, any>,
+    guards: {
+      hasRunnableTasks: ({ context }, { node }: NodeParams) =>
+        context.tasks.some((t) => t.node === node && t.status === "pending"),
+      hasFinishedTasks: ({ context }, { node }: NodeParams) =>
+        context.tasks.some((t) => t.node === node && t.status === "done"),
+      anyTaskInterrupted: ({ context, event }, { node }: NodeParams) => {
+        const output = (event as unknown as { output: TaskOutcome[] }).output;
+        if (output.some((o) => o.status === "interrupted")) return true;
+        return tasksOf(context, node).some(
+          (t) => t.status === "interrupted" && !output.some((o) => o.id === t.id),
+        );
+      },
+      resumeAnswersTask: ({ context, event }, { node }: NodeParams) =>
+        event.type === "RESUME" &&
+        tasksOf(context, node).some(
+          (t) =>
+            t.status === "interrupted" &&
+            t.interrupts[t.interrupts.length - 1]!.id in event.answers,
+        ),
+      finished: ({ context }) => context.tasks.length === 0,
+      overRecursionLimit: ({ context, event }) =>
+        event.type === "STEP" &&
+        context.runSteps >= event.recursionLimit &&
+        context.tasks.some((t) => !isInternal(t)),
+      atBreakpoint: ({ context, event }) => breakpointAt(context, event) !== null,
+      hasAsNode: ({ event }) => event.type === "UPDATE" && event.asNode !== undefined,
+    },
+    actions: {
+      recordTaskResults: assign(({ context, event }) => {
+        const output = (event as unknown as { output: TaskOutcome[] }).output;
+        const byId = new Map(output.map((o) => [o.id, o]));
+        return {
+          tasks: context.tasks.map((t) => {
+            const o = byId.get(t.id);
+            return o
+              ? { ...t, status: o.status, writes: o.writes, next: o.next, interrupts: o.interrupts }
+              : t;
+          }),
+        };
+      }),
+      applyAnswers: assign(({ context, event }, { node }: NodeParams) => {
+        if (event.type !== "RESUME") return {};
+        return {
+          tasks: context.tasks.map((t) => {
+            if (t.node !== node || t.status !== "interrupted") return t;
+            const pending = t.interrupts[t.interrupts.length - 1]!.id;
+            if (!(pending in event.answers)) return t;
+            return {
+              ...t,
+              status: "pending" as const,
+              resumes: [...t.resumes, event.answers[pending]],
+            };
+          }),
+        };
+      }),
+      reportFailure: raise(({ event }) => ({
+        type: "TASK_FAILED" as const,
+        error: (event as unknown as { error: unknown }).error,
+      })),
+      applyInput: assign(({ context, event }) => {
+        if (event.type !== "INPUT") return {};
+        const arg = { update: event.update, goto: event.goto };
+        return {
+          tasks: [newTask(context.step, { node: START, kind: "input", arg }, 0)],
+          runSteps: 0,
+          lastRan: [],
+          passed: [],
+          breakpoint: null,
+        };
+      }),
+      applyUpdate: assign(({ context, event }) => {
+        if (event.type !== "UPDATE") return {};
+        return { values: g.channels.apply(context.values, Object.entries(event.update)) };
+      }),
+      applyUpdateAsNode: assign(({ context, event }) => {
+        if (event.type !== "UPDATE" || event.asNode === undefined) return {};
+        const seed: TaskSeed = { node: event.asNode, kind: "update", arg: event.update };
+        return {
+          tasks: [newTask(context.step, seed, 0)],
+          lastRan: [],
+          passed: [],
+          breakpoint: null,
+        };
+      }),
+      startStep: assign(({ context }) => ({
+        passed: [],
+        breakpoint: null,
+        runSteps: context.tasks.every(isInternal) ? context.runSteps : context.runSteps + 1,
+      })),
+      mergeWrites: assign(({ context }) => mergeStep(g, context)),
+      recordBreakpoint: assign(({ context, event }) => {
+        const at = breakpointAt(context, event)!;
+        return {
+          breakpoint: { ...at, id: interruptId("", `${context.step}:${at.node}:${at.timing}`, 0) },
+        };
+      }),
+      clearBreakpoint: assign(({ context }) => ({
+        passed: context.breakpoint
+          ? [...context.passed, context.breakpoint.timing]
+          : context.passed,
+        breakpoint: null,
+      })),
+      recordFailure: assign(({ event }) => ({
+        error: event.type === "TASK_FAILED" ? event.error : undefined,
+      })),
+      recordRecursionError: assign(({ event }) => ({
+        error: new RecursionLimitError(event.type === "STEP" ? event.recursionLimit : 0),
+      })),
+    },
+  }).createMachine({
+    ...(base as object),
+    id: g.spec.name,
+    context: ({ input }: { input: { values: Record<string, unknown> } }) => ({
+      values: input.values,
+      step: 0,
+      tasks: [],
+      joins: {},
+      lastRan: [],
+      runSteps: 0,
+      breakpoint: null,
+      passed: [],
+    }),
+    states: {
+      ...(base.states as object),
+      stepping: { ...(base.states!.stepping as object), states: regions },
+    },
+  } as never);
+  return machine as unknown as AnyStateMachine;
+}
+
+/** The barrier: merge writes, fire joins, and turn routes into the next step's tasks. */
+function mergeStep(g: GraphInternals, context: GraphContext): Partial<GraphContext> {
+  const { tasks } = context;
+  const values = g.channels.merge(context.values, tasks, context.step);
+  const seeds: TaskSeed[] = [];
+  const seen = new Set<string>();
+  const ran: string[] = [];
+  let joins = context.joins;
+  for (const task of tasks) {
+    if (!isInternal(task) && !ran.includes(task.node)) ran.push(task.node);
+    for (const s of task.next ?? []) {
+      if (s.kind === "send") seeds.push(s);
+      else if (!seen.has(s.node)) {
+        seen.add(s.node);
+        seeds.push(s);
+      }
+    }
+  }
+  if (g.joins.length > 0) {
+    joins = { ...joins };
+    for (const join of g.joins) {
+      const done = new Set(joins[join.key] ?? []);
+      for (const n of ran) if (join.from.includes(n)) done.add(n);
+      if (join.from.every((n) => done.has(n))) {
+        delete joins[join.key];
+        if (!seen.has(join.to)) {
+          seen.add(join.to);
+          seeds.push({ node: join.to, kind: "node" });
+        }
+      } else if (done.size > 0) joins[join.key] = [...done];
+    }
+  }
+  const step = context.step + 1;
+  const ordinals = new Map<string, number>();
+  const next = seeds.map((s) => {
+    const n = ordinals.get(s.node) ?? 0;
+    ordinals.set(s.node, n + 1);
+    return newTask(step, s, n);
+  });
+  return { values, step, tasks: next, joins, lastRan: ran };
+}
+
+function nodeActor(g: GraphInternals, node: string) {
+  return fromPromise<TaskOutcome[], { node: string; context: GraphContext }>(
+    async ({ input, signal, system }) => {
+      const env = runEnvOf(system);
+      const { context } = input;
+      const runnable = context.tasks.filter((t) => t.node === node && t.status === "pending");
+      if (runnable.length === 1) {
+        return [await runTask(g, env, runnable[0]!, context.values, context.step, signal)];
+      }
+      return Promise.all(
+        runnable.map((t) => runTask(g, env, t, context.values, context.step, signal)),
+      );
+    },
+  );
+}

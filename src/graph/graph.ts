@@ -1,0 +1,133 @@
+import type { z } from "zod";
+import type { Checkpointer } from "../checkpoint/checkpointer.js";
+import { GraphValidationError } from "../errors/index.js";
+import { compileGraph } from "./compile.js";
+import type { CompiledGraph } from "./compiled-graph.js";
+import { END, RESERVED_NODE_NAMES, START } from "./constants.js";
+import type { NodeFn, Reducer, Router, State } from "./types.js";
+
+export interface NodeSpec {
+  name: string;
+  /** A function node, or a compiled graph used as a subgraph. */
+  run: NodeFn<any, any> | CompiledGraph<any>;
+  /** Every node this node may `Command.goto`. */
+  ends: readonly string[] | undefined;
+}
+
+export interface ConditionalEdgeSpec {
+  from: string;
+  router: Router<any, any>;
+  /** Router result -> node; absent: the router returns node names itself. */
+  pathMap: Readonly<Record<string, string>> | undefined;
+}
+
+/** The graph's definition, as `compile()` reads it. */
+export interface GraphSpec {
+  name: string;
+  schema: z.ZodObject | undefined;
+  nodes: Map<string, NodeSpec>;
+  edges: Array<{ from: string; to: string }>;
+  joins: Array<{ from: readonly string[]; to: string }>;
+  conditionalEdges: ConditionalEdgeSpec[];
+  reducers: Map<string, Reducer>;
+}
+
+export interface CompileOptions {
+  /** Where checkpoints go; needed for interrupts, resume and time travel. */
+  checkpointer?: Checkpointer;
+  /** Static breakpoints: pause before these nodes run. */
+  interruptBefore?: readonly string[];
+  /** Static breakpoints: pause after these nodes ran. */
+  interruptAfter?: readonly string[];
+}
+
+/**
+ * Builds a graph of nodes over shared state; `compile()` turns it into an
+ * XState machine that runs it.
+ *
+ * @example
+ * const graph = new Graph({ name: "Counter" })
+ *   .addNode("inc", (s) => ({ n: s.n + 1 }))
+ *   .addEdge(START, "inc").addEdge("inc", END)
+ *   .compile();
+ * await graph.invoke({ n: 1 }); // { status: "done", state: { n: 2 } }
+ */
+export class Graph<S extends State = State, C = unknown> {
+  readonly #spec: GraphSpec;
+
+  constructor(options: { name?: string; state?: z.ZodObject } = {}) {
+    this.#spec = {
+      name: options.name ?? "Graph",
+      schema: options.state,
+      nodes: new Map(),
+      edges: [],
+      joins: [],
+      conditionalEdges: [],
+      reducers: new Map(),
+    };
+    if (!/^[A-Za-z_][\w-]*$/.test(this.#spec.name)) {
+      throw new GraphValidationError(
+        `Graph name "${this.#spec.name}" must start with a letter or _ and contain only letters, digits, _ and -.`,
+      );
+    }
+  }
+
+  /** Add a node: a function of (state, runtime), or a compiled graph (a subgraph). */
+  addNode(
+    name: string,
+    run: NodeFn<S, C> | CompiledGraph<any>,
+    options: { ends?: readonly string[] } = {},
+  ): this {
+    if (RESERVED_NODE_NAMES.has(name)) {
+      throw new GraphValidationError(
+        `"${name}" is reserved for the graph's entry/exit; name the node something else.`,
+      );
+    }
+    if (name.length === 0 || /[.#|:]/.test(name)) {
+      throw new GraphValidationError(
+        `Node name "${name}" is not allowed: use a non-empty name without ".", "#", "|" or ":" (they separate state ids and namespaces).`,
+      );
+    }
+    if (this.#spec.nodes.has(name)) {
+      throw new GraphValidationError(
+        `Node "${name}" is already defined; give each node a unique name.`,
+      );
+    }
+    this.#spec.nodes.set(name, { name, run: run as NodeSpec["run"], ends: options.ends });
+    return this;
+  }
+
+  /** A static edge. An array `from` is a join: `to` runs once every source has finished. */
+  addEdge(from: string | readonly string[], to: string): this {
+    if (typeof from === "string") this.#spec.edges.push({ from, to });
+    else if (from.length === 1) this.#spec.edges.push({ from: from[0]!, to });
+    else this.#spec.joins.push({ from: [...from], to });
+    return this;
+  }
+
+  /** Route from a node by a function of the state (`pathMap` maps its results to nodes). */
+  addConditionalEdges(
+    from: string,
+    router: Router<S, C>,
+    pathMap?: readonly string[] | Readonly<Record<string, string>>,
+  ): this {
+    const map = Array.isArray(pathMap)
+      ? Object.fromEntries(pathMap.map((n) => [n, n]))
+      : (pathMap as Record<string, string> | undefined);
+    this.#spec.conditionalEdges.push({ from, router: router as Router, pathMap: map });
+    return this;
+  }
+
+  /** How writes to `key` merge with its current value (default: the last write wins). */
+  addReducer<K extends keyof S & string>(key: K, reducer: Reducer<S[K], any>): this {
+    this.#spec.reducers.set(key, reducer);
+    return this;
+  }
+
+  /** Validate the graph and build its XState machine. Throws `GraphValidationError`. */
+  compile(options: CompileOptions = {}): CompiledGraph<S, C> {
+    return compileGraph<S, C>(this.#spec, options);
+  }
+}
+
+export { END, START };

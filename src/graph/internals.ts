@@ -1,0 +1,14 @@
+import type { Channels } from "./channels.js";
+import type { ConditionalEdgeSpec, GraphSpec } from "./graph.js";
+import type { NodeFn } from "./types.js";
+
+/** The graph definition indexed for the hot path: lookups by source node, no scans. */
+export interface GraphInternals {
+  spec: GraphSpec;
+  channels: Channels;
+  nodeFns: Map<string, NodeFn<any, any>>;
+  edgesFrom: Map<string, string[]>;
+  conditionalFrom: Map<string, ConditionalEdgeSpec[]>;
+  /** Join edges keyed by `src1+src2>target`. */
+  joins: Array<{ key: string; from: readonly string[]; to: string }>;
+}

@@ -1,0 +1,197 @@
+import type { AnyActor, AnyMachineSnapshot } from "xstate";
+import type {
+  Checkpoint,
+  Checkpointer,
+  CheckpointSource,
+  InterruptRecord,
+} from "../checkpoint/checkpointer.js";
+import { checkpointId } from "../checkpoint/id.js";
+import { AbortError } from "../errors/index.js";
+import type { RunEnv } from "./run-env.js";
+import type { GraphContext } from "./task.js";
+
+/** Where a thread's checkpoints go during one run (absent without a checkpointer). */
+export interface CheckpointTarget {
+  checkpointer: Checkpointer;
+  threadId: string;
+  ns: string;
+  /** The checkpoint the next write follows. */
+  parentId: string | null;
+  /** What we believe the store's latest is (optimistic concurrency). */
+  latestId: string | null;
+  /** Source of the next checkpoint written. */
+  source: CheckpointSource;
+}
+
+export interface StepOptions {
+  recursionLimit: number;
+  interruptBefore: readonly string[];
+  interruptAfter: readonly string[];
+  /** Stop at the first barrier instead of stepping on (updateState). */
+  stopAtBarrier?: boolean;
+}
+
+export type DriveResult =
+  | { status: "done"; state: Record<string, unknown> }
+  | {
+      status: "interrupted";
+      interrupt: InterruptRecord;
+      interrupts: InterruptRecord[];
+      state: Record<string, unknown>;
+    }
+  | { status: "barrier"; state: Record<string, unknown>; checkpointId: string | undefined };
+
+/** A snapshot the driver can act on: no node is running. */
+function isSettled(snap: AnyMachineSnapshot): boolean {
+  if (snap.status !== "active") return true;
+  if (typeof snap.value === "string") return true;
+  for (const _ in snap.children) return false;
+  return true;
+}
+
+/**
+ * Drive a started graph actor to its next resting point: write a checkpoint at
+ * every barrier and step on, until the run is done, pauses, or fails. The
+ * machine decides everything; the driver only persists and says "go on".
+ */
+export async function drive(
+  actor: AnyActor,
+  env: RunEnv,
+  target: CheckpointTarget | undefined,
+  options: StepOptions,
+): Promise<DriveResult> {
+  let wake: (() => void) | undefined;
+  let failure: unknown;
+  const sub = actor.subscribe({
+    next: (snap: AnyMachineSnapshot) => {
+      if (wake && isSettled(snap)) wake();
+    },
+    error: (error: unknown) => {
+      failure = error;
+      wake?.();
+    },
+  });
+  const signal = env.signal;
+  const onAbort = () => {
+    failure = new AbortError(signal?.reason);
+    wake?.();
+  };
+  signal?.addEventListener("abort", onAbort, { once: true });
+  const step = {
+    type: "STEP" as const,
+    recursionLimit: options.recursionLimit,
+    interruptBefore: options.interruptBefore,
+    interruptAfter: options.interruptAfter,
+  };
+  try {
+    for (;;) {
+      if (signal?.aborted) throw new AbortError(signal.reason);
+      let snap = actor.getSnapshot() as AnyMachineSnapshot;
+      if (!isSettled(snap) && failure === undefined) {
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+        wake = undefined;
+        snap = actor.getSnapshot() as AnyMachineSnapshot;
+      }
+      if (failure !== undefined) throw failure;
+      if (snap.status === "error") throw snap.error;
+      const context = snap.context as GraphContext;
+      const value = snap.value;
+      if (value === "failed") throw context.error;
+      if (value === "done") {
+        env.emit?.({ type: "done", ns: env.ns, state: context.values });
+        return { status: "done", state: context.values };
+      }
+      if (value === "barrier") {
+        const saved = target ? await save(actor, target, context) : undefined;
+        env.emit?.({ type: "values", ns: env.ns, step: context.step, values: context.values });
+        if (options.stopAtBarrier)
+          return { status: "barrier", state: context.values, checkpointId: saved };
+        actor.send(step);
+        continue;
+      }
+      // Paused: at a static breakpoint, or inside `stepping` with interrupted tasks.
+      const interrupts = pendingInterrupts(context, env.ns);
+      if (target) await save(actor, target, context, interrupts);
+      env.emit?.({ type: "interrupt", ns: env.ns, interrupts });
+      return {
+        status: "interrupted",
+        interrupt: interrupts[0]!,
+        interrupts,
+        state: context.values,
+      };
+    }
+  } finally {
+    sub.unsubscribe();
+    signal?.removeEventListener("abort", onAbort);
+    if (failure !== undefined || signal?.aborted) actor.stop();
+  }
+}
+
+/** The interrupts a paused machine waits on, first by task order. */
+export function pendingInterrupts(context: GraphContext, ns: string): InterruptRecord[] {
+  if (context.breakpoint) {
+    const { id, node, timing } = context.breakpoint;
+    return [{ id, value: null, node, ns, step: context.step, taskId: "", timing }];
+  }
+  const out: InterruptRecord[] = [];
+  for (const t of context.tasks) {
+    if (t.status !== "interrupted") continue;
+    const last = t.interrupts[t.interrupts.length - 1]!;
+    out.push({
+      id: last.id,
+      value: last.value,
+      node: t.node,
+      ns,
+      step: context.step,
+      taskId: t.id,
+      timing: "during",
+    });
+  }
+  return out;
+}
+
+/** Persist the actor as a checkpoint; the snapshot's copy of the values is stored once, beside it. */
+async function save(
+  actor: AnyActor,
+  target: CheckpointTarget,
+  context: GraphContext,
+  interrupts: InterruptRecord[] = [],
+): Promise<string> {
+  const persisted = actor.getPersistedSnapshot() as unknown as { context: GraphContext };
+  const { values, ...control } = persisted.context;
+  const checkpoint: Checkpoint = {
+    id: checkpointId(),
+    threadId: target.threadId,
+    ns: target.ns,
+    parentId: target.parentId,
+    snapshot: { ...persisted, context: control },
+    values,
+    next: context.tasks.filter((t) => t.status !== "done").map((t) => t.node),
+    interrupts,
+    metadata: { step: context.step, source: target.source },
+    createdAt: new Date().toISOString(),
+  };
+  await target.checkpointer.put(checkpoint, { expectedLatestId: target.latestId });
+  target.parentId = target.latestId = checkpoint.id;
+  target.source = "loop";
+  if (interrupts.length > 0) {
+    for (const t of context.tasks) {
+      if (t.status === "done" && t.writes) {
+        await target.checkpointer.putWrites(target.threadId, target.ns, checkpoint.id, {
+          taskId: t.id,
+          node: t.node,
+          writes: t.writes,
+        });
+      }
+    }
+  }
+  return checkpoint.id;
+}
+
+/** Rebuild the persisted snapshot a checkpoint was made from. */
+export function snapshotOf(checkpoint: Checkpoint): unknown {
+  const snap = checkpoint.snapshot as { context: Omit<GraphContext, "values"> };
+  return { ...snap, context: { ...snap.context, values: checkpoint.values } };
+}

@@ -1,0 +1,92 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { createHash } from "node:crypto";
+import { assertJson } from "../checkpoint/serde.js";
+import { InterruptReplayError, StateweaverError } from "../errors/index.js";
+import type { NodeRuntime } from "../graph/types.js";
+import type { ReachedInterrupt } from "./task.js";
+
+/**
+ * A task's interrupt bookkeeping while it runs: which interrupts it reached
+ * before (from the checkpoint), which have answers, and how far this run got.
+ */
+export interface Scratchpad {
+  readonly node: string;
+  readonly taskId: string;
+  readonly ns: string;
+  readonly step: number;
+  /** Interrupts reached on earlier runs of this task, in order. */
+  readonly reached: ReachedInterrupt[];
+  readonly resumes: readonly unknown[];
+  /** Index of the next interrupt() call. */
+  calls: number;
+  /** Set when interrupt() threw its signal; a normal return afterwards means someone caught it. */
+  raised: boolean;
+  /** Whether payloads must be JSON (a checkpointer is configured). */
+  readonly persistent: boolean;
+  readonly runtime: NodeRuntime<any>;
+}
+
+/**
+ * The control signal `interrupt()` throws to pause a task. Never catch it: if you
+ * must catch errors around an interrupt, rethrow when `isGraphInterrupt(error)`.
+ */
+export class GraphInterrupt extends Error {
+  readonly scratchpad: Scratchpad;
+  constructor(scratchpad: Scratchpad) {
+    super(`Graph interrupt in node "${scratchpad.node}" (a control signal; do not catch it).`);
+    this.name = "GraphInterrupt";
+    this.scratchpad = scratchpad;
+  }
+}
+
+/** True for the control signal thrown by `interrupt()`. */
+export function isGraphInterrupt(error: unknown): error is GraphInterrupt {
+  return error instanceof GraphInterrupt;
+}
+
+/** The running task, found by the free `interrupt()` and by nested graph calls. */
+export const currentTask = new AsyncLocalStorage<Scratchpad>();
+
+/** Stable id of the k-th interrupt of a task: the same on every replay. */
+export function interruptId(ns: string, taskId: string, k: number): string {
+  return createHash("sha1").update(`${ns}|${taskId}|${k}`).digest("hex").slice(0, 24);
+}
+
+/** The k-th interrupt() call of a task: replay an answer, or pause. */
+export function reachInterrupt<R>(pad: Scratchpad, value: unknown): R {
+  const k = pad.calls++;
+  const earlier = pad.reached[k];
+  if (earlier) {
+    if (JSON.stringify(earlier.value) !== JSON.stringify(value)) {
+      throw new InterruptReplayError(
+        `Node "${pad.node}" reached interrupt #${k + 1} with a different payload than when it paused (${JSON.stringify(value)} now, ${JSON.stringify(earlier.value)} before). A node re-runs from its start on resume, so it must reach its interrupts in the same order with the same payloads; move anything that varies after the interrupt.`,
+      );
+    }
+  } else {
+    if (pad.persistent) assertJson(value, "interrupt value");
+    pad.reached.push({ id: interruptId(pad.ns, pad.taskId, k), value });
+  }
+  if (k < pad.resumes.length) return pad.resumes[k] as R;
+  pad.raised = true;
+  throw new GraphInterrupt(pad);
+}
+
+/**
+ * Pause the running node and hand `value` to the caller; on resume the node
+ * runs again from its start and this call returns the resume value.
+ * Needs a checkpointer. Found through AsyncLocalStorage; in environments
+ * without it use `runtime.interrupt(value)`.
+ *
+ * @example
+ * .addNode("approval", () => ({ approved: interrupt({ question: "Approve?" }) }))
+ */
+export function interrupt<R = any>(value: unknown): R {
+  const pad = currentTask.getStore();
+  if (!pad) {
+    throw new StateweaverError(
+      "INTERRUPT_OUTSIDE_NODE",
+      "interrupt() was called outside a running graph node. Call it from a node function (or code it awaits), or use the runtime.interrupt passed to the node.",
+    );
+  }
+  return pad.runtime.interrupt<R>(value);
+}

@@ -1,0 +1,35 @@
+import type { RunConfig, WriterFn } from "../graph/types.js";
+import type { StreamEvent } from "../stream/events.js";
+
+/**
+ * What a run needs that is not state: the caller's config, context and abort
+ * signal, and where events go. It is kept beside the actor (keyed by its actor
+ * system) and never in the machine's context, so snapshots stay pure JSON.
+ */
+export interface RunEnv {
+  config: RunConfig;
+  context: unknown;
+  signal: AbortSignal | undefined;
+  writer: WriterFn;
+  /** A checkpointer is configured: values must be JSON, interrupts are allowed. */
+  persistent: boolean;
+  /** Checkpoint namespace of this graph's run (`""` at top level). */
+  ns: string;
+  emit: ((event: StreamEvent) => void) | undefined;
+}
+
+const envs = new WeakMap<object, RunEnv>();
+
+export function attachRunEnv(system: object, env: RunEnv): void {
+  envs.set(system, env);
+}
+
+export function runEnvOf(system: object): RunEnv {
+  const env = envs.get(system);
+  if (!env) {
+    throw new Error(
+      "This graph machine was started without a run environment. Run graphs with compiled.invoke()/resume()/stream(), not createActor(compiled.machine) directly.",
+    );
+  }
+  return env;
+}

@@ -1,0 +1,68 @@
+/**
+ * What the machine's context holds about the tasks of a super-step. All of it
+ * is plain JSON: it is part of the persisted snapshot, which is the checkpoint.
+ */
+
+/** Why a task exists: a triggered node, a `Send`, the run's input, or `updateState`. */
+export type TaskKind = "node" | "send" | "input" | "update";
+
+/** A task to schedule in the next step (what routing produces). */
+export interface TaskSeed {
+  node: string;
+  kind: TaskKind;
+  /** The `Send` argument, input or update payload; absent for plain node tasks. */
+  arg?: unknown;
+}
+
+/** An interrupt a task has reached, in call order. */
+export interface ReachedInterrupt {
+  id: string;
+  value: unknown;
+}
+
+export interface TaskRecord extends TaskSeed {
+  /** Deterministic within a thread: `step:node:ordinal`. */
+  id: string;
+  status: "pending" | "done" | "interrupted";
+  /** `[channel, value]` pairs the task wrote, once done. */
+  writes: Array<[string, unknown]> | null;
+  /** Where the task routes, once done. */
+  next: TaskSeed[] | null;
+  /** Every `interrupt()` the task reached (the last is pending while interrupted). */
+  interrupts: ReachedInterrupt[];
+  /** Resume values, the k-th answering the k-th interrupt. */
+  resumes: unknown[];
+}
+
+/** What a node actor reports for each task it ran. */
+export interface TaskOutcome {
+  id: string;
+  status: "done" | "interrupted";
+  writes: Array<[string, unknown]> | null;
+  next: TaskSeed[] | null;
+  interrupts: ReachedInterrupt[];
+  /** `Command.PARENT` routing, handed to the calling graph (subgraphs only). */
+  parentCommand?: { goto?: unknown; update?: Record<string, unknown> } | undefined;
+}
+
+/** The graph machine's context. */
+export interface GraphContext {
+  /** Channel values: the graph state. */
+  values: Record<string, unknown>;
+  /** Super-steps completed in this thread. */
+  step: number;
+  /** At a barrier: the next step's tasks; while stepping: this step's tasks. */
+  tasks: TaskRecord[];
+  /** Join edge key -> sources that have finished since the join last fired. */
+  joins: Record<string, string[]>;
+  /** Nodes that ran in the last completed step (for interruptAfter). */
+  lastRan: string[];
+  /** Steps taken by the current invocation (for recursionLimit). */
+  runSteps: number;
+  /** The static breakpoint the run stopped at, if any. */
+  breakpoint: { node: string; timing: "before" | "after"; id: string } | null;
+  /** Breakpoint timings already passed at this barrier (cleared when a step starts). */
+  passed: Array<"before" | "after">;
+  /** Set only in the `failed` state; never persisted. */
+  error?: unknown;
+}
