@@ -1,0 +1,90 @@
+import Anthropic from "@anthropic-ai/sdk";
+import { ModelConfigError } from "../errors/index.js";
+import { anthropicChunks, anthropicRequest, parseAnthropicMessage } from "./anthropic-messages.js";
+import { resolveApiKey } from "./api-key.js";
+import type { ChatModel, ChatModelCallOptions, ChatModelChunk } from "./chat-model.js";
+import type { AssistantMessage, Message } from "./message.js";
+import { type ProviderIdentity, toModelError } from "./provider-error.js";
+import type { ProviderOptions } from "./provider-options.js";
+
+/**
+ * Options for `AnthropicChatModel`. `maxTokens` defaults to 4096 because the Messages API
+ * requires a limit on every request. There is no `temperature`: the API version this SDK
+ * speaks (2026-10-21) rejects sampling parameters.
+ *
+ * @example
+ * const options: AnthropicChatModelOptions = { model: "claude-sonnet-4-5", maxTokens: 2048 };
+ */
+export interface AnthropicChatModelOptions extends Omit<ProviderOptions, "temperature"> {
+  model: string;
+  /** A client you configured yourself; connection options are then ignored. */
+  client?: Anthropic;
+}
+
+/**
+ * A `ChatModel` served through the official `@anthropic-ai/sdk` Messages API. Usually
+ * created with `initChatModel("anthropic:<model>")`.
+ *
+ * @example
+ * const model = new AnthropicChatModel({ model: "claude-sonnet-4-5" });
+ * const reply = await model.invoke([message.system("Be terse."), message.user("Say hi")]);
+ */
+export class AnthropicChatModel implements ChatModel {
+  readonly provider = "anthropic";
+  readonly model: string;
+  readonly client: Anthropic;
+  readonly #options: AnthropicChatModelOptions;
+  readonly #identity: ProviderIdentity;
+
+  constructor(options: AnthropicChatModelOptions) {
+    // Typed callers cannot pass it; this catches JavaScript and initChatModel(string) callers.
+    if ((options as ProviderOptions).temperature !== undefined) {
+      throw new ModelConfigError(
+        `Anthropic's Messages API (version 2026-10-21, used by @anthropic-ai/sdk 1.x) rejects temperature; remove the temperature option for "anthropic:${options.model}".`,
+      );
+    }
+    this.model = options.model;
+    this.#options = options;
+    this.#identity = {
+      provider: "anthropic",
+      model: options.model,
+      apiKeyEnv: "ANTHROPIC_API_KEY",
+    };
+    this.client =
+      options.client ??
+      new Anthropic({
+        apiKey: resolveApiKey("anthropic", options.apiKey, "ANTHROPIC_API_KEY"),
+        baseURL: options.baseURL,
+        timeout: options.timeout,
+        maxRetries: options.maxRetries,
+      });
+  }
+
+  async invoke(
+    messages: readonly Message[],
+    options: ChatModelCallOptions = {},
+  ): Promise<AssistantMessage> {
+    const { signal } = options;
+    const body = anthropicRequest(this.model, this.#options, messages, options.tools ?? []);
+    try {
+      const response = await this.client.messages.create(body, { signal });
+      return parseAnthropicMessage(this.#identity, response);
+    } catch (error) {
+      throw toModelError(this.#identity, error, signal);
+    }
+  }
+
+  async *stream(
+    messages: readonly Message[],
+    options: ChatModelCallOptions = {},
+  ): AsyncGenerator<ChatModelChunk> {
+    const { signal } = options;
+    const body = anthropicRequest(this.model, this.#options, messages, options.tools ?? []);
+    try {
+      const events = await this.client.messages.create({ ...body, stream: true }, { signal });
+      yield* anthropicChunks(this.#identity, events);
+    } catch (error) {
+      throw toModelError(this.#identity, error, signal);
+    }
+  }
+}

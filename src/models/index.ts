@@ -1,0 +1,47 @@
+/**
+ * `stateweaver/models`: messages, tools, and chat models (OpenAI, Anthropic, scripted fake).
+ *
+ * @example
+ * import { initChatModel, message, tool, runToolCall } from "stateweaver/models";
+ */
+
+export { ModelConfigError, ModelError } from "../errors/index.js";
+export { AnthropicChatModel, type AnthropicChatModelOptions } from "./anthropic.js";
+export type { ChatModel, ChatModelCallOptions, ChatModelChunk } from "./chat-model.js";
+export {
+  FakeChatModel,
+  type FakeChatModelCall,
+  type FakeReply,
+  type FakeResponse,
+  type FakeToolCall,
+} from "./fake.js";
+export {
+  type ChatModelProvider,
+  chatModelProviders,
+  initChatModel,
+} from "./init-chat-model.js";
+export {
+  type AssistantMessage,
+  isAssistantMessage,
+  isSystemMessage,
+  isToolMessage,
+  isUserMessage,
+  type Message,
+  message,
+  type SystemMessage,
+  type TokenUsage,
+  type ToolCall,
+  type ToolMessage,
+  type UserMessage,
+} from "./message.js";
+export { OpenAIChatModel, type OpenAIChatModelOptions } from "./openai.js";
+export type { ProviderOptions } from "./provider-options.js";
+export { type RunToolCallOptions, runToolCall, type ToolCallRuntime } from "./run-tool-call.js";
+export {
+  type JsonSchema,
+  type Tool,
+  type ToolDefinition,
+  type ToolRuntime,
+  type ToolSchema,
+  tool,
+} from "./tool.js";
