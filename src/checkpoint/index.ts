@@ -1,0 +1,20 @@
+/**
+ * `stateweaver/checkpoint`: where threads are saved. Importing this entry is cheap —
+ * PGlite and `pg` are loaded only when a store that needs them is first used.
+ */
+export type {
+  Checkpoint,
+  Checkpointer,
+  CheckpointMetadata,
+  CheckpointSource,
+  CheckpointTuple,
+  InterruptRecord,
+  ListOptions,
+  PendingWrite,
+  PutOptions,
+} from "./checkpointer.js";
+export { checkpointId } from "./id.js";
+export { MemoryCheckpointer } from "./memory.js";
+export { PGliteCheckpointer, type PGliteCheckpointerOptions } from "./pglite.js";
+export { PostgresCheckpointer, type PostgresCheckpointerOptions } from "./postgres.js";
+export { assertJson } from "./serde.js";

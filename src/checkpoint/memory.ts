@@ -1,0 +1,128 @@
+import { ConcurrentUpdateError, StateweaverError } from "../errors/index.js";
+import type {
+  Checkpoint,
+  Checkpointer,
+  CheckpointTuple,
+  ListOptions,
+  PendingWrite,
+  PutOptions,
+} from "./checkpointer.js";
+import { assertJson } from "./serde.js";
+
+/** One (thread, ns) history. Bodies are JSON strings: compact, and never aliased with callers. */
+interface History {
+  /** Checkpoint ids in insertion order; the last one is the latest. */
+  ids: string[];
+  /** `JSON.stringify(checkpoint)`, parallel to `ids`. */
+  bodies: string[];
+  /** checkpoint id -> task id -> `JSON.stringify(write)`; created on the first write. */
+  writes: Map<string, Map<string, string>> | undefined;
+}
+
+/**
+ * Checkpoints in this process's memory: fast, gone when the process exits. For tests,
+ * scripts and single-process apps that do not need to survive a restart.
+ *
+ * @example
+ * const graph = builder.compile({ checkpointer: new MemoryCheckpointer() });
+ * await graph.invoke(input, { configurable: { thread_id: "t1" } });
+ */
+export class MemoryCheckpointer implements Checkpointer {
+  /** thread id -> ns -> history */
+  readonly #threads = new Map<string, Map<string, History>>();
+
+  // Every method does its checks and writes synchronously before returning its promise,
+  // so concurrent calls cannot interleave between the expectedLatestId check and the write.
+
+  async put(checkpoint: Checkpoint, options: PutOptions): Promise<void> {
+    assertJson(checkpoint, "checkpoint");
+    const body = JSON.stringify(checkpoint);
+    const { threadId, ns, id } = checkpoint;
+    const history = this.#history(threadId, ns);
+    const latest = history?.ids.at(-1) ?? null;
+    if (latest !== options.expectedLatestId) {
+      throw new ConcurrentUpdateError(threadId, ns, options.expectedLatestId, latest);
+    }
+    if (history && history.ids.lastIndexOf(id) !== -1) {
+      throw new StateweaverError(
+        "DUPLICATE_CHECKPOINT",
+        `Thread "${threadId}" already has a checkpoint with id ${id}; give every checkpoint a fresh id from checkpointId().`,
+      );
+    }
+    if (history) {
+      history.ids.push(id);
+      history.bodies.push(body);
+      return;
+    }
+    const fresh: History = { ids: [id], bodies: [body], writes: undefined };
+    const namespaces = this.#threads.get(threadId);
+    if (namespaces) namespaces.set(ns, fresh);
+    else this.#threads.set(threadId, new Map([[ns, fresh]]));
+  }
+
+  async putWrites(
+    threadId: string,
+    ns: string,
+    checkpointId: string,
+    write: PendingWrite,
+  ): Promise<void> {
+    assertJson(write, "write");
+    const body = JSON.stringify(write);
+    const history = this.#history(threadId, ns);
+    if (!history || history.ids.lastIndexOf(checkpointId) === -1) {
+      throw new StateweaverError(
+        "CHECKPOINT_NOT_FOUND",
+        `Cannot store writes of task "${write.taskId}": thread "${threadId}"${ns ? ` (namespace "${ns}")` : ""} has no checkpoint ${checkpointId}. Put the checkpoint first, or check that it was not deleted.`,
+      );
+    }
+    history.writes ??= new Map();
+    const tasks = history.writes.get(checkpointId);
+    // Map.set on an existing task keeps its position: replacing does not reorder.
+    if (tasks) tasks.set(write.taskId, body);
+    else history.writes.set(checkpointId, new Map([[write.taskId, body]]));
+  }
+
+  async getLatest(threadId: string, ns = ""): Promise<CheckpointTuple | undefined> {
+    const history = this.#history(threadId, ns);
+    return history && tuple(history, history.ids.length - 1);
+  }
+
+  async get(threadId: string, ns: string, id: string): Promise<CheckpointTuple | undefined> {
+    const history = this.#history(threadId, ns);
+    return history && tuple(history, history.ids.lastIndexOf(id));
+  }
+
+  async list(threadId: string, options: ListOptions = {}): Promise<Checkpoint[]> {
+    const history = this.#history(threadId, options.ns ?? "");
+    if (!history) return [];
+    const { ids, bodies } = history;
+    // An unknown `before` id gives -1 - 1: nothing, as in the SQL stores.
+    const from =
+      options.before === undefined ? ids.length - 1 : ids.lastIndexOf(options.before) - 1;
+    const to = options.limit === undefined ? -1 : Math.max(from - options.limit, -1);
+    const result: Checkpoint[] = [];
+    for (let i = from; i > to; i--) result.push(JSON.parse(bodies[i]!) as Checkpoint);
+    return result;
+  }
+
+  async deleteThread(threadId: string): Promise<void> {
+    this.#threads.delete(threadId);
+  }
+
+  async close(): Promise<void> {}
+
+  #history(threadId: string, ns: string): History | undefined {
+    return this.#threads.get(threadId)?.get(ns);
+  }
+}
+
+function tuple(history: History, index: number): CheckpointTuple | undefined {
+  if (index < 0) return undefined;
+  const tasks = history.writes?.get(history.ids[index]!);
+  return {
+    checkpoint: JSON.parse(history.bodies[index]!) as Checkpoint,
+    pendingWrites: tasks
+      ? Array.from(tasks.values(), (body) => JSON.parse(body) as PendingWrite)
+      : [],
+  };
+}

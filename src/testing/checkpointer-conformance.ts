@@ -1,0 +1,412 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Checkpoint, Checkpointer, PendingWrite } from "../checkpoint/checkpointer.js";
+import { checkpointId } from "../checkpoint/id.js";
+import { ConcurrentUpdateError, NonSerializableError } from "../errors/index.js";
+
+/**
+ * Registers the behaviour every `Checkpointer` must have as a vitest suite. Call it at
+ * the top level of a test file (it uses vitest's `describe`/`it`, so `vitest` must be
+ * installed — it is meant for your tests, not for production code).
+ *
+ * `makeStore` runs once for the suite; every case works on its own fresh thread ids, so
+ * a database shared with other suites or processes is fine. After the suite those
+ * threads are deleted, the store is closed, then `cleanup` (if given) runs — e.g. to end
+ * a pool you passed in.
+ *
+ * @example
+ * import { describeCheckpointerConformance } from "stateweaver/testing";
+ * describeCheckpointerConformance("RedisCheckpointer", () => new RedisCheckpointer(url));
+ */
+export function describeCheckpointerConformance(
+  name: string,
+  makeStore: () => Promise<Checkpointer> | Checkpointer,
+  cleanup?: (store: Checkpointer) => Promise<void> | void,
+): void {
+  describe(`${name} conforms to Checkpointer`, () => {
+    let store: Checkpointer;
+    const threadIds: string[] = [];
+    const newThreadId = () => {
+      const id = `conformance-${randomUUID()}`;
+      threadIds.push(id);
+      return id;
+    };
+
+    beforeAll(async () => {
+      store = await makeStore();
+      // Bill a lazily starting store's start-up to the hook, not to the first case.
+      await store.getLatest(newThreadId());
+    });
+
+    afterAll(async () => {
+      if (!store) return;
+      // Leave a shared database as it was found.
+      for (const threadId of threadIds) await store.deleteThread(threadId);
+      await store.close?.();
+      await cleanup?.(store);
+    });
+
+    it("put then getLatest round-trips every field exactly, key order and nesting included", async () => {
+      const threadId = newThreadId();
+      const checkpoint = makeCheckpoint(threadId, "", null, -1, {
+        values: {
+          zeta: 1,
+          alpha: { nested: [1, "two", { z: null, a: [true, false] }], empty: {} },
+          text: 'naïve ☃ \u0000 \n "quoted"',
+          numbers: [0, -1, 0.1, 1e21, 123456789.125],
+          emptyList: [],
+        },
+        next: ["b", "a"],
+        interrupts: [
+          {
+            id: "int-1",
+            value: { question: "ok?", options: ["yes", "no"] },
+            node: "review",
+            ns: "",
+            step: 3,
+            taskId: "task-1",
+            timing: "during",
+          },
+        ],
+        snapshot: { status: "active", value: { run: "waiting" }, context: { z: 1, a: 2 } },
+        metadata: { step: -1, source: "input", writes: { start: { x: 1 } }, custom: ["k"] },
+      });
+      await store.put(checkpoint, { expectedLatestId: null });
+
+      const tuple = await store.getLatest(threadId);
+      expect(tuple).toEqual({ checkpoint, pendingWrites: [] });
+      expect(JSON.stringify(tuple?.checkpoint)).toBe(JSON.stringify(checkpoint));
+    });
+
+    it("get by id returns that checkpoint, not the latest", async () => {
+      const threadId = newThreadId();
+      const [first, second] = await putChain(store, threadId, "", 2);
+
+      expect((await store.get(threadId, "", first!.id))?.checkpoint).toEqual(first);
+      expect((await store.get(threadId, "", second!.id))?.checkpoint).toEqual(second);
+      expect(await store.get(threadId, "", checkpointId())).toBeUndefined();
+      expect(await store.get(threadId, "other", first!.id)).toBeUndefined();
+    });
+
+    it("list returns history newest first, honouring limit and before", async () => {
+      const threadId = newThreadId();
+      const chain = await putChain(store, threadId, "", 5);
+      const ids = (list: Checkpoint[]) => list.map((c) => c.id);
+      const newestFirst = chain.map((c) => c.id).reverse();
+
+      const all = await store.list(threadId);
+      expect(ids(all)).toEqual(newestFirst);
+      expect(all[0]).toEqual(chain[4]);
+      expect(ids(await store.list(threadId, { limit: 2 }))).toEqual(newestFirst.slice(0, 2));
+      expect(ids(await store.list(threadId, { before: chain[3]!.id }))).toEqual(
+        newestFirst.slice(2),
+      );
+      expect(ids(await store.list(threadId, { before: chain[3]!.id, limit: 2 }))).toEqual(
+        newestFirst.slice(2, 4),
+      );
+      expect(await store.list(threadId, { before: chain[0]!.id })).toEqual([]);
+      expect(await store.list(threadId, { before: checkpointId() })).toEqual([]);
+      expect(await store.list(threadId, { ns: "child:1" })).toEqual([]);
+    });
+
+    it("orders history by insertion, not by id text", async () => {
+      const threadId = newThreadId();
+      // Ids that sort backwards as strings: order must still be the order of put.
+      const first = makeCheckpoint(threadId, "", null, -1, { id: `zz-${randomUUID()}` });
+      const second = makeCheckpoint(threadId, "", first.id, 0, { id: `aa-${randomUUID()}` });
+      await store.put(first, { expectedLatestId: null });
+      await store.put(second, { expectedLatestId: first.id });
+
+      expect((await store.getLatest(threadId))?.checkpoint.id).toBe(second.id);
+      expect((await store.list(threadId)).map((c) => c.id)).toEqual([second.id, first.id]);
+      expect((await store.list(threadId, { before: second.id })).map((c) => c.id)).toEqual([
+        first.id,
+      ]);
+    });
+
+    it("keeps namespaces apart: the latest of '' and of 'child:1' are independent", async () => {
+      const threadId = newThreadId();
+      const [root] = await putChain(store, threadId, "", 1);
+      const child = await putChain(store, threadId, "child:1", 2);
+
+      expect((await store.getLatest(threadId))?.checkpoint).toEqual(root);
+      expect((await store.getLatest(threadId, ""))?.checkpoint).toEqual(root);
+      expect((await store.getLatest(threadId, "child:1"))?.checkpoint).toEqual(child[1]);
+      expect((await store.list(threadId, { ns: "child:1" })).map((c) => c.id)).toEqual([
+        child[1]!.id,
+        child[0]!.id,
+      ]);
+      expect(await store.get(threadId, "", child[0]!.id)).toBeUndefined();
+      // Each namespace has its own expectedLatestId.
+      await expect(
+        store.put(makeCheckpoint(threadId, "child:1", root!.id, 2), {
+          expectedLatestId: root!.id,
+        }),
+      ).rejects.toBeInstanceOf(ConcurrentUpdateError);
+    });
+
+    it("stores a copy: mutating after put or after get changes nothing stored", async () => {
+      const threadId = newThreadId();
+      const checkpoint = makeCheckpoint(threadId, "", null, -1, {
+        values: { list: [1, 2], nested: { a: 1 } },
+      });
+      const original = structuredClone(checkpoint);
+      await store.put(checkpoint, { expectedLatestId: null });
+      const write: PendingWrite = { taskId: "t1", node: "a", writes: [["list", [3]]] };
+      await store.putWrites(threadId, "", checkpoint.id, write);
+
+      (checkpoint.values.list as number[]).push(99);
+      (checkpoint.values.nested as Record<string, unknown>).a = "changed";
+      checkpoint.next.push("x");
+      (write.writes[0]![1] as number[]).push(99);
+      write.writes.push(["other", 1]);
+
+      const read = await store.getLatest(threadId);
+      expect(read?.checkpoint).toEqual(original);
+      expect(read?.pendingWrites).toEqual([{ taskId: "t1", node: "a", writes: [["list", [3]]] }]);
+
+      (read!.checkpoint.values.list as number[]).push(100);
+      read!.checkpoint.metadata.step = 42;
+      read!.pendingWrites[0]!.writes.length = 0;
+
+      const again = await store.getLatest(threadId);
+      expect(again?.checkpoint).toEqual(original);
+      expect(again?.pendingWrites[0]?.writes).toEqual([["list", [3]]]);
+      expect((await store.list(threadId))[0]).toEqual(original);
+    });
+
+    it("putWrites stores writes against a checkpoint; get and getLatest return them", async () => {
+      const threadId = newThreadId();
+      const [first, second] = await putChain(store, threadId, "", 2);
+      const a: PendingWrite = { taskId: "task-a", node: "a", writes: [["x", 1]] };
+      const b: PendingWrite = { taskId: "task-b", node: "b", writes: [] };
+      const old: PendingWrite = { taskId: "task-old", node: "a", writes: [["y", { z: 2 }]] };
+      await store.putWrites(threadId, "", second!.id, a);
+      await store.putWrites(threadId, "", second!.id, b);
+      await store.putWrites(threadId, "", first!.id, old);
+
+      expect((await store.getLatest(threadId))?.pendingWrites).toEqual([a, b]);
+      expect((await store.get(threadId, "", second!.id))?.pendingWrites).toEqual([a, b]);
+      expect((await store.get(threadId, "", first!.id))?.pendingWrites).toEqual([old]);
+    });
+
+    it("putWrites replaces the same task's earlier writes, keeping its place", async () => {
+      const threadId = newThreadId();
+      const [checkpoint] = await putChain(store, threadId, "", 1);
+      const id = checkpoint!.id;
+      await store.putWrites(threadId, "", id, { taskId: "t1", node: "a", writes: [["x", 1]] });
+      await store.putWrites(threadId, "", id, { taskId: "t2", node: "b", writes: [["y", 1]] });
+      await store.putWrites(threadId, "", id, {
+        taskId: "t1",
+        node: "a",
+        writes: [
+          ["x", 2],
+          ["z", 3],
+        ],
+      });
+
+      expect((await store.getLatest(threadId))?.pendingWrites).toEqual([
+        {
+          taskId: "t1",
+          node: "a",
+          writes: [
+            ["x", 2],
+            ["z", 3],
+          ],
+        },
+        { taskId: "t2", node: "b", writes: [["y", 1]] },
+      ]);
+    });
+
+    it("putWrites against an unknown checkpoint throws CHECKPOINT_NOT_FOUND", async () => {
+      const threadId = newThreadId();
+      const write: PendingWrite = { taskId: "t1", node: "a", writes: [] };
+      await expect(store.putWrites(threadId, "", checkpointId(), write)).rejects.toMatchObject({
+        code: "CHECKPOINT_NOT_FOUND",
+      });
+      const [checkpoint] = await putChain(store, threadId, "", 1);
+      await expect(
+        store.putWrites(threadId, "child:1", checkpoint!.id, write),
+      ).rejects.toMatchObject({ code: "CHECKPOINT_NOT_FOUND" });
+    });
+
+    it("put with a stale expectedLatestId throws ConcurrentUpdateError and stores nothing", async () => {
+      const threadId = newThreadId();
+      const [first, second] = await putChain(store, threadId, "", 2);
+      const stale = makeCheckpoint(threadId, "", first!.id, 1);
+
+      const error = await store.put(stale, { expectedLatestId: first!.id }).catch((e) => e);
+      expect(error).toBeInstanceOf(ConcurrentUpdateError);
+      expect(error.code).toBe("CONCURRENT_UPDATE");
+      expect(error.message).toContain(second!.id);
+      expect((await store.getLatest(threadId))?.checkpoint).toEqual(second);
+      expect(await store.get(threadId, "", stale.id)).toBeUndefined();
+      expect(await store.list(threadId)).toHaveLength(2);
+    });
+
+    it("a first put (expectedLatestId null) on a thread that has a checkpoint throws", async () => {
+      const threadId = newThreadId();
+      const [existing] = await putChain(store, threadId, "", 1);
+      const other = makeCheckpoint(threadId, "", null, -1);
+
+      await expect(store.put(other, { expectedLatestId: null })).rejects.toBeInstanceOf(
+        ConcurrentUpdateError,
+      );
+      expect((await store.getLatest(threadId))?.checkpoint).toEqual(existing);
+      expect(await store.list(threadId)).toHaveLength(1);
+    });
+
+    it("put expecting a latest on an empty thread throws ConcurrentUpdateError", async () => {
+      const threadId = newThreadId();
+      const checkpoint = makeCheckpoint(threadId, "", null, -1);
+      await expect(
+        store.put(checkpoint, { expectedLatestId: checkpointId() }),
+      ).rejects.toBeInstanceOf(ConcurrentUpdateError);
+      expect(await store.getLatest(threadId)).toBeUndefined();
+    });
+
+    it("of two concurrent puts with the same expectedLatestId exactly one succeeds", async () => {
+      for (let round = 0; round < 5; round++) {
+        const threadId = newThreadId();
+        // The race for a thread's very first checkpoint…
+        const firsts = [0, 1].map(() => makeCheckpoint(threadId, "", null, -1));
+        const settledFirst = await Promise.allSettled(
+          firsts.map((c) => store.put(c, { expectedLatestId: null })),
+        );
+        const winnerFirst = expectOneWinner(settledFirst);
+        const head = firsts[winnerFirst]!;
+        expect((await store.getLatest(threadId))?.checkpoint).toEqual(head);
+
+        // …and for a later one.
+        const nexts = [0, 1].map(() => makeCheckpoint(threadId, "", head.id, 0));
+        const settledNext = await Promise.allSettled(
+          nexts.map((c) => store.put(c, { expectedLatestId: head.id })),
+        );
+        const winnerNext = expectOneWinner(settledNext);
+        expect((await store.getLatest(threadId))?.checkpoint).toEqual(nexts[winnerNext]);
+        expect((await store.list(threadId)).map((c) => c.id)).toEqual([
+          nexts[winnerNext]!.id,
+          head.id,
+        ]);
+      }
+    });
+
+    it("put of an id the thread already has throws and keeps history as it was", async () => {
+      const threadId = newThreadId();
+      const [checkpoint] = await putChain(store, threadId, "", 1);
+      await expect(
+        store.put(
+          { ...checkpoint!, parentId: checkpoint!.id },
+          { expectedLatestId: checkpoint!.id },
+        ),
+      ).rejects.toMatchObject({ code: "DUPLICATE_CHECKPOINT" });
+      expect(await store.list(threadId)).toEqual([checkpoint]);
+      const next = makeCheckpoint(threadId, "", checkpoint!.id, 0);
+      await store.put(next, { expectedLatestId: checkpoint!.id });
+      expect((await store.getLatest(threadId))?.checkpoint).toEqual(next);
+    });
+
+    it("put refuses non-JSON values with NonSerializableError and stores nothing", async () => {
+      const threadId = newThreadId();
+      const bad = makeCheckpoint(threadId, "", null, -1, {
+        values: { ok: 1, cb: () => 1 } as Record<string, unknown>,
+      });
+      await expect(store.put(bad, { expectedLatestId: null })).rejects.toBeInstanceOf(
+        NonSerializableError,
+      );
+      expect(await store.getLatest(threadId)).toBeUndefined();
+
+      const [checkpoint] = await putChain(store, threadId, "", 1);
+      await expect(
+        store.putWrites(threadId, "", checkpoint!.id, {
+          taskId: "t1",
+          node: "a",
+          writes: [["x", Number.NaN]],
+        }),
+      ).rejects.toBeInstanceOf(NonSerializableError);
+      expect((await store.getLatest(threadId))?.pendingWrites).toEqual([]);
+    });
+
+    it("deleteThread removes every namespace of the thread and leaves other threads", async () => {
+      const threadId = newThreadId();
+      const otherId = newThreadId();
+      const [root] = await putChain(store, threadId, "", 2);
+      const [child] = await putChain(store, threadId, "child:1", 1);
+      await putChain(store, threadId, "child:1|grand:2", 1);
+      await store.putWrites(threadId, "", root!.id, { taskId: "t", node: "a", writes: [] });
+      const other = await putChain(store, otherId, "", 2);
+      await store.putWrites(otherId, "", other[1]!.id, { taskId: "t", node: "a", writes: [] });
+
+      await store.deleteThread(threadId);
+
+      expect(await store.getLatest(threadId)).toBeUndefined();
+      expect(await store.getLatest(threadId, "child:1")).toBeUndefined();
+      expect(await store.getLatest(threadId, "child:1|grand:2")).toBeUndefined();
+      expect(await store.get(threadId, "", root!.id)).toBeUndefined();
+      expect(await store.get(threadId, "child:1", child!.id)).toBeUndefined();
+      expect(await store.list(threadId)).toEqual([]);
+      expect((await store.getLatest(otherId))?.checkpoint).toEqual(other[1]);
+      expect((await store.getLatest(otherId))?.pendingWrites).toHaveLength(1);
+
+      // The thread starts over: a new first checkpoint is accepted.
+      await putChain(store, threadId, "", 1);
+      expect(await store.list(threadId)).toHaveLength(1);
+      await store.deleteThread(newThreadId()); // unknown thread: no error
+    });
+
+    it("getLatest of an unknown thread is undefined", async () => {
+      const threadId = newThreadId();
+      expect(await store.getLatest(threadId)).toBeUndefined();
+      expect(await store.getLatest(threadId, "child:1")).toBeUndefined();
+      expect(await store.list(threadId)).toEqual([]);
+    });
+  });
+}
+
+function makeCheckpoint(
+  threadId: string,
+  ns: string,
+  parentId: string | null,
+  step: number,
+  overrides: Partial<Checkpoint> = {},
+): Checkpoint {
+  return {
+    id: checkpointId(),
+    threadId,
+    ns,
+    parentId,
+    snapshot: { status: "active", value: "running", context: { step } },
+    values: { step },
+    next: ["node"],
+    interrupts: [],
+    metadata: { step, source: step < 0 ? "input" : "loop", writes: null },
+    createdAt: new Date().toISOString(),
+    ...overrides,
+  };
+}
+
+/** Puts `count` checkpoints in a row on (thread, ns) and returns them oldest first. */
+async function putChain(
+  store: Checkpointer,
+  threadId: string,
+  ns: string,
+  count: number,
+): Promise<Checkpoint[]> {
+  const chain: Checkpoint[] = [];
+  for (let step = -1; chain.length < count; step++) {
+    const parentId = chain.at(-1)?.id ?? null;
+    const checkpoint = makeCheckpoint(threadId, ns, parentId, step);
+    await store.put(checkpoint, { expectedLatestId: parentId });
+    chain.push(checkpoint);
+  }
+  return chain;
+}
+
+/** Asserts one fulfilled and one ConcurrentUpdateError; returns the winner's index. */
+function expectOneWinner(settled: PromiseSettledResult<void>[]): number {
+  const winners = settled.flatMap((result, i) => (result.status === "fulfilled" ? [i] : []));
+  expect(winners).toHaveLength(1);
+  const loser = settled.find((result) => result.status === "rejected");
+  expect(loser?.reason).toBeInstanceOf(ConcurrentUpdateError);
+  return winners[0]!;
+}

@@ -1,0 +1,1 @@
+export { describeCheckpointerConformance } from "./checkpointer-conformance.js";

@@ -1,0 +1,142 @@
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { type Checkpoint, checkpointId, PostgresCheckpointer } from "../../src/checkpoint/index.js";
+import { ConcurrentUpdateError } from "../../src/errors/index.js";
+import { describeCheckpointerConformance } from "../../src/testing/index.js";
+
+// Runs against a real server only: STATEWEAVER_PG_URL=postgres://postgres@127.0.0.1:5432/test
+const url = process.env.STATEWEAVER_PG_URL;
+
+function checkpoint(threadId: string, parentId: string | null, step: number): Checkpoint {
+  return {
+    id: checkpointId(),
+    threadId,
+    ns: "",
+    parentId,
+    snapshot: { status: "active", value: "a", context: {} },
+    values: { step },
+    next: ["a"],
+    interrupts: [],
+    metadata: { step, source: "loop" },
+    createdAt: new Date().toISOString(),
+  };
+}
+
+/** A table prefix nobody else uses, so the schema starts from nothing. */
+function freshPrefix(): string {
+  return `sw_test_${randomUUID().slice(0, 8)}_`;
+}
+
+describe.skipIf(!url)("PostgresCheckpointer", () => {
+  describeCheckpointerConformance(
+    "PostgresCheckpointer({ connectionString })",
+    () => new PostgresCheckpointer({ connectionString: url! }),
+  );
+
+  const sharedPool = new pg.Pool({ connectionString: url, max: 4 });
+  describeCheckpointerConformance(
+    "PostgresCheckpointer({ pool })",
+    () => new PostgresCheckpointer({ pool: sharedPool }),
+    async () => {
+      // close() must have left the caller's pool usable.
+      await sharedPool.query("select 1");
+    },
+  );
+
+  const prefixes: string[] = [];
+  afterAll(async () => {
+    for (const prefix of prefixes) {
+      for (const table of ["writes", "checkpoints", "threads", "schema_version"]) {
+        await sharedPool.query(`drop table if exists ${prefix}${table} cascade`);
+      }
+    }
+    await sharedPool.end();
+  });
+
+  it("two stores on two pools racing the same put: exactly one wins each time", async () => {
+    const a = new PostgresCheckpointer({ connectionString: url! });
+    const b = new PostgresCheckpointer({ connectionString: url! });
+    try {
+      for (let round = 0; round < 10; round++) {
+        const threadId = `race-${randomUUID()}`;
+        const firsts = [checkpoint(threadId, null, -1), checkpoint(threadId, null, -1)];
+        const first = await Promise.allSettled([
+          a.put(firsts[0]!, { expectedLatestId: null }),
+          b.put(firsts[1]!, { expectedLatestId: null }),
+        ]);
+        const head = firsts[winner(first)]!;
+
+        const nexts = [checkpoint(threadId, head.id, 0), checkpoint(threadId, head.id, 0)];
+        const next = await Promise.allSettled([
+          a.put(nexts[0]!, { expectedLatestId: head.id }),
+          b.put(nexts[1]!, { expectedLatestId: head.id }),
+        ]);
+        const latest = nexts[winner(next)]!;
+
+        expect((await b.getLatest(threadId))?.checkpoint).toEqual(latest);
+        expect((await a.list(threadId)).map((c) => c.id)).toEqual([latest.id, head.id]);
+        await a.deleteThread(threadId);
+      }
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it("creates the schema once when several fresh stores start at the same moment", async () => {
+    const prefix = freshPrefix();
+    prefixes.push(prefix);
+    const stores = [0, 1, 2, 3].map(
+      () => new PostgresCheckpointer({ connectionString: url!, tablePrefix: prefix }),
+    );
+    try {
+      // Each store's first call creates or migrates the tables on its own pool.
+      const threadId = `init-${randomUUID()}`;
+      expect(await Promise.all(stores.map((s) => s.getLatest(threadId)))).toEqual([
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+      ]);
+      const { rows } = await sharedPool.query(`select version from ${prefix}schema_version`);
+      expect(rows).toEqual([{ version: 1 }]);
+
+      const only = checkpoint(threadId, null, -1);
+      await stores[0]!.put(only, { expectedLatestId: null });
+      expect((await stores[3]!.getLatest(threadId))?.checkpoint).toEqual(only);
+    } finally {
+      await Promise.all(stores.map((s) => s.close()));
+    }
+  });
+
+  it("refuses tables written by a newer schema version, saying what to do", async () => {
+    const prefix = freshPrefix();
+    prefixes.push(prefix);
+    const store = new PostgresCheckpointer({ pool: sharedPool, tablePrefix: prefix });
+    await store.getLatest("x");
+    await sharedPool.query(`insert into ${prefix}schema_version (version) values (999)`);
+
+    const newcomer = new PostgresCheckpointer({ pool: sharedPool, tablePrefix: prefix });
+    await expect(newcomer.getLatest("x")).rejects.toMatchObject({
+      code: "SCHEMA_TOO_NEW",
+      message: expect.stringContaining("Upgrade stateweaver"),
+    });
+  });
+
+  it("reports an unreachable server on use, and retries on the next call", async () => {
+    const store = new PostgresCheckpointer({
+      connectionString: "postgres://postgres@127.0.0.1:1/none",
+    });
+    await expect(store.getLatest("x")).rejects.toThrow();
+    await expect(store.getLatest("x")).rejects.toThrow();
+    await store.close();
+  });
+});
+
+function winner(settled: PromiseSettledResult<void>[]): number {
+  const fulfilled = settled.flatMap((result, i) => (result.status === "fulfilled" ? [i] : []));
+  expect(fulfilled).toHaveLength(1);
+  const rejected = settled.find((result) => result.status === "rejected");
+  expect(rejected?.reason).toBeInstanceOf(ConcurrentUpdateError);
+  return fulfilled[0]!;
+}
