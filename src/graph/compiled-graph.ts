@@ -201,16 +201,15 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     for (const [key, value] of writes) assertJson(value, `state.${key}`);
     target!.source = "update";
     const update = Object.fromEntries(writes);
-    actor.send({ type: "UPDATE", update, asNode });
-    const result = await drive(actor, env, target, {
+    const step = {
       recursionLimit: Number.POSITIVE_INFINITY,
       interruptBefore: [],
       interruptAfter: [],
-      stopAtBarrier: true,
-    });
-    if (asNode === undefined && result.status !== "barrier") {
-      // The run stays paused; record the new values as their own checkpoint.
-    }
+    };
+    actor.send({ type: "UPDATE", update, asNode });
+    // As a node: run the update as that node's task, so its edges pick what is next.
+    if (asNode !== undefined) actor.send({ type: "STEP", ...step });
+    await drive(actor, env, target, { ...step, stopAtBarrier: true });
     actor.stop();
     return {
       configurable: { thread_id: threadId, checkpoint_ns: "", checkpoint_id: target!.latestId! },

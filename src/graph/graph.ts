@@ -4,7 +4,7 @@ import { GraphValidationError } from "../errors/index.js";
 import { compileGraph } from "./compile.js";
 import type { CompiledGraph } from "./compiled-graph.js";
 import { END, RESERVED_NODE_NAMES, START } from "./constants.js";
-import type { NodeFn, Reducer, Router, State } from "./types.js";
+import type { NodeFn, NodeResult, NodeRuntime, Reducer, Router, State } from "./types.js";
 
 export interface NodeSpec {
   name: string;
@@ -72,10 +72,15 @@ export class Graph<S extends State = State, C = unknown> {
     }
   }
 
-  /** Add a node: a function of (state, runtime), or a compiled graph (a subgraph). */
-  addNode(
+  /**
+   * Add a node: a function of (state, runtime), or a compiled graph (a subgraph).
+   * A node that only runs through `Send` may type its first argument as the Send's payload.
+   */
+  addNode<A = S>(
     name: string,
-    run: NodeFn<S, C> | CompiledGraph<any>,
+    run:
+      | ((state: A, runtime: NodeRuntime<C>) => NodeResult<S> | Promise<NodeResult<S>>)
+      | CompiledGraph<any>,
     options: { ends?: readonly string[] } = {},
   ): this {
     if (RESERVED_NODE_NAMES.has(name)) {

@@ -1,0 +1,324 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import {
+  AbortError,
+  Command,
+  END,
+  Graph,
+  GraphValidationError,
+  InvalidUpdateError,
+  NodeError,
+  RecursionLimitError,
+  Send,
+  START,
+} from "../../src/index.js";
+
+const append = (existing: unknown[] = [], update: unknown) => [...existing, ...[update].flat()];
+
+describe("super-step execution", () => {
+  it("runs a linear chain and returns the final state", async () => {
+    const graph = new Graph({ name: "Chain" })
+      .addNode("a", (s) => ({ n: s.n + 1 }))
+      .addNode("b", async (s) => ({ n: s.n * 10 }))
+      .addEdge(START, "a")
+      .addEdge("a", "b")
+      .addEdge("b", END)
+      .compile();
+    expect(await graph.invoke({ n: 1 })).toEqual({ status: "done", state: { n: 20 } });
+  });
+
+  it("accepts nodes that return nothing", async () => {
+    const graph = new Graph()
+      .addNode("side", () => {})
+      .addEdge(START, "side")
+      .compile();
+    expect(await graph.invoke({ x: 1 })).toEqual({ status: "done", state: { x: 1 } });
+  });
+
+  it("runs nodes triggered in the same step concurrently and merges at the barrier", async () => {
+    const order: string[] = [];
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const graph = new Graph()
+      .addReducer("log", append)
+      .addNode("slow", async () => {
+        order.push("slow:start");
+        await sleep(20);
+        order.push("slow:end");
+        return { log: "slow" };
+      })
+      .addNode("fast", async () => {
+        order.push("fast:start");
+        await sleep(1);
+        order.push("fast:end");
+        return { log: "fast" };
+      })
+      .addNode("after", (s) => ({ seen: [...s.log] }))
+      .addEdge(START, "slow")
+      .addEdge(START, "fast")
+      .addEdge("slow", "after")
+      .addEdge("fast", "after")
+      .compile();
+    const r = await graph.invoke({ log: [] });
+    expect(order.slice(0, 2).sort()).toEqual(["fast:start", "slow:start"]);
+    // Writes merge in task order, not completion order; "after" runs once, after both.
+    expect(r.state).toEqual({ log: ["slow", "fast"], seen: ["slow", "fast"] });
+  });
+
+  it("lets the last write win for keys without a reducer", async () => {
+    const graph = new Graph()
+      .addNode("a", () => ({ v: 1 }))
+      .addNode("b", () => ({ v: 2 }))
+      .addEdge(START, "a")
+      .addEdge("a", "b")
+      .compile();
+    expect((await graph.invoke({ v: 0 })).state).toEqual({ v: 2 });
+  });
+
+  it("rejects two writes to one key without a reducer in the same step, naming key and nodes", async () => {
+    const graph = new Graph()
+      .addNode("left", () => ({ v: "l" }))
+      .addNode("right", () => ({ v: "r" }))
+      .addEdge(START, "left")
+      .addEdge(START, "right")
+      .compile();
+    const error = await graph.invoke({}).catch((e) => e);
+    expect(error).toBeInstanceOf(InvalidUpdateError);
+    expect(error.message).toMatch(/"left" and "right" both wrote "v"/);
+  });
+
+  it("routes with conditional edges to one node, several nodes, or END", async () => {
+    const graph = new Graph()
+      .addReducer("visited", append)
+      .addNode("decide", () => ({}))
+      .addNode("x", () => ({ visited: "x" }))
+      .addNode("y", () => ({ visited: "y" }))
+      .addEdge(START, "decide")
+      .addConditionalEdges("decide", (s) => s.route, { one: "x", both: "x", none: END })
+      .addConditionalEdges("decide", (s) => (s.route === "both" ? ["y"] : []))
+      .compile();
+    expect((await graph.invoke({ route: "one", visited: [] })).state.visited).toEqual(["x"]);
+    expect((await graph.invoke({ route: "both", visited: [] })).state.visited).toEqual(["x", "y"]);
+    expect((await graph.invoke({ route: "none", visited: [] })).state.visited).toEqual([]);
+  });
+
+  it("reads the node's own writes in its router", async () => {
+    const graph = new Graph()
+      .addNode("count", (s) => ({ n: s.n + 1 }))
+      .addEdge(START, "count")
+      .addConditionalEdges("count", (s) => (s.n < 3 ? "count" : END))
+      .compile();
+    expect((await graph.invoke({ n: 0 })).state).toEqual({ n: 3 });
+  });
+
+  it("rejects a router result outside its pathMap", async () => {
+    const graph = new Graph()
+      .addNode("a", () => ({}))
+      .addNode("b", () => ({}))
+      .addEdge(START, "a")
+      .addConditionalEdges("a", () => "c", { b: "b" })
+      .compile();
+    await expect(graph.invoke({})).rejects.toThrow(/returned "c", which is not in its pathMap/);
+  });
+
+  it("fans out with Send: each task gets its own argument (map-reduce)", async () => {
+    const graph = new Graph()
+      .addReducer("results", append)
+      .addNode("plan", () => ({}))
+      .addNode("square", (arg: { x: number }) => ({ results: arg.x * arg.x }))
+      .addNode("sum", (s) => ({ total: s.results.reduce((a: number, b: number) => a + b, 0) }))
+      .addEdge(START, "plan")
+      .addConditionalEdges("plan", (s) => s.xs.map((x: number) => new Send("square", { x })))
+      .addEdge("square", "sum")
+      .compile();
+    const r = await graph.invoke({ xs: [1, 2, 3, 4], results: [] });
+    expect(r.state.results).toEqual([1, 4, 9, 16]);
+    expect(r.state.total).toBe(30);
+  });
+
+  it("waits at a join edge until every source has finished", async () => {
+    const graph = new Graph()
+      .addReducer("log", append)
+      .addNode("quick", () => ({ log: "quick" }))
+      .addNode("long1", () => ({ log: "long1" }))
+      .addNode("long2", () => ({ log: "long2" }))
+      .addNode("joined", (s) => ({ log: `joined after ${s.log.length}` }))
+      .addEdge(START, "quick")
+      .addEdge(START, "long1")
+      .addEdge("long1", "long2")
+      .addEdge(["quick", "long2"], "joined")
+      .compile();
+    const r = await graph.invoke({ log: [] });
+    expect(r.state.log).toEqual(["quick", "long1", "long2", "joined after 3"]);
+  });
+
+  it("routes with Command goto to declared ends, and updates state", async () => {
+    const graph = new Graph()
+      .addNode(
+        "approve",
+        (s) => new Command({ update: { seen: true }, goto: s.ok ? "proceed" : "cancel" }),
+        {
+          ends: ["proceed", "cancel"],
+        },
+      )
+      .addNode("proceed", () => ({ outcome: "proceeded" }))
+      .addNode("cancel", () => ({ outcome: "cancelled" }))
+      .addEdge(START, "approve")
+      .compile();
+    expect((await graph.invoke({ ok: true })).state).toEqual({
+      ok: true,
+      seen: true,
+      outcome: "proceeded",
+    });
+    expect((await graph.invoke({ ok: false })).state).toEqual({
+      ok: false,
+      seen: true,
+      outcome: "cancelled",
+    });
+  });
+
+  it("rejects Command goto to a node outside ends", async () => {
+    const graph = new Graph()
+      .addNode("a", () => new Command({ goto: "c" }), { ends: ["b"] })
+      .addNode("b", () => ({}))
+      .addNode("c", () => ({}))
+      .addEdge(START, "a")
+      .addEdge("a", "c")
+      .compile();
+    const error = await graph.invoke({}).catch((e) => e);
+    expect(error).toBeInstanceOf(GraphValidationError);
+    expect(error.message).toMatch(/not in its ends \[b\]/);
+  });
+
+  it("stops at the recursion limit with RecursionLimitError", async () => {
+    const graph = new Graph()
+      .addNode("loop", (s) => ({ n: s.n + 1 }))
+      .addEdge(START, "loop")
+      .addEdge("loop", "loop")
+      .compile();
+    const error = await graph.invoke({ n: 0 }, { recursionLimit: 5 }).catch((e) => e);
+    expect(error).toBeInstanceOf(RecursionLimitError);
+    expect(error.limit).toBe(5);
+    // The default is 25 steps.
+    await expect(graph.invoke({ n: 0 })).rejects.toThrow(/recursion limit of 25/);
+  });
+
+  it("allows exactly recursionLimit steps", async () => {
+    const graph = new Graph()
+      .addNode("count", (s) => ({ n: s.n + 1 }))
+      .addEdge(START, "count")
+      .addConditionalEdges("count", (s) => (s.n < 5 ? "count" : END))
+      .compile();
+    expect((await graph.invoke({ n: 0 }, { recursionLimit: 5 })).state.n).toBe(5);
+  });
+
+  it("wraps a throwing node in NodeError naming node, step and cause", async () => {
+    const boom = new Error("boom");
+    const graph = new Graph()
+      .addNode("ok", () => ({ a: 1 }))
+      .addNode("bad", () => {
+        throw boom;
+      })
+      .addEdge(START, "ok")
+      .addEdge("ok", "bad")
+      .compile();
+    const error = await graph.invoke({}).catch((e) => e);
+    expect(error).toBeInstanceOf(NodeError);
+    expect(error.node).toBe("bad");
+    expect(error.step).toBe(2);
+    expect(error.cause).toBe(boom);
+    expect(error.message).toMatch(/Node "bad" failed at step 2: boom/);
+  });
+
+  it("stops the run with AbortError when the signal aborts, and aborts the node's signal", async () => {
+    const controller = new AbortController();
+    let nodeSignal: AbortSignal | undefined;
+    const graph = new Graph()
+      .addNode("wait", (_s, runtime) => {
+        nodeSignal = runtime.signal;
+        setTimeout(() => controller.abort(new Error("user cancelled")), 5);
+        return new Promise(() => {});
+      })
+      .addEdge(START, "wait")
+      .compile();
+    const error = await graph.invoke({}, { signal: controller.signal }).catch((e) => e);
+    expect(error).toBeInstanceOf(AbortError);
+    expect(error.message).toMatch(/user cancelled/);
+    expect(nodeSignal?.aborted).toBe(true);
+  });
+
+  it("refuses to start with an already-aborted signal", async () => {
+    const graph = new Graph()
+      .addNode("a", () => ({}))
+      .addEdge(START, "a")
+      .compile();
+    await expect(graph.invoke({}, { signal: AbortSignal.abort() })).rejects.toBeInstanceOf(
+      AbortError,
+    );
+  });
+
+  it("passes context and config to nodes through runtime", async () => {
+    const graph = new Graph<{ who?: string }, { user: string }>()
+      .addNode("greet", (_s, runtime) => ({
+        who: `${runtime.context.user}@${runtime.node}:${runtime.step}`,
+      }))
+      .addEdge(START, "greet")
+      .compile();
+    expect((await graph.invoke({}, { context: { user: "ada" } })).state).toEqual({
+      who: "ada@greet:1",
+    });
+  });
+});
+
+describe("state schema", () => {
+  const state = z.object({
+    topic: z.string(),
+    drafts: z.array(z.string()).default([]),
+    score: z.number().optional(),
+  });
+
+  it("fills defaults and validates every update", async () => {
+    const graph = new Graph({ state })
+      .addReducer("drafts", append)
+      .addNode("write", (s) => ({ drafts: `about ${s.topic}` }))
+      .addEdge(START, "write")
+      .compile();
+    expect((await graph.invoke({ topic: "owls" })).state).toEqual({
+      topic: "owls",
+      drafts: ["about owls"],
+    });
+  });
+
+  it("rejects an unknown key, naming node, key and step", async () => {
+    const graph = new Graph({ state })
+      .addNode("write", () => ({ titel: "typo" }) as never)
+      .addEdge(START, "write")
+      .compile();
+    const error = await graph.invoke({ topic: "x" }).catch((e) => e);
+    expect(error).toBeInstanceOf(InvalidUpdateError);
+    expect(error.message).toMatch(/Node "write" wrote unknown key "titel" at step 1/);
+  });
+
+  it("rejects a wrong type, naming node, key and step", async () => {
+    const graph = new Graph({ state })
+      .addNode("score", () => ({ score: "high" }) as never)
+      .addEdge(START, "score")
+      .compile();
+    await expect(graph.invoke({ topic: "x" })).rejects.toThrow(
+      /Node "score" wrote an invalid value to "score" at step 1/,
+    );
+  });
+
+  it("rejects invalid input before running anything", async () => {
+    let ran = false;
+    const graph = new Graph({ state })
+      .addNode("n", () => {
+        ran = true;
+      })
+      .addEdge(START, "n")
+      .compile();
+    await expect(graph.invoke({ topic: 42 } as never)).rejects.toThrow(
+      /The input wrote an invalid value to "topic"/,
+    );
+    expect(ran).toBe(false);
+  });
+});
