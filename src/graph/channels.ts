@@ -48,6 +48,33 @@ export class Channels {
     return writes;
   }
 
+  /** Like `toWrites`, for an ordered list of writes (a subgraph's journal). */
+  toWriteList(
+    list: ReadonlyArray<[string, unknown]>,
+    values: Record<string, unknown>,
+    who: { node: string; step: number },
+  ): Array<[string, unknown]> {
+    const writes = list.filter(
+      ([key, v]) => v !== undefined && (!this.#shape || key in this.#shape),
+    );
+    if (this.#shape) {
+      let local = values;
+      for (const write of writes) {
+        this.#check(write, local, who);
+        local = this.apply(local, [write]);
+      }
+    }
+    return writes;
+  }
+
+  /** Keep only the keys this graph's schema knows (all keys without a schema). */
+  pick(values: Record<string, unknown>): Record<string, unknown> {
+    if (!this.#shape) return values;
+    const out: Record<string, unknown> = {};
+    for (const key in values) if (key in this.#shape) out[key] = values[key];
+    return out;
+  }
+
   #check(
     [key, value]: [string, unknown],
     values: Record<string, unknown>,

@@ -2,7 +2,6 @@ import { type AnyStateMachine, assign, fromPromise, raise, setup } from "xstate"
 import { runMachine } from "../../machines/run.machine.js";
 import { taskLifecycle } from "../../machines/task.machine.js";
 import { RecursionLimitError } from "../errors/index.js";
-import { interruptId } from "../runtime/interrupt.js";
 import { runEnvOf } from "../runtime/run-env.js";
 import { runTask } from "../runtime/run-task.js";
 import type { GraphContext, TaskOutcome, TaskRecord, TaskSeed } from "../runtime/task.js";
@@ -16,7 +15,7 @@ import { validateGraph } from "./validate.js";
 
 /** Events the compiled machine takes (sent by the driver, never by node code). */
 export type GraphEvent =
-  | { type: "INPUT"; update: unknown; goto?: unknown }
+  | { type: "INPUT"; update: unknown; goto?: unknown; journal?: boolean }
   | { type: "UPDATE"; update: Record<string, unknown>; asNode?: string }
   | {
       type: "STEP";
@@ -91,6 +90,12 @@ function instantiate(config: unknown, node: string): unknown {
   return out;
 }
 
+/** Whether a RESUME's answers reach this paused task (its own interrupt or one inside a subgraph). */
+function answeredBy(t: TaskRecord, answers: Record<string, unknown>): boolean {
+  if (t.nested) return t.nested.some((i) => i.id in answers);
+  return t.interrupts[t.interrupts.length - 1]!.id in answers;
+}
+
 const isInternal = (t: TaskRecord) => t.kind === "input" || t.kind === "update";
 
 function newTask(step: number, seed: TaskSeed, ordinal: number): TaskRecord {
@@ -157,9 +162,7 @@ function buildMachine(g: GraphInternals) {
       resumeAnswersTask: ({ context, event }, { node }: NodeParams) =>
         event.type === "RESUME" &&
         tasksOf(context, node).some(
-          (t) =>
-            t.status === "interrupted" &&
-            t.interrupts[t.interrupts.length - 1]!.id in event.answers,
+          (t) => t.status === "interrupted" && answeredBy(t, event.answers),
         ),
       finished: ({ context }) => context.tasks.length === 0,
       overRecursionLimit: ({ context, event }) =>
@@ -176,9 +179,16 @@ function buildMachine(g: GraphInternals) {
         return {
           tasks: context.tasks.map((t) => {
             const o = byId.get(t.id);
-            return o
-              ? { ...t, status: o.status, writes: o.writes, next: o.next, interrupts: o.interrupts }
-              : t;
+            if (!o) return t;
+            const { nested: _, ...rest } = t;
+            const done = {
+              ...rest,
+              status: o.status,
+              writes: o.writes,
+              next: o.next,
+              interrupts: o.interrupts,
+            };
+            return o.nested ? { ...done, nested: o.nested } : done;
           }),
         };
       }),
@@ -186,9 +196,15 @@ function buildMachine(g: GraphInternals) {
         if (event.type !== "RESUME") return {};
         return {
           tasks: context.tasks.map((t) => {
-            if (t.node !== node || t.status !== "interrupted") return t;
+            if (t.node !== node || t.status !== "interrupted" || !answeredBy(t, event.answers))
+              return t;
+            if (t.nested) {
+              const nestedAnswers = { ...t.nestedAnswers };
+              for (const i of t.nested)
+                if (i.id in event.answers) nestedAnswers[i.id] = event.answers[i.id];
+              return { ...t, status: "pending" as const, nestedAnswers };
+            }
             const pending = t.interrupts[t.interrupts.length - 1]!.id;
-            if (!(pending in event.answers)) return t;
             return {
               ...t,
               status: "pending" as const,
@@ -210,6 +226,7 @@ function buildMachine(g: GraphInternals) {
           lastRan: [],
           passed: [],
           breakpoint: null,
+          journal: event.journal ? [] : undefined,
         };
       }),
       applyUpdate: assign(({ context, event }) => {
@@ -232,12 +249,9 @@ function buildMachine(g: GraphInternals) {
         runSteps: context.tasks.every(isInternal) ? context.runSteps : context.runSteps + 1,
       })),
       mergeWrites: assign(({ context }) => mergeStep(g, context)),
-      recordBreakpoint: assign(({ context, event }) => {
-        const at = breakpointAt(context, event)!;
-        return {
-          breakpoint: { ...at, id: interruptId("", `${context.step}:${at.node}:${at.timing}`, 0) },
-        };
-      }),
+      recordBreakpoint: assign(({ context, event }) => ({
+        breakpoint: breakpointAt(context, event),
+      })),
       clearBreakpoint: assign(({ context }) => ({
         passed: context.breakpoint
           ? [...context.passed, context.breakpoint.timing]
@@ -311,7 +325,12 @@ function mergeStep(g: GraphInternals, context: GraphContext): Partial<GraphConte
     ordinals.set(s.node, n + 1);
     return newTask(step, s, n);
   });
-  return { values, step, tasks: next, joins, lastRan: ran };
+  let journal = context.journal;
+  if (journal) {
+    journal = [...journal];
+    for (const t of tasks) if (t.writes && t.kind !== "input") journal.push(...t.writes);
+  }
+  return { values, step, tasks: next, joins, lastRan: ran, journal };
 }
 
 function nodeActor(g: GraphInternals, node: string) {

@@ -7,14 +7,18 @@ import type {
   InterruptRecord,
 } from "../checkpoint/checkpointer.js";
 import { assertJson } from "../checkpoint/serde.js";
-import { InvalidConfigError, InvalidResumeError } from "../errors/index.js";
+import { AbortError, InvalidConfigError, InvalidResumeError } from "../errors/index.js";
 import { type CheckpointTarget, drive, pendingInterrupts, snapshotOf } from "../runtime/drive.js";
+import { currentTask, GraphInterrupt, type Scratchpad } from "../runtime/interrupt.js";
 import { attachRunEnv, type RunEnv } from "../runtime/run-env.js";
+import { WriteList } from "../runtime/run-task.js";
 import type { GraphContext } from "../runtime/task.js";
 import type { StreamEvent } from "../stream/events.js";
 import { Command, nullResume } from "./command.js";
+import { START } from "./constants.js";
 import type { CompileOptions } from "./graph.js";
 import type { GraphInternals } from "./internals.js";
+import { type StateSnapshot, viewCheckpoint } from "./state-snapshot.js";
 import type { NodeFn, RunConfig, State } from "./types.js";
 
 /** Options of `invoke`, `resume` and `stream`. */
@@ -34,27 +38,6 @@ export interface InvokeOptions<C = unknown> {
 export type RunResult<S extends State = State> =
   | { status: "done"; state: S }
   | { status: "interrupted"; interrupt: InterruptRecord; interrupts: InterruptRecord[]; state: S };
-
-/** A task as `getState` shows it. */
-export interface TaskView {
-  id: string;
-  name: string;
-  status: "pending" | "done" | "interrupted";
-  interrupts: InterruptRecord[];
-}
-
-/** A thread's state at one checkpoint. */
-export interface StateSnapshot<S extends State = State> {
-  values: S;
-  /** Nodes that run next (or are paused). */
-  next: string[];
-  interrupts: InterruptRecord[];
-  tasks: TaskView[];
-  config: RunConfig;
-  parentConfig: RunConfig | undefined;
-  metadata: CheckpointMetadata | undefined;
-  createdAt: string | undefined;
-}
 
 const DEFAULT_RECURSION_LIMIT = 25;
 
@@ -146,8 +129,14 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     }
   }
 
-  /** The thread's state at its latest checkpoint (or at `configurable.checkpoint_id`). */
-  async getState(config: RunConfig): Promise<StateSnapshot<S>> {
+  /**
+   * The thread's state at its latest checkpoint (or at `configurable.checkpoint_id`).
+   * With `{ subgraphs: true }`, each task that ran a subgraph carries that run's state as `task.state`.
+   */
+  async getState(
+    config: RunConfig,
+    options: { subgraphs?: boolean } = {},
+  ): Promise<StateSnapshot<S>> {
     const { checkpointer, threadId } = this.#thread(config, "getState");
     const id = config.configurable?.checkpoint_id;
     const tuple = id
@@ -166,7 +155,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
         createdAt: undefined,
       };
     }
-    return this.#view(tuple.checkpoint);
+    return viewCheckpoint<S>(tuple.checkpoint, options.subgraphs ? checkpointer : undefined);
   }
 
   /** Every checkpoint of the thread, newest first. */
@@ -176,7 +165,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
   ): AsyncGenerator<StateSnapshot<S>> {
     const { checkpointer, threadId } = this.#thread(config, "getStateHistory");
     const list = await checkpointer.list(threadId, { ns: "", limit: options.limit });
-    for (const checkpoint of list) yield this.#view(checkpoint);
+    for (const checkpoint of list) yield await viewCheckpoint<S>(checkpoint, undefined);
   }
 
   /**
@@ -216,14 +205,14 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     };
   }
 
-  /** Internal: this graph as a node function of a parent graph. */
-  asNode(_name: string): NodeFn<any, any> {
+  /** Internal: this graph as a node of a parent graph — it runs nested and hands back its writes. */
+  asNode(name: string): NodeFn<any, any> {
     return async (state, runtime) => {
-      const result = await this.invoke(state as Partial<S>, {
-        context: runtime.context,
-        signal: runtime.signal,
-      });
-      return result.state as Partial<State>;
+      const pad = currentTask.getStore();
+      if (!pad) throw new Error(`Subgraph node "${name}" ran outside a task.`);
+      const input = this.#g.channels.pick(state as Record<string, unknown>);
+      const { journal } = await this.#runNested(input, { context: runtime.context as C }, pad);
+      return new WriteList(journal) as never;
     };
   }
 
@@ -243,6 +232,15 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       );
     }
     return { checkpointer: this.checkpointer, threadId };
+  }
+
+  #actor(tuple: CheckpointTuple | undefined, env: RunEnv) {
+    const actor = tuple
+      ? createActor(this.machine, { snapshot: snapshotOf(tuple.checkpoint) as never })
+      : createActor(this.machine, { input: { values: this.#g.channels.initialValues() } });
+    attachRunEnv(actor.system, env);
+    actor.start();
+    return actor;
   }
 
   async #start(
@@ -281,25 +279,125 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       persistent: checkpointer !== undefined,
       ns: "",
       emit,
+      thread: checkpointer && threadId ? { checkpointer, threadId } : undefined,
+      stepOrigin: tuple?.checkpoint.metadata.stepOrigin as string | undefined,
     };
-    const actor = tuple
-      ? createActor(this.machine, { snapshot: snapshotOf(tuple.checkpoint) as never })
-      : createActor(this.machine, { input: { values: this.#g.channels.initialValues() } });
-    attachRunEnv(actor.system, env);
-    actor.start();
-    return { actor, target, env, tuple };
+    return { actor: this.#actor(tuple, env), target, env, tuple };
+  }
+
+  /**
+   * Run this graph inside a task of another graph: same thread, its own
+   * namespace (`node:taskId`, levels joined by `|`). A pause becomes the calling
+   * task's pause; on the task's re-run the nested run resumes where it stopped,
+   * and a nested run that already finished in this step is replayed, not re-run.
+   */
+  async #runNested(
+    input: unknown,
+    options: InvokeOptions<C>,
+    pad: Scratchpad,
+  ): Promise<{ result: RunResult<S>; journal: Array<[string, unknown]> }> {
+    const call = pad.graphCalls++;
+    const ns = `${pad.ns ? `${pad.ns}|` : ""}${pad.node}:${pad.taskId}${call > 0 ? `~${call}` : ""}`;
+    const parent = pad.env;
+    const thread = parent.thread;
+    let tuple: CheckpointTuple | undefined;
+    let target: CheckpointTarget | undefined;
+    if (thread) {
+      const latest = await thread.checkpointer.getLatest(thread.threadId, ns);
+      // Only a run started by this very step counts; anything else is from another branch or run.
+      if (latest && latest.checkpoint.metadata.parentStep === parent.stepOrigin) tuple = latest;
+      target = {
+        checkpointer: thread.checkpointer,
+        threadId: thread.threadId,
+        ns,
+        parentId: tuple?.checkpoint.id ?? null,
+        latestId: latest?.checkpoint.id ?? null,
+        source: "loop",
+        metadata: { parentStep: parent.stepOrigin },
+      };
+    }
+    if (tuple && tuple.checkpoint.next.length === 0 && tuple.checkpoint.interrupts.length === 0) {
+      const context = (tuple.checkpoint.snapshot as { context: GraphContext }).context;
+      return {
+        result: { status: "done", state: tuple.checkpoint.values as S },
+        journal: context.journal ?? [],
+      };
+    }
+    const env: RunEnv = {
+      config: parent.config,
+      context: options.context ?? parent.context,
+      signal: pad.runtime.signal,
+      writer: parent.writer,
+      persistent: thread !== undefined,
+      ns,
+      emit: parent.emit,
+      thread,
+      stepOrigin: tuple?.checkpoint.metadata.stepOrigin as string | undefined,
+    };
+    const actor = this.#actor(tuple, env);
+    const snap = actor.getSnapshot();
+    try {
+      if (tuple && tuple.checkpoint.interrupts.length > 0) {
+        const pending = tuple.checkpoint.interrupts;
+        const answers: Record<string, unknown> = {};
+        for (const i of pending)
+          if (i.id in pad.nestedAnswers) answers[i.id] = pad.nestedAnswers[i.id];
+        if (Object.keys(answers).length === 0) {
+          pad.raised = true;
+          throw new GraphInterrupt(pad, pending);
+        }
+        actor.send({ type: "RESUME", answers: snap.matches("breakpoint") ? {} : answers });
+      } else if (!tuple) {
+        const context = snap.context as GraphContext;
+        const writes = this.#g.channels.toWrites(input, context.values, {
+          node: START,
+          step: context.step,
+        });
+        if (env.persistent) for (const [key, value] of writes) assertJson(value, `input.${key}`);
+        target && (target.source = "input");
+        actor.send({ type: "INPUT", update: Object.fromEntries(writes), journal: true });
+      }
+    } catch (error) {
+      actor.stop();
+      throw error;
+    }
+    const result = await drive(actor, env, target, this.#stepOptions(options));
+    const journal = (actor.getSnapshot().context as GraphContext).journal ?? [];
+    actor.stop();
+    if (result.status === "interrupted") {
+      pad.raised = true;
+      throw new GraphInterrupt(pad, result.interrupts);
+    }
+    return { result: result as RunResult<S>, journal };
+  }
+
+  #stepOptions(options: InvokeOptions<C>) {
+    return {
+      recursionLimit: options.recursionLimit ?? DEFAULT_RECURSION_LIMIT,
+      interruptBefore: [
+        ...(this.#options.interruptBefore ?? []),
+        ...(options.interruptBefore ?? []),
+      ],
+      interruptAfter: [...(this.#options.interruptAfter ?? []), ...(options.interruptAfter ?? [])],
+    };
   }
 
   async #run(plan: Plan, options: InvokeOptions<C>, emit: RunEnv["emit"]): Promise<RunResult<S>> {
     const config = options.config ?? {};
+    const pad = currentTask.getStore();
+    if (
+      pad &&
+      plan.kind === "input" &&
+      plan.goto === undefined &&
+      config.configurable?.thread_id === undefined
+    ) {
+      return (await this.#runNested(plan.update, options, pad)).result;
+    }
     const checkpointer = this.checkpointer;
     let threadId = config.configurable?.thread_id;
     if (checkpointer || plan.kind !== "input")
       threadId = this.#thread(config, plan.kind === "input" ? "invoke" : "resume").threadId;
-    if (options.signal?.aborted) {
-      const { AbortError } = await import("../errors/index.js");
-      throw new AbortError(options.signal.reason);
-    }
+    if (options.signal?.aborted) throw new AbortError(options.signal.reason);
     const { actor, target, env } = await this.#start(config, options, emit, checkpointer, threadId);
     const snap = actor.getSnapshot();
     const context = snap.context as GraphContext;
@@ -323,7 +421,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
         }
       } else {
         const writes = this.#g.channels.toWrites(plan.update, context.values, {
-          node: "__start__",
+          node: START,
           step: context.step,
         });
         if (env.persistent) for (const [key, value] of writes) assertJson(value, `input.${key}`);
@@ -334,14 +432,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       actor.stop();
       throw error;
     }
-    const result = await drive(actor, env, target, {
-      recursionLimit: options.recursionLimit ?? DEFAULT_RECURSION_LIMIT,
-      interruptBefore: [
-        ...(this.#options.interruptBefore ?? []),
-        ...(options.interruptBefore ?? []),
-      ],
-      interruptAfter: [...(this.#options.interruptAfter ?? []), ...(options.interruptAfter ?? [])],
-    });
+    const result = await drive(actor, env, target, this.#stepOptions(options));
     actor.stop();
     return result as RunResult<S>;
   }
@@ -362,6 +453,10 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     }
     if (snap.matches("breakpoint")) return {};
     const resolved = value === nullResume ? null : value;
+    if (value === undefined && pending.every((p) => p.timing !== "during")) {
+      // Breakpoints inside subgraphs: continuing needs no value.
+      return Object.fromEntries(pending.map((p) => [p.id, null]));
+    }
     if (value === undefined) {
       throw new InvalidResumeError(
         `resume() without a value only continues a static breakpoint; thread "${threadId}" waits on interrupt(). Pass the value to resume with (or nullResume to resume with null).`,
@@ -395,42 +490,6 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       else if (persistent) assertJson(v, `resume value for ${k}`);
     }
     return answers;
-  }
-
-  #view(checkpoint: Checkpoint): StateSnapshot<S> {
-    const context = (checkpoint.snapshot as { context: Omit<GraphContext, "values"> }).context;
-    const byTask = new Map<string, InterruptRecord[]>();
-    for (const i of checkpoint.interrupts)
-      byTask.set(i.taskId, [...(byTask.get(i.taskId) ?? []), i]);
-    return {
-      values: checkpoint.values as S,
-      next: checkpoint.next,
-      interrupts: checkpoint.interrupts,
-      tasks: context.tasks.map((t) => ({
-        id: t.id,
-        name: t.node,
-        status: t.status,
-        interrupts: byTask.get(t.id) ?? [],
-      })),
-      config: {
-        configurable: {
-          thread_id: checkpoint.threadId,
-          checkpoint_ns: checkpoint.ns,
-          checkpoint_id: checkpoint.id,
-        },
-      },
-      parentConfig: checkpoint.parentId
-        ? {
-            configurable: {
-              thread_id: checkpoint.threadId,
-              checkpoint_ns: checkpoint.ns,
-              checkpoint_id: checkpoint.parentId,
-            },
-          }
-        : undefined,
-      metadata: checkpoint.metadata,
-      createdAt: checkpoint.createdAt,
-    };
   }
 }
 

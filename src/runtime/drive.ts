@@ -7,6 +7,7 @@ import type {
 } from "../checkpoint/checkpointer.js";
 import { checkpointId } from "../checkpoint/id.js";
 import { AbortError } from "../errors/index.js";
+import { interruptId } from "./interrupt.js";
 import type { RunEnv } from "./run-env.js";
 import type { GraphContext } from "./task.js";
 
@@ -21,6 +22,8 @@ export interface CheckpointTarget {
   latestId: string | null;
   /** Source of the next checkpoint written. */
   source: CheckpointSource;
+  /** Extra metadata on every checkpoint of this run (a subgraph's parent step). */
+  metadata?: Record<string, unknown>;
 }
 
 export interface StepOptions {
@@ -104,7 +107,8 @@ export async function drive(
         return { status: "done", state: context.values };
       }
       if (value === "barrier") {
-        const saved = target ? await save(actor, target, context) : undefined;
+        const saved = target ? await save(actor, target, context, env) : undefined;
+        env.stepOrigin = saved;
         env.emit?.({ type: "values", ns: env.ns, step: context.step, values: context.values });
         if (options.stopAtBarrier)
           return { status: "barrier", state: context.values, checkpointId: saved };
@@ -113,7 +117,7 @@ export async function drive(
       }
       // Paused: at a static breakpoint, or inside `stepping` with interrupted tasks.
       const interrupts = pendingInterrupts(context, env.ns);
-      if (target) await save(actor, target, context, interrupts);
+      if (target) await save(actor, target, context, env, interrupts);
       env.emit?.({ type: "interrupt", ns: env.ns, interrupts });
       return {
         status: "interrupted",
@@ -132,12 +136,17 @@ export async function drive(
 /** The interrupts a paused machine waits on, first by task order. */
 export function pendingInterrupts(context: GraphContext, ns: string): InterruptRecord[] {
   if (context.breakpoint) {
-    const { id, node, timing } = context.breakpoint;
+    const { node, timing } = context.breakpoint;
+    const id = interruptId(ns, `${context.step}:${node}:${timing}`, 0);
     return [{ id, value: null, node, ns, step: context.step, taskId: "", timing }];
   }
   const out: InterruptRecord[] = [];
   for (const t of context.tasks) {
     if (t.status !== "interrupted") continue;
+    if (t.nested) {
+      out.push(...t.nested);
+      continue;
+    }
     const last = t.interrupts[t.interrupts.length - 1]!;
     out.push({
       id: last.id,
@@ -157,12 +166,14 @@ async function save(
   actor: AnyActor,
   target: CheckpointTarget,
   context: GraphContext,
+  env: RunEnv,
   interrupts: InterruptRecord[] = [],
 ): Promise<string> {
   const persisted = actor.getPersistedSnapshot() as unknown as { context: GraphContext };
   const { values, ...control } = persisted.context;
+  const id = checkpointId();
   const checkpoint: Checkpoint = {
-    id: checkpointId(),
+    id,
     threadId: target.threadId,
     ns: target.ns,
     parentId: target.parentId,
@@ -170,7 +181,13 @@ async function save(
     values,
     next: context.tasks.filter((t) => t.status !== "done").map((t) => t.node),
     interrupts,
-    metadata: { step: context.step, source: target.source },
+    metadata: {
+      step: context.step,
+      source: target.source,
+      // A barrier starts the next step; a pause belongs to the step it interrupted.
+      stepOrigin: interrupts.length > 0 || context.breakpoint ? env.stepOrigin : id,
+      ...target.metadata,
+    },
     createdAt: new Date().toISOString(),
   };
   await target.checkpointer.put(checkpoint, { expectedLatestId: target.latestId });

@@ -1,8 +1,10 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash } from "node:crypto";
+import type { InterruptRecord } from "../checkpoint/checkpointer.js";
 import { assertJson } from "../checkpoint/serde.js";
 import { InterruptReplayError, StateweaverError } from "../errors/index.js";
 import type { NodeRuntime } from "../graph/types.js";
+import type { RunEnv } from "./run-env.js";
 import type { ReachedInterrupt } from "./task.js";
 
 /**
@@ -24,6 +26,12 @@ export interface Scratchpad {
   /** Whether payloads must be JSON (a checkpointer is configured). */
   readonly persistent: boolean;
   readonly runtime: NodeRuntime<any>;
+  /** The run this task belongs to (nested graph calls inherit its thread and signal). */
+  readonly env: RunEnv;
+  /** How many graphs this task has called so far (each gets its own namespace). */
+  graphCalls: number;
+  /** Answers for interrupts pending in graphs this task calls, by interrupt id. */
+  readonly nestedAnswers: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -32,10 +40,28 @@ export interface Scratchpad {
  */
 export class GraphInterrupt extends Error {
   readonly scratchpad: Scratchpad;
-  constructor(scratchpad: Scratchpad) {
+  /** Set when the pause happened inside a graph this task called. */
+  readonly nested: InterruptRecord[] | undefined;
+  constructor(scratchpad: Scratchpad, nested?: InterruptRecord[]) {
     super(`Graph interrupt in node "${scratchpad.node}" (a control signal; do not catch it).`);
     this.name = "GraphInterrupt";
     this.scratchpad = scratchpad;
+    this.nested = nested;
+  }
+}
+
+/**
+ * The control signal a subgraph's `Command({ graph: Command.PARENT })` throws:
+ * it ends the subgraph run and becomes the calling task's own `Command`.
+ */
+export class ParentCommand extends Error {
+  readonly goto: unknown;
+  readonly update: Record<string, unknown> | undefined;
+  constructor(goto: unknown, update: Record<string, unknown> | undefined) {
+    super("Command.PARENT from a subgraph (a control signal; do not catch it).");
+    this.name = "ParentCommand";
+    this.goto = goto;
+    this.update = update;
   }
 }
 

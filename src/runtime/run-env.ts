@@ -1,3 +1,4 @@
+import type { Checkpointer } from "../checkpoint/checkpointer.js";
 import type { RunConfig, WriterFn } from "../graph/types.js";
 import type { StreamEvent } from "../stream/events.js";
 
@@ -16,6 +17,10 @@ export interface RunEnv {
   /** Checkpoint namespace of this graph's run (`""` at top level). */
   ns: string;
   emit: ((event: StreamEvent) => void) | undefined;
+  /** The thread this run persists to; nested graph calls persist there too, under their namespace. */
+  thread: { checkpointer: Checkpointer; threadId: string } | undefined;
+  /** Id of the barrier checkpoint the current step started from: ties subgraph runs to this step. */
+  stepOrigin: string | undefined;
 }
 
 const envs = new WeakMap<object, RunEnv>();

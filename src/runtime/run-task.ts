@@ -11,9 +11,27 @@ import { Command, type GotoTarget, Send } from "../graph/command.js";
 import { END, START } from "../graph/constants.js";
 import type { GraphInternals } from "../graph/internals.js";
 import type { NodeRuntime } from "../graph/types.js";
-import { currentTask, GraphInterrupt, reachInterrupt, type Scratchpad } from "./interrupt.js";
+import {
+  currentTask,
+  GraphInterrupt,
+  ParentCommand,
+  reachInterrupt,
+  type Scratchpad,
+} from "./interrupt.js";
 import type { RunEnv } from "./run-env.js";
 import type { TaskOutcome, TaskRecord, TaskSeed } from "./task.js";
+
+/**
+ * A node result that is an ordered list of writes rather than an object: how a
+ * subgraph hands its nodes' writes to the parent, one by one, so each passes
+ * through the parent's reducers exactly as it happened (no list is appended twice).
+ */
+export class WriteList {
+  readonly writes: ReadonlyArray<[string, unknown]>;
+  constructor(writes: ReadonlyArray<[string, unknown]>) {
+    this.writes = writes;
+  }
+}
 
 /**
  * Run one task of a step: call the node (or take the input/update payload),
@@ -41,6 +59,9 @@ export async function runTask(
     raised: false,
     persistent: env.persistent,
     runtime: undefined as never,
+    env,
+    graphCalls: 0,
+    nestedAnswers: task.nestedAnswers ?? {},
   };
   const runtime: NodeRuntime = {
     interrupt: (value) => {
@@ -84,10 +105,16 @@ export async function runTask(
           writes: null,
           next: null,
           interrupts: pad.reached,
+          nested: error.nested,
         };
       }
-      if (error instanceof StateweaverError) throw error;
-      throw new NodeError(task.node, step, error);
+      if (error instanceof ParentCommand) {
+        result = new Command({ goto: error.goto as GotoTarget, update: error.update });
+      } else if (error instanceof StateweaverError || error instanceof GraphInterrupt) {
+        throw error;
+      } else {
+        throw new NodeError(task.node, step, error);
+      }
     }
     if (pad.raised) throw new InterruptSwallowedError(task.node);
     if (pad.calls < pad.resumes.length) {
@@ -99,17 +126,22 @@ export async function runTask(
 
   let update: unknown = result;
   let goto: unknown;
-  let parentCommand: TaskOutcome["parentCommand"];
   if (result instanceof Command) {
     if (result.graph === Command.PARENT) {
-      parentCommand = { goto: result.goto, update: result.update as Record<string, unknown> };
-      update = undefined;
-    } else {
-      update = result.update;
-      goto = result.goto;
+      if (env.ns === "") {
+        throw new GraphValidationError(
+          `Node "${task.node}" returned Command({ graph: Command.PARENT }), but graph "${g.spec.name}" was not called by another graph. Use it only in subgraphs.`,
+        );
+      }
+      throw new ParentCommand(result.goto, result.update as Record<string, unknown> | undefined);
     }
+    update = result.update;
+    goto = result.goto;
   }
-  const writes = g.channels.toWrites(update, values, { node: task.node, step });
+  const writes =
+    update instanceof WriteList
+      ? g.channels.toWriteList(update.writes, values, { node: task.node, step })
+      : g.channels.toWrites(update, values, { node: task.node, step });
   if (env.persistent && writes.length > 0) {
     for (const [key, value] of writes) assertJson(value, `state.${key}`);
   }
@@ -127,7 +159,7 @@ export async function runTask(
   if (env.persistent)
     for (const seed of next)
       if (seed.kind === "send") assertJson(seed.arg, `Send("${seed.node}") argument`);
-  return { id: task.id, status: "done", writes, next, interrupts: pad.reached, parentCommand };
+  return { id: task.id, status: "done", writes, next, interrupts: pad.reached };
 }
 
 /** Where a finished task goes: `Command.goto`, static edges, then conditional edges. */

@@ -1,3 +1,5 @@
+import type { InterruptRecord } from "../checkpoint/checkpointer.js";
+
 /**
  * What the machine's context holds about the tasks of a super-step. All of it
  * is plain JSON: it is part of the persisted snapshot, which is the checkpoint.
@@ -32,6 +34,10 @@ export interface TaskRecord extends TaskSeed {
   interrupts: ReachedInterrupt[];
   /** Resume values, the k-th answering the k-th interrupt. */
   resumes: unknown[];
+  /** Interrupts pending inside a graph this task called (a subgraph), with their namespaces. */
+  nested?: InterruptRecord[];
+  /** Answers for those nested interrupts, handed to the subgraph when the task re-runs. */
+  nestedAnswers?: Record<string, unknown>;
 }
 
 /** What a node actor reports for each task it ran. */
@@ -41,8 +47,7 @@ export interface TaskOutcome {
   writes: Array<[string, unknown]> | null;
   next: TaskSeed[] | null;
   interrupts: ReachedInterrupt[];
-  /** `Command.PARENT` routing, handed to the calling graph (subgraphs only). */
-  parentCommand?: { goto?: unknown; update?: Record<string, unknown> } | undefined;
+  nested?: InterruptRecord[];
 }
 
 /** The graph machine's context. */
@@ -60,9 +65,14 @@ export interface GraphContext {
   /** Steps taken by the current invocation (for recursionLimit). */
   runSteps: number;
   /** The static breakpoint the run stopped at, if any. */
-  breakpoint: { node: string; timing: "before" | "after"; id: string } | null;
+  breakpoint: { node: string; timing: "before" | "after" } | null;
   /** Breakpoint timings already passed at this barrier (cleared when a step starts). */
   passed: Array<"before" | "after">;
+  /**
+   * Every write the run's nodes made, in order; kept only for subgraph runs so
+   * the parent can replay exactly those writes through its own reducers.
+   */
+  journal?: Array<[string, unknown]>;
   /** Set only in the `failed` state; never persisted. */
   error?: unknown;
 }
