@@ -1,0 +1,49 @@
+/**
+ * `stateweaver/agent`: tool-calling agents built as graphs, middleware around their loop,
+ * and human review of tool calls.
+ *
+ * @example
+ * import { createAgent, defineAgent, humanInTheLoop, HITL } from "stateweaver/agent";
+ */
+
+export { AgentConfigError, InvalidResumeError, NotAReviewError } from "../errors/index.js";
+export { type Agent, type AgentOptions, createAgent } from "./create-agent.js";
+export {
+  type AgentDefinition,
+  type DefinedAgent,
+  type DefinedAgentCallOptions,
+  defineAgent,
+} from "./define-agent.js";
+export { type HumanInTheLoopOptions, humanInTheLoop } from "./human-in-the-loop.js";
+export {
+  type AgentHook,
+  type AgentRuntime,
+  defineMiddleware,
+  type HookResult,
+  type Middleware,
+  type ModelRequest,
+  type ToolCallRequest,
+} from "./middleware.js";
+export {
+  type ActionRequest,
+  type ApproveDecision,
+  DECISION_TYPES,
+  type DecisionType,
+  type EditDecision,
+  HITL,
+  type InterruptLike,
+  type RejectDecision,
+  type RespondDecision,
+  type ReviewConfig,
+  type ReviewDecision,
+  type ReviewRequest,
+  type ReviewResume,
+  type ToolReview,
+} from "./review.js";
+export type {
+  InterruptOnConfig,
+  ReviewPolicy,
+  ToolCallDescription,
+  ToolCallPredicate,
+} from "./review-policy.js";
+export { type AgentInput, type AgentState, addMessages } from "./state.js";

@@ -1,0 +1,79 @@
+import type { AssistantMessage, Message, ToolCall, ToolMessage } from "../models/index.js";
+
+/**
+ * The state of an agent's thread. `messages` is the conversation (the system prompt is not
+ * in it: it is added on every model call). `toolAnswers` is the hand-off from review to the
+ * tools node: answers for tool calls that must not run because a reviewer rejected them or
+ * responded in the tool's place, keyed by tool call id. The tools node sends those answers
+ * instead of running the tools, then clears the map.
+ *
+ * Other keys are allowed: middleware may keep its own data in the state.
+ *
+ * @example
+ * const r = await agent.invoke({ messages: [message.user("Delete temp.txt")] }, { config });
+ * r.state.messages.at(-1); // the model's last reply
+ */
+export interface AgentState {
+  messages: Message[];
+  toolAnswers?: Record<string, ToolMessage>;
+  [key: string]: unknown;
+}
+
+/**
+ * What an agent is invoked with: messages to append, plus any keys middleware reads.
+ *
+ * @example
+ * await agent.invoke({ messages: [message.user("Hi")] }, { config });
+ */
+export type AgentInput = Partial<AgentState>;
+
+const idOf = (m: Message): string | undefined => {
+  const id = (m as { id?: unknown }).id;
+  return typeof id === "string" ? id : undefined;
+};
+
+/**
+ * The reducer of `messages`: appends, except that a message whose `id` equals a message
+ * already in the list replaces it in place. Review uses that to swap in the model's reply
+ * with edited tool calls, keeping its position.
+ *
+ * @example
+ * addMessages([a1], [message.user("next")]); // [a1, user]
+ * addMessages([a1], [{ ...a1, content: "fixed" }]); // [a1 with new content]
+ */
+export function addMessages(
+  existing: readonly Message[] | undefined,
+  update: Message | readonly Message[] | undefined,
+): Message[] {
+  const next = [...(existing ?? [])];
+  if (update === undefined) return next;
+  const incoming = Array.isArray(update) ? update : [update as Message];
+  for (const m of incoming) {
+    const id = idOf(m);
+    const at = id === undefined ? -1 : next.findIndex((other) => idOf(other) === id);
+    if (at >= 0) next[at] = m;
+    else next.push(m);
+  }
+  return next;
+}
+
+/**
+ * The model's latest reply and its tool calls that have no tool message yet, in the
+ * model's order: what the tools node has to answer.
+ *
+ * @example
+ * const { calls } = unansweredToolCalls(state.messages);
+ * if (calls.length > 0) // route to the tools node
+ */
+export function unansweredToolCalls(messages: readonly Message[]): {
+  reply: AssistantMessage | undefined;
+  calls: ToolCall[];
+} {
+  let at = messages.length - 1;
+  while (at >= 0 && messages[at]!.role !== "assistant") at--;
+  if (at < 0) return { reply: undefined, calls: [] };
+  const reply = messages[at] as AssistantMessage;
+  const answered = new Set<string>();
+  for (const m of messages.slice(at + 1)) if (m.role === "tool") answered.add(m.toolCallId);
+  return { reply, calls: reply.toolCalls.filter((c) => !answered.has(c.id)) };
+}

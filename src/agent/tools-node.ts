@@ -1,0 +1,72 @@
+import type { NodeFn, NodeRuntime } from "../graph/types.js";
+import { message, runToolCall, type ToolMessage } from "../models/index.js";
+import { isGraphInterrupt } from "../runtime/interrupt.js";
+import type { AgentRuntime, Middleware, ToolCallRequest } from "./middleware.js";
+import { type AgentState, unansweredToolCalls } from "./state.js";
+
+type ToolHandler<C> = (request: ToolCallRequest<C>) => Promise<ToolMessage>;
+
+/** What the tools node is built from. */
+export interface ToolsNodeSetup<C> {
+  middleware: readonly Middleware<C>[];
+  agentRuntime: (runtime: NodeRuntime<C>) => AgentRuntime<C>;
+}
+
+/**
+ * The agent's `tools` node: answers every unanswered tool call of the model's latest
+ * reply, in the order the model made them. A call with an answer from review
+ * (`state.toolAnswers`) gets that answer and does not run; the others run through the
+ * `wrapToolCall` onion (first middleware outermost).
+ *
+ * Calls run one after another, not in parallel: their side effects happen in the model's
+ * order, and an `interrupt()` inside a tool is reached in the same order on every replay.
+ * When such an interrupt resumes, the node starts again, so the tools before it run again:
+ * keep them idempotent.
+ *
+ * @example
+ * graph.addNode("tools", toolsNode({ middleware, agentRuntime }));
+ */
+export function toolsNode<C>(setup: ToolsNodeSetup<C>): NodeFn<AgentState, C> {
+  const { middleware, agentRuntime } = setup;
+  const run = middleware.reduceRight<ToolHandler<C>>(
+    (next, mw) => (mw.wrapToolCall ? (request) => mw.wrapToolCall!(request, next) : next),
+    runTool,
+  );
+  return async (state, nodeRuntime) => {
+    const runtime = agentRuntime(nodeRuntime);
+    const { calls } = unansweredToolCalls(state.messages ?? []);
+    const answers = state.toolAnswers ?? {};
+    const results: ToolMessage[] = [];
+    for (const call of calls) {
+      results.push(
+        answers[call.id] ??
+          (await run({ call, tool: runtime.tools.get(call.name), state, runtime })),
+      );
+    }
+    return {
+      messages: results,
+      ...(Object.keys(answers).length > 0 && { toolAnswers: {} }),
+    };
+  };
+}
+
+/** The innermost handler: run the tool, or tell the model it named a tool that does not exist. */
+function runTool<C>({ call, tool, state, runtime }: ToolCallRequest<C>): Promise<ToolMessage> {
+  if (!tool) {
+    const known = [...runtime.tools.keys()];
+    return Promise.resolve(
+      message.tool({
+        toolCallId: call.id,
+        name: call.name,
+        status: "error",
+        content: `Error: there is no tool named "${call.name}". Available tools: ${known.join(", ") || "none"}.`,
+      }),
+    );
+  }
+  return runToolCall(
+    tool,
+    call,
+    { signal: runtime.signal, state, context: runtime.context, config: runtime.config },
+    { propagate: isGraphInterrupt },
+  );
+}
