@@ -1,11 +1,5 @@
 import { type AnyStateMachine, createActor } from "xstate";
-import type {
-  Checkpoint,
-  Checkpointer,
-  CheckpointMetadata,
-  CheckpointTuple,
-  InterruptRecord,
-} from "../checkpoint/checkpointer.js";
+import type { Checkpointer, CheckpointTuple, InterruptRecord } from "../checkpoint/checkpointer.js";
 import { assertJson } from "../checkpoint/serde.js";
 import { AbortError, InvalidConfigError, InvalidResumeError } from "../errors/index.js";
 import { type CheckpointTarget, drive, pendingInterrupts, snapshotOf } from "../runtime/drive.js";
@@ -354,7 +348,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
           step: context.step,
         });
         if (env.persistent) for (const [key, value] of writes) assertJson(value, `input.${key}`);
-        target && (target.source = "input");
+        if (target) target.source = "input";
         actor.send({ type: "INPUT", update: Object.fromEntries(writes), journal: true });
       }
     } catch (error) {

@@ -64,7 +64,7 @@ describe("a paused run survives its process", () => {
       const graph = nestedApprovalGraph(checkpointer);
       const config = { configurable: { thread_id: "restart-nested" } };
       const nested = await graph.getState(config, { subgraphs: true });
-      expect(nested.tasks[0]!.state?.interrupts[0]!.id).toBe(paused.interrupt.id);
+      expect(nested.tasks[0]!.state!.interrupts[0]!.id).toBe(paused.interrupt.id);
       const done = await graph.resume({ [paused.interrupt.id]: false }, { config });
       expect(done.state).toEqual({ details: "Transfer $500", approved: false, outcome: "skipped" });
     } finally {
