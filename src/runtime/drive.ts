@@ -109,7 +109,11 @@ export async function drive(
       if (value === "barrier") {
         const saved = target ? await save(actor, target, context, env) : undefined;
         env.stepOrigin = saved;
-        env.emit?.({ type: "values", ns: env.ns, step: context.step, values: context.values });
+        // The barrier before the input is applied has nothing new to show.
+        const beforeInput =
+          context.tasks.length > 0 && context.tasks.every((t) => t.kind === "input");
+        if (!beforeInput)
+          env.emit?.({ type: "values", ns: env.ns, step: context.step, values: context.values });
         if (options.stopAtBarrier)
           return { status: "barrier", state: context.values, checkpointId: saved };
         actor.send(step);
