@@ -13,6 +13,8 @@ export type StreamEvent =
   | { type: "updates"; ns: string; step: number; node: string; update: Record<string, unknown> }
   /** A barrier was reached: the whole state after the step's writes merged. */
   | { type: "values"; ns: string; step: number; values: Record<string, unknown> }
+  /** A chat model called by an agent's model node produced text (only while streaming). */
+  | { type: "messages"; ns: string; step: number; node: string; delta: string }
   /** A node emitted something through `runtime.writer`. */
   | { type: "custom"; ns: string; step: number; node: string; data: unknown }
   /** The run paused. */
