@@ -22,6 +22,8 @@ export type GraphEvent =
       recursionLimit: number;
       interruptBefore: readonly string[];
       interruptAfter: readonly string[];
+      /** Tasks of this step that finished before a crash: their saved writes, not a re-run. */
+      recovered?: Record<string, { writes: Array<[string, unknown]>; next: TaskSeed[] }>;
     }
   | { type: "RESUME"; answers: Record<string, unknown> }
   | { type: "TASK_FAILED"; error: unknown };
@@ -243,11 +245,20 @@ function buildMachine(g: GraphInternals) {
           breakpoint: null,
         };
       }),
-      startStep: assign(({ context }) => ({
-        passed: [],
-        breakpoint: null,
-        runSteps: context.tasks.every(isInternal) ? context.runSteps : context.runSteps + 1,
-      })),
+      startStep: assign(({ context, event }) => {
+        const recovered = event.type === "STEP" ? event.recovered : undefined;
+        return {
+          passed: [],
+          breakpoint: null,
+          runSteps: context.tasks.every(isInternal) ? context.runSteps : context.runSteps + 1,
+          tasks: recovered
+            ? context.tasks.map((t) => {
+                const r = recovered[t.id];
+                return r ? { ...t, status: "done" as const, writes: r.writes, next: r.next } : t;
+              })
+            : context.tasks,
+        };
+      }),
       mergeWrites: assign(({ context }) => mergeStep(g, context)),
       recordBreakpoint: assign(({ context, event }) => ({
         breakpoint: breakpointAt(context, event),
@@ -339,12 +350,16 @@ function nodeActor(g: GraphInternals, node: string) {
       const env = runEnvOf(system);
       const { context } = input;
       const runnable = context.tasks.filter((t) => t.node === node && t.status === "pending");
-      if (runnable.length === 1) {
-        return [await runTask(g, env, runnable[0]!, context.values, context.step, signal)];
-      }
-      return Promise.all(
-        runnable.map((t) => runTask(g, env, t, context.values, context.step, signal)),
-      );
+      // With siblings in the step, save each finished task's writes at once: if the process
+      // dies before the barrier, a restart runs only the tasks that had not finished.
+      const save = context.tasks.length > 1 ? env.savePendingWrite : undefined;
+      const run = async (t: TaskRecord) => {
+        const outcome = await runTask(g, env, t, context.values, context.step, signal);
+        if (save && outcome.status === "done") await save(t, outcome);
+        return outcome;
+      };
+      if (runnable.length === 1) return [await run(runnable[0]!)];
+      return Promise.all(runnable.map(run));
     },
   );
 }

@@ -355,7 +355,8 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       actor.stop();
       throw error;
     }
-    const result = await drive(actor, env, target, this.#stepOptions(options));
+    const recovered = tuple && snap.matches("barrier") ? tuple.pendingWrites : undefined;
+    const result = await drive(actor, env, target, { ...this.#stepOptions(options), recovered });
     const journal = (actor.getSnapshot().context as GraphContext).journal ?? [];
     actor.stop();
     if (result.status === "interrupted") {
@@ -392,9 +393,18 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     if (checkpointer || plan.kind !== "input")
       threadId = this.#thread(config, plan.kind === "input" ? "invoke" : "resume").threadId;
     if (options.signal?.aborted) throw new AbortError(options.signal.reason);
-    const { actor, target, env } = await this.#start(config, options, emit, checkpointer, threadId);
+    const { actor, target, env, tuple } = await this.#start(
+      config,
+      options,
+      emit,
+      checkpointer,
+      threadId,
+    );
     const snap = actor.getSnapshot();
     const context = snap.context as GraphContext;
+    // Continuing from a barrier: tasks that finished before a crash keep their saved writes.
+    const recovered =
+      plan.kind === "continue" && snap.matches("barrier") ? tuple?.pendingWrites : undefined;
     try {
       if (plan.kind === "resume") {
         actor.send({
@@ -426,7 +436,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       actor.stop();
       throw error;
     }
-    const result = await drive(actor, env, target, this.#stepOptions(options));
+    const result = await drive(actor, env, target, { ...this.#stepOptions(options), recovered });
     actor.stop();
     return result as RunResult<S>;
   }

@@ -4,12 +4,13 @@ import type {
   Checkpointer,
   CheckpointSource,
   InterruptRecord,
+  PendingWrite,
 } from "../checkpoint/checkpointer.js";
 import { checkpointId } from "../checkpoint/id.js";
 import { AbortError } from "../errors/index.js";
 import { interruptId } from "./interrupt.js";
 import type { RunEnv } from "./run-env.js";
-import type { GraphContext } from "./task.js";
+import type { GraphContext, TaskSeed } from "./task.js";
 
 /** Where a thread's checkpoints go during one run (absent without a checkpointer). */
 export interface CheckpointTarget {
@@ -32,7 +33,12 @@ export interface StepOptions {
   interruptAfter: readonly string[];
   /** Stop at the first barrier instead of stepping on (updateState). */
   stopAtBarrier?: boolean;
+  /** Pending writes found on the checkpoint the run restored from (crash recovery). */
+  recovered?: PendingWrite[];
 }
+
+/** The pseudo-channel under which a pending write keeps its task's routes. */
+const ROUTE = "__route__";
 
 export type DriveResult =
   | { status: "done"; state: Record<string, unknown> }
@@ -86,6 +92,17 @@ export async function drive(
     interruptBefore: options.interruptBefore,
     interruptAfter: options.interruptAfter,
   };
+  let recovered = options.recovered?.length ? recoveredTasks(options.recovered) : undefined;
+  if (target) {
+    env.savePendingWrite = async (task, outcome) => {
+      if (!env.stepOrigin) return;
+      await target.checkpointer.putWrites(target.threadId, target.ns, env.stepOrigin, {
+        taskId: task.id,
+        node: task.node,
+        writes: [...(outcome.writes ?? []), [ROUTE, outcome.next ?? []]],
+      });
+    };
+  }
   try {
     for (;;) {
       if (signal?.aborted) throw new AbortError(signal.reason);
@@ -116,7 +133,8 @@ export async function drive(
           env.emit?.({ type: "values", ns: env.ns, step: context.step, values: context.values });
         if (options.stopAtBarrier)
           return { status: "barrier", state: context.values, checkpointId: saved };
-        actor.send(step);
+        actor.send(recovered ? ({ ...step, recovered } as typeof step) : step);
+        recovered = undefined;
         continue;
       }
       // Paused: at a static breakpoint, or inside `stepping` with interrupted tasks.
@@ -135,6 +153,17 @@ export async function drive(
     signal?.removeEventListener("abort", onAbort);
     if (failure !== undefined || signal?.aborted) actor.stop();
   }
+}
+
+/** Pending writes (saved as tasks finished) back into finished-task results. */
+function recoveredTasks(writes: PendingWrite[]) {
+  const out: Record<string, { writes: Array<[string, unknown]>; next: TaskSeed[] }> = {};
+  for (const w of writes) {
+    const route = w.writes.find(([k]) => k === ROUTE);
+    if (!route) continue; // written at a pause, for inspection only
+    out[w.taskId] = { writes: w.writes.filter(([k]) => k !== ROUTE), next: route[1] as TaskSeed[] };
+  }
+  return out;
 }
 
 /** The interrupts a paused machine waits on, first by task order. */

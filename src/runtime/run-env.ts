@@ -1,6 +1,7 @@
 import type { Checkpointer } from "../checkpoint/checkpointer.js";
 import type { RunConfig, WriterFn } from "../graph/types.js";
 import type { StreamEvent } from "../stream/events.js";
+import type { TaskOutcome, TaskRecord } from "./task.js";
 
 /**
  * What a run needs that is not state: the caller's config, context and abort
@@ -21,6 +22,8 @@ export interface RunEnv {
   thread: { checkpointer: Checkpointer; threadId: string } | undefined;
   /** Id of the barrier checkpoint the current step started from: ties subgraph runs to this step. */
   stepOrigin: string | undefined;
+  /** Store a finished task's writes against the step's barrier checkpoint (set when persistent). */
+  savePendingWrite?: ((task: TaskRecord, outcome: TaskOutcome) => Promise<void>) | undefined;
 }
 
 const envs = new WeakMap<object, RunEnv>();

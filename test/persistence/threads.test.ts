@@ -54,3 +54,35 @@ describe("threads", () => {
     expect(results.map((r) => r.state.out)).toEqual(Array.from({ length: 20 }, (_, n) => n * 2));
   });
 });
+
+describe("pending writes", () => {
+  it("keeps the writes of tasks that finished in a failed step: continuing re-runs only the failed one", async () => {
+    const calls = { fast: 0, flaky: 0 };
+    let broken = true;
+    const graph = new Graph()
+      .addReducer("log", append)
+      .addNode("fast", () => {
+        calls.fast++;
+        return { log: "fast" };
+      })
+      .addNode("flaky", async () => {
+        calls.flaky++;
+        await new Promise((r) => setTimeout(r, 5));
+        if (broken) throw new Error("network down");
+        return { log: "flaky" };
+      })
+      .addNode("after", (s) => ({ seen: s.log.length }))
+      .addEdge(START, "fast")
+      .addEdge(START, "flaky")
+      .addEdge("fast", "after")
+      .compile({ checkpointer: new MemoryCheckpointer() });
+    const config = { configurable: { thread_id: "pending-writes" } };
+    await expect(graph.invoke({ log: [] }, { config })).rejects.toThrow(/network down/);
+    const stuck = await graph.getState(config);
+    expect(stuck.next).toEqual(["fast", "flaky"]);
+    broken = false;
+    const done = await graph.invoke(null, { config });
+    expect(done.state).toEqual({ log: ["fast", "flaky"], seen: 2 });
+    expect(calls).toEqual({ fast: 1, flaky: 2 });
+  });
+});
