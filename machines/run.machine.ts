@@ -1,7 +1,12 @@
-import { assign, setup } from "xstate";
+import { assign, raise, setup } from "xstate";
 import { runTaskStandIn, taskLifecycle } from "./task.machine.js";
 
-/** The standalone chart's stand-in context (a one-node graph). */
+/**
+ * The standalone chart's stand-in context (a one-node graph). Its input sets
+ * any of it, so every branch can be reached, by a real run too: e.g.
+ * `{ breakpoint: true }`, `{ runnable: 0 }` (the node is not triggered),
+ * `{ pauses: 1 }`, `{ fails: true }`, `{ stepsLeft: 0 }`.
+ */
 interface RunChartContext {
   /** Tasks waiting at the barrier. */
   pending: number;
@@ -11,6 +16,10 @@ interface RunChartContext {
   runnable: number;
   interrupted: number;
   finished: number;
+  /** How many more times the stand-in node pauses before it finishes. */
+  pauses: number;
+  /** The stand-in node throws when it runs. */
+  fails: boolean;
 }
 
 /**
@@ -31,6 +40,7 @@ interface RunChartContext {
 export const runMachine = setup({
   types: {
     context: {} as RunChartContext,
+    input: {} as Partial<RunChartContext> | undefined,
     events: {} as
       | { type: "INPUT" }
       | { type: "UPDATE"; asNode?: string }
@@ -51,15 +61,16 @@ export const runMachine = setup({
     hasAsNode: ({ event }) => event.type === "UPDATE" && event.asNode !== undefined,
   },
   actions: {
-    recordTaskResults: assign({
-      interrupted: ({ event }) =>
-        (event as { output?: { interrupted: number } }).output?.interrupted ?? 0,
+    recordTaskResults: assign(({ context, event }) => {
+      const interrupted = (event as { output?: { interrupted: number } }).output?.interrupted ?? 0;
+      return { interrupted, pauses: Math.max(0, context.pauses - interrupted) };
     }),
     applyAnswers: assign({ interrupted: 0 }),
-    reportFailure: ({ self, event }) => {
-      self.send({ type: "TASK_FAILED", error: (event as { error?: unknown }).error });
-    },
-    applyInput: assign({ pending: 1, runnable: 1 }),
+    reportFailure: raise(({ event }) => ({
+      type: "TASK_FAILED" as const,
+      error: (event as { error?: unknown }).error,
+    })),
+    applyInput: assign({ pending: 1 }),
     applyUpdate: () => {},
     applyUpdateAsNode: assign({ pending: 1, runnable: 1 }),
     startStep: assign({ stepsLeft: ({ context }) => context.stepsLeft - 1 }),
@@ -71,14 +82,17 @@ export const runMachine = setup({
   },
 }).createMachine({
   id: "run",
-  context: {
+  context: ({ input }) => ({
     pending: 0,
     stepsLeft: 25,
     breakpoint: false,
     runnable: 1,
     interrupted: 0,
     finished: 0,
-  },
+    pauses: 0,
+    fails: false,
+    ...input,
+  }),
   initial: "idle",
   on: {
     INPUT: { target: ".barrier", actions: "applyInput" },

@@ -1,18 +1,26 @@
 import { assign, fromPromise, raise, setup } from "xstate";
 
-/** The standalone chart's stand-in context: how many tasks can run, how many wait. */
+/**
+ * The standalone chart's stand-in context: how many of the node's tasks can
+ * run, wait for an answer, or finished already, and how the stand-in node
+ * behaves when it runs (so every branch can be reached by a real run too).
+ */
 interface TaskChartContext {
   runnable: number;
   interrupted: number;
   finished: number;
+  /** How many more times the stand-in node pauses (calls `interrupt()`) before it finishes. */
+  pauses: number;
+  /** The stand-in node throws when it runs. */
+  fails: boolean;
 }
 
-/** The standalone charts' stand-in node: pauses when asked to, fails on a negative count. */
+/** The standalone charts' stand-in node: pauses or fails when asked to. */
 export const runTaskStandIn = fromPromise<
   { interrupted: number },
-  { runnable: number; interrupt: boolean }
+  { interrupt: boolean; fail: boolean }
 >(async ({ input }) => {
-  if (input.runnable < 0) throw new Error("task failed");
+  if (input.fail) throw new Error("task failed");
   return { interrupted: input.interrupt ? 1 : 0 };
 });
 
@@ -48,9 +56,9 @@ export const taskMachine = setup({
     resumeAnswersTask: ({ context }) => context.interrupted > 0,
   },
   actions: {
-    recordTaskResults: assign({
-      interrupted: ({ event }) =>
-        (event as { output?: { interrupted: number } }).output?.interrupted ?? 0,
+    recordTaskResults: assign(({ context, event }) => {
+      const interrupted = (event as { output?: { interrupted: number } }).output?.interrupted ?? 0;
+      return { interrupted, pauses: Math.max(0, context.pauses - interrupted) };
     }),
     applyAnswers: assign({ interrupted: 0 }),
     reportFailure: raise(({ event }) => ({
@@ -60,7 +68,14 @@ export const taskMachine = setup({
   },
 }).createMachine({
   id: "task",
-  context: ({ input }) => ({ runnable: 1, interrupted: 0, finished: 0, ...input }),
+  context: ({ input }) => ({
+    runnable: 1,
+    interrupted: 0,
+    finished: 0,
+    pauses: 0,
+    fails: false,
+    ...input,
+  }),
   initial: "idle",
   states: {
     idle: {
@@ -72,11 +87,9 @@ export const taskMachine = setup({
     },
     running: {
       invoke: {
+        id: "runTask",
         src: "runTask",
-        input: ({ context }) => ({
-          runnable: context.runnable,
-          interrupt: context.interrupted === 0 && context.runnable > 1,
-        }),
+        input: ({ context }) => ({ interrupt: context.pauses > 0, fail: context.fails }),
         onDone: [
           { guard: "anyTaskInterrupted", target: "interrupted", actions: "recordTaskResults" },
           { target: "done", actions: "recordTaskResults" },
