@@ -17,6 +17,7 @@ import { modelNode } from "./model-node.js";
 import type { ReviewDecision } from "./review.js";
 import type { InterruptOnConfig } from "./review-policy.js";
 import { type AgentState, addMessages, unansweredToolCalls } from "./state.js";
+import { type SubagentSpec, taskTool } from "./subagent.js";
 import { toolsNode } from "./tools-node.js";
 
 /**
@@ -26,6 +27,7 @@ import { toolsNode } from "./tools-node.js";
  * - `middleware`: hooks around the loop, in the order documented on `Middleware`.
  * - `interruptOn`: tool review; adds `humanInTheLoop({ interruptOn })` as the last
  *   middleware (so its `afterModel` runs first, straight after the model).
+ * - `subagents`: adds a `task` tool that runs them; they inherit `model` and `interruptOn`.
  * - `checkpointer`: needed for review and breakpoints, which pause the thread.
  * - `interruptBefore` / `interruptAfter`: static breakpoints on `"model"`, `"tools"` or a
  *   hook node (`"<middleware>/<hook>"`).
@@ -41,6 +43,8 @@ export interface AgentOptions<C = unknown> {
   systemPrompt?: string;
   middleware?: readonly Middleware<C>[];
   interruptOn?: InterruptOnConfig<C>;
+  /** Agents the model can hand tasks to through a `task` tool (see `subagent`). */
+  subagents?: readonly SubagentSpec<C>[];
   checkpointer?: Checkpointer;
   interruptBefore?: readonly string[];
   interruptAfter?: readonly string[];
@@ -113,7 +117,21 @@ export function createAgent<C = unknown>(options: AgentOptions<C>): Agent<C> {
     stackNames.add(m.name);
   }
 
-  const tools = [...(options.tools ?? []), ...middleware.flatMap((m) => m.tools ?? [])];
+  const subagents =
+    options.subagents === undefined
+      ? []
+      : [
+          taskTool<C>(options.subagents, {
+            model,
+            interruptOn: options.interruptOn,
+            build: (child) => createAgent<C>({ ...child, middleware: child.middleware ?? [] }),
+          }),
+        ];
+  const tools = [
+    ...(options.tools ?? []),
+    ...subagents,
+    ...middleware.flatMap((m) => m.tools ?? []),
+  ];
   const toolMap = new Map<string, Tool<any, any>>();
   for (const t of tools) {
     if (typeof t?.run !== "function" || typeof t.name !== "string") {

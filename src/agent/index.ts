@@ -47,3 +47,4 @@ export type {
   ToolCallPredicate,
 } from "./review-policy.js";
 export { type AgentInput, type AgentState, addMessages } from "./state.js";
+export { type SubagentSpec, subagent } from "./subagent.js";

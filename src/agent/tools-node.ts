@@ -1,3 +1,11 @@
+import {
+  ConcurrentUpdateError,
+  InterruptReplayError,
+  InterruptSwallowedError,
+  InvalidConfigError,
+  InvalidResumeError,
+  NonSerializableError,
+} from "../errors/index.js";
 import type { NodeFn, NodeRuntime } from "../graph/types.js";
 import { message, runToolCall, type ToolMessage } from "../models/index.js";
 import { isGraphInterrupt } from "../runtime/interrupt.js";
@@ -17,6 +25,10 @@ export interface ToolsNodeSetup<C> {
  * reply, in the order the model made them. A call with an answer from review
  * (`state.toolAnswers`) gets that answer and does not run; the others run through the
  * `wrapToolCall` onion (first middleware outermost).
+ *
+ * A tool's own errors become error tool messages the model can act on; errors about the
+ * run itself (a pause, a refused resume inside a subagent, a missing checkpointer…) are
+ * rethrown so the run stops or pauses instead.
  *
  * Calls run one after another, not in parallel: their side effects happen in the model's
  * order, and an `interrupt()` inside a tool is reached in the same order on every replay.
@@ -67,6 +79,22 @@ function runTool<C>({ call, tool, state, runtime }: ToolCallRequest<C>): Promise
     tool,
     call,
     { signal: runtime.signal, state, context: runtime.context, config: runtime.config },
-    { propagate: isGraphInterrupt },
+    { propagate: concernsTheRun },
   );
+}
+
+// Errors about the run rather than the tool's work (a pause, a refused resume in a
+// subagent, a replay mismatch, a missing checkpointer…) must reach the caller: answering
+// them to the model would move the thread on as if the tool had replied.
+const RUN_ERRORS = [
+  InvalidResumeError,
+  InvalidConfigError,
+  InterruptReplayError,
+  InterruptSwallowedError,
+  ConcurrentUpdateError,
+  NonSerializableError,
+];
+
+function concernsTheRun(error: unknown): boolean {
+  return isGraphInterrupt(error) || RUN_ERRORS.some((type) => error instanceof type);
 }
