@@ -107,9 +107,10 @@ export const runMachine = setup({
     barrier: {
       on: {
         STEP: [
+          // A breakpoint first: interruptAfter on the last node must stop before `done`.
+          { guard: "atBreakpoint", target: "breakpoint", actions: "recordBreakpoint" },
           { guard: "finished", target: "done" },
           { guard: "overRecursionLimit", target: "failed", actions: "recordRecursionError" },
-          { guard: "atBreakpoint", target: "breakpoint", actions: "recordBreakpoint" },
           { target: "stepping", actions: "startStep" },
         ],
       },

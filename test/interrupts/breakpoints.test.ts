@@ -82,4 +82,16 @@ describe("static breakpoints", () => {
     expect(second.status === "interrupted" && second.interrupt.timing).toBe("before");
     expect((await graph.resume(undefined, { config })).status).toBe("done");
   });
+
+  it("pauses after the last node before the run is done", async () => {
+    const { graph } = debuggableFlow({ interruptAfter: ["process"] });
+    const config = thread();
+    const r = await graph.invoke({ input: "x" }, { config });
+    expect(r.status === "interrupted" && r.interrupt).toMatchObject({
+      node: "process",
+      timing: "after",
+    });
+    expect((await graph.getState(config)).next).toEqual([]);
+    expect((await graph.resume(undefined, { config })).state.result).toBe("X!");
+  });
 });
