@@ -124,7 +124,7 @@ export function createAgent<C = unknown>(options: AgentOptions<C>): Agent<C> {
           taskTool<C>(options.subagents, {
             model,
             interruptOn: options.interruptOn,
-            build: (child) => createAgent<C>({ ...child, middleware: child.middleware ?? [] }),
+            build: (child) => createAgent<C>(child),
           }),
         ];
   const tools = [
@@ -146,11 +146,12 @@ export function createAgent<C = unknown>(options: AgentOptions<C>): Agent<C> {
     }
     toolMap.set(t.name, t);
   }
-  for (const m of middleware) {
+  for (const [i, m] of middleware.entries()) {
+    const fromInterruptOn = options.interruptOn !== undefined && i === middleware.length - 1;
     for (const toolName of reviewedToolNames(m) ?? []) {
       if (!toolMap.has(toolName)) {
         throw new AgentConfigError(
-          `Agent "${name}": ${m.name === "humanInTheLoop" ? "interruptOn" : `middleware "${m.name}"`} asks to review tool "${toolName}", but the agent has no such tool (it has: ${[...toolMap.keys()].join(", ") || "none"}). Fix the name, or remove the entry.`,
+          `Agent "${name}": ${fromInterruptOn ? "interruptOn" : `middleware "${m.name}"`} asks to review tool "${toolName}", but the agent has no such tool (it has: ${[...toolMap.keys()].join(", ") || "none"}). Fix the name, or remove the entry.`,
         );
       }
     }

@@ -7,10 +7,20 @@ import { type Agent, type AgentOptions, createAgent } from "./create-agent.js";
 import type { ReviewDecision } from "./review.js";
 import type { AgentInput, AgentState } from "./state.js";
 
-/** An agent definition: everything `createAgent` takes except the checkpointer. */
+/**
+ * An agent definition: everything `createAgent` takes except the checkpointer.
+ *
+ * @example
+ * const definition: AgentDefinition = { name: "Reviewed", model, tools, interruptOn: { remove_file: true } };
+ */
 export type AgentDefinition<C = unknown> = Omit<AgentOptions<C>, "checkpointer">;
 
-/** Call options of a defined agent: the graph's, plus the checkpointer to run on. */
+/**
+ * Call options of a defined agent: the graph's, plus the checkpointer to run on.
+ *
+ * @example
+ * const options: DefinedAgentCallOptions = { checkpointer, config: { configurable: { thread_id: "t1" } } };
+ */
 export interface DefinedAgentCallOptions<C = unknown> extends InvokeOptions<C> {
   checkpointer?: Checkpointer;
 }

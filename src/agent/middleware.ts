@@ -23,7 +23,12 @@ export interface AgentRuntime<C = unknown> extends NodeRuntime<C> {
   readonly tools: ReadonlyMap<string, Tool<any, any>>;
 }
 
-/** What a hook may return: a partial state update (`messages` are appended), or nothing. */
+/**
+ * What a hook may return: a partial state update (`messages` are appended), or nothing.
+ *
+ * @example
+ * const remind = (): HookResult => ({ messages: [message.user("Remember: be brief.")] });
+ */
 // biome-ignore lint/suspicious/noConfusingVoidType: a hook written as `() => { … }` returns void
 export type HookResult = Partial<AgentState> | undefined | void;
 

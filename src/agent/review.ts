@@ -11,7 +11,12 @@ import type { JsonSchema } from "../models/index.js";
  */
 export type DecisionType = "approve" | "edit" | "reject" | "respond";
 
-/** Every decision type, in the order `true` in `interruptOn` allows them. */
+/**
+ * Every decision type, in the order `true` in `interruptOn` allows them.
+ *
+ * @example
+ * DECISION_TYPES.includes(input as DecisionType); // validate a type from a form
+ */
 export const DECISION_TYPES: readonly DecisionType[] = ["approve", "edit", "reject", "respond"];
 
 /**
@@ -52,21 +57,41 @@ export interface ReviewRequest {
   reviewConfigs: ReviewConfig[];
 }
 
-/** Run the tool call as the model proposed it. */
+/**
+ * Run the tool call as the model proposed it.
+ *
+ * @example
+ * const ok: ApproveDecision = { type: "approve" };
+ */
 export interface ApproveDecision {
   type: "approve";
 }
-/** Run `editedAction` instead (same call id); its args are validated before anything runs. */
+/**
+ * Run `editedAction` instead (same call id); its args are validated before anything runs.
+ *
+ * @example
+ * const fix: EditDecision = { type: "edit", editedAction: { name: "remove_file", args: { path: "tmp.txt" } } };
+ */
 export interface EditDecision {
   type: "edit";
   editedAction: { name: string; args: Record<string, unknown> };
 }
-/** Do not run the call; the model gets an error tool message with `message`. */
+/**
+ * Do not run the call; the model gets an error tool message with `message`.
+ *
+ * @example
+ * const no: RejectDecision = { type: "reject", message: "Ask for a date range first." };
+ */
 export interface RejectDecision {
   type: "reject";
   message?: string;
 }
-/** Do not run the call; the model gets `message` as the tool's successful result. */
+/**
+ * Do not run the call; the model gets `message` as the tool's successful result.
+ *
+ * @example
+ * const answer: RespondDecision = { type: "respond", message: "Blue." };
+ */
 export interface RespondDecision {
   type: "respond";
   message: string;
@@ -104,7 +129,12 @@ export interface ToolReview extends ReviewRequest {
   actions: Array<ActionRequest & { allowedDecisions: DecisionType[]; argsSchema?: JsonSchema }>;
 }
 
-/** The part of an interrupt record review needs. */
+/**
+ * The part of an interrupt record review needs (every `InterruptRecord` is one).
+ *
+ * @example
+ * HITL.isReview({ id: "x", value: { question: "Proceed?" } }); // false
+ */
 export interface InterruptLike {
   id: string;
   value: unknown;
