@@ -1,26 +1,25 @@
-import { assign, raise, setup } from "xstate";
+import { assign, enqueueActions, raise, setup } from "xstate";
 import { runTaskStandIn, taskLifecycle } from "./task.machine.js";
 
-/**
- * The standalone chart's stand-in context (a one-node graph). Its input sets
- * any of it, so every branch can be reached, by a real run too: e.g.
- * `{ breakpoint: true }`, `{ runnable: 0 }` (the node is not triggered),
- * `{ pauses: 1 }`, `{ fails: true }`, `{ stepsLeft: 0 }`.
- */
+/** The standalone chart's stand-in context (one node, `task`, that may run as several tasks). */
 interface RunChartContext {
   /** Tasks waiting at the barrier. */
   pending: number;
   /** Steps left before the recursion limit. */
   stepsLeft: number;
   breakpoint: boolean;
-  runnable: number;
-  interrupted: number;
-  finished: number;
-  /** How many more times the stand-in node pauses before it finishes. */
+  /** Stand-in node behaviour (see the task chart). */
   pauses: number;
-  /** The stand-in node throws when it runs. */
   fails: boolean;
+  interrupted: boolean;
+  /** Fan-out bookkeeping: spawned tasks still running, and tasks waiting on an answer. */
+  running: number;
+  waiting: number;
 }
+
+type Outcomes = { output?: Array<{ status: string }> };
+const paused = (event: unknown) =>
+  ((event as Outcomes).output ?? []).some((o) => o.status === "interrupted");
 
 /**
  * The run loop every compiled graph follows: Pregel-style super-steps.
@@ -28,14 +27,15 @@ interface RunChartContext {
  * `idle` waits for the first `INPUT`. At `barrier` a step's writes have merged
  * and the next step's tasks are known; the driver writes a checkpoint there (no
  * child actor is running, so the snapshot is complete) and sends `STEP`.
- * `stepping` runs the triggered nodes concurrently, one region per node, each
- * following the task lifecycle; when every region is final the writes merge and
- * the loop is back at `barrier`. A region left `interrupted` keeps the run
- * paused inside `stepping`. `breakpoint` is a static interruptBefore/After
- * stop. `done` and `failed` end the run.
+ * `stepping` dispatches: a step with one task enters that node's own state
+ * (`RUN.<node>`; in this chart the node is `task`) and follows the task
+ * lifecycle; a step with several tasks enters `__fanout__`, which spawns one actor
+ * per task and merges when all have finished. A task left waiting on
+ * `interrupt()` keeps the run paused inside `stepping`. `breakpoint` is a static
+ * interruptBefore/After stop. `done` and `failed` end the run.
  *
- * This standalone chart has one node region, `task`; `compileGraph` builds the
- * same loop with one region per graph node and its own guards and actions.
+ * Only the states a step actually uses are active, so a step costs the same in
+ * a graph of five nodes or five hundred.
  */
 export const runMachine = setup({
   types: {
@@ -46,35 +46,68 @@ export const runMachine = setup({
       | { type: "UPDATE"; asNode?: string }
       | { type: "STEP" }
       | { type: "RESUME"; answers: Record<string, unknown> }
+      | { type: "RUN.task" }
+      | { type: "FANOUT" }
+      | { type: "SETTLED" }
       | { type: "TASK_FAILED"; error: unknown },
   },
   actors: { runTask: runTaskStandIn },
   guards: {
-    hasRunnableTasks: ({ context }) => context.runnable > 0,
-    hasFinishedTasks: ({ context }) => context.finished > 0,
-    anyTaskInterrupted: ({ event }) =>
-      ((event as { output?: { interrupted: number } }).output?.interrupted ?? 0) > 0,
-    resumeAnswersTask: ({ context }) => context.interrupted > 0,
+    anyTaskInterrupted: ({ event }) => paused(event),
+    resumeAnswersTask: ({ context }) => context.interrupted || context.waiting > 0,
     finished: ({ context }) => context.pending === 0,
     overRecursionLimit: ({ context }) => context.stepsLeft <= 0,
     atBreakpoint: ({ context }) => context.breakpoint,
     hasAsNode: ({ event }) => event.type === "UPDATE" && event.asNode !== undefined,
+    allTasksSettled: ({ context, event }) =>
+      context.running === 1 && context.waiting === 0 && !paused(event),
   },
   actions: {
-    recordTaskResults: assign(({ context, event }) => {
-      const interrupted = (event as { output?: { interrupted: number } }).output?.interrupted ?? 0;
-      return { interrupted, pauses: Math.max(0, context.pauses - interrupted) };
+    recordTaskResults: enqueueActions(({ context, event, enqueue }) => {
+      const interrupted = paused(event);
+      const actorId = (event as { actorId?: string }).actorId;
+      if (actorId?.startsWith("t")) {
+        enqueue.stopChild(actorId);
+        enqueue.assign({
+          running: context.running - 1,
+          waiting: context.waiting + (interrupted ? 1 : 0),
+          pauses: interrupted ? context.pauses - 1 : context.pauses,
+        });
+      } else {
+        enqueue.assign({ interrupted, pauses: interrupted ? context.pauses - 1 : context.pauses });
+      }
     }),
-    applyAnswers: assign({ interrupted: 0 }),
+    applyAnswers: assign(({ context }) => ({
+      interrupted: false,
+      running: context.running + context.waiting,
+      waiting: 0,
+    })),
     reportFailure: raise(({ event }) => ({
       type: "TASK_FAILED" as const,
       error: (event as { error?: unknown }).error,
     })),
+    dispatchTasks: raise(({ context }) =>
+      context.pending === 0
+        ? { type: "SETTLED" as const }
+        : context.pending === 1
+          ? { type: "RUN.task" as const }
+          : { type: "FANOUT" as const },
+    ),
+    spawnTasks: enqueueActions(({ context, enqueue }) => {
+      const count = context.running > 0 ? context.running : context.pending;
+      for (let i = 0; i < count; i++) {
+        enqueue.spawnChild("runTask", {
+          id: `t${i}`,
+          input: { interrupt: context.pauses > 0, fail: context.fails },
+        });
+      }
+      enqueue.assign({ running: count });
+    }),
     applyInput: assign({ pending: 1 }),
     applyUpdate: () => {},
-    applyUpdateAsNode: assign({ pending: 1, runnable: 1 }),
+    applyUpdateAsNode: assign({ pending: 1 }),
     startStep: assign({ stepsLeft: ({ context }) => context.stepsLeft - 1 }),
-    mergeWrites: assign({ pending: ({ context }) => (context.interrupted > 0 ? 1 : 0) }),
+    mergeWrites: assign({ pending: 0, running: 0, waiting: 0 }),
     recordBreakpoint: () => {},
     clearBreakpoint: assign({ breakpoint: false }),
     recordFailure: () => {},
@@ -86,11 +119,11 @@ export const runMachine = setup({
     pending: 0,
     stepsLeft: 25,
     breakpoint: false,
-    runnable: 1,
-    interrupted: 0,
-    finished: 0,
     pauses: 0,
     fails: false,
+    interrupted: false,
+    running: 0,
+    waiting: 0,
     ...input,
   }),
   initial: "idle",
@@ -116,10 +149,34 @@ export const runMachine = setup({
       },
     },
     stepping: {
-      type: "parallel",
-      onDone: { target: "barrier", actions: "mergeWrites" },
+      initial: "__dispatch__",
+      entry: "dispatchTasks",
+      on: {
+        "RUN.task": ".task",
+        FANOUT: ".__fanout__",
+        SETTLED: { target: "barrier", actions: "mergeWrites" },
+      },
       states: {
-        task: taskLifecycle as never,
+        __dispatch__: {},
+        task: {
+          ...(taskLifecycle as object),
+          onDone: { target: "#run.barrier", actions: "mergeWrites" },
+        },
+        __fanout__: {
+          entry: "spawnTasks",
+          on: {
+            "xstate.done.actor.*": [
+              {
+                guard: "allTasksSettled",
+                target: "#run.barrier",
+                actions: ["recordTaskResults", "mergeWrites"],
+              },
+              { actions: "recordTaskResults" },
+            ],
+            "xstate.error.actor.*": { actions: "reportFailure" },
+            RESUME: { guard: "resumeAnswersTask", actions: ["applyAnswers", "spawnTasks"] },
+          },
+        },
       },
     },
     breakpoint: {

@@ -1,41 +1,39 @@
 import { assign, fromPromise, raise, setup } from "xstate";
 
 /**
- * The standalone chart's stand-in context: how many of the node's tasks can
- * run, wait for an answer, or finished already, and how the stand-in node
- * behaves when it runs (so every branch can be reached by a real run too).
+ * The standalone chart's stand-in context: how the stand-in node behaves when
+ * it runs, so that every branch can be reached by a real run too.
  */
 interface TaskChartContext {
-  runnable: number;
-  interrupted: number;
-  finished: number;
   /** How many more times the stand-in node pauses (calls `interrupt()`) before it finishes. */
   pauses: number;
   /** The stand-in node throws when it runs. */
   fails: boolean;
+  /** Whether the last run paused. */
+  interrupted: boolean;
 }
 
 /** The standalone charts' stand-in node: pauses or fails when asked to. */
 export const runTaskStandIn = fromPromise<
-  { interrupted: number },
+  Array<{ status: "done" | "interrupted" }>,
   { interrupt: boolean; fail: boolean }
 >(async ({ input }) => {
   if (input.fail) throw new Error("task failed");
-  return { interrupted: input.interrupt ? 1 : 0 };
+  return [{ status: input.interrupt ? "interrupted" : "done" }];
 });
 
 /**
- * The lifecycle of one graph node within a super-step.
+ * The lifecycle of a graph node that runs alone in its super-step.
  *
- * `idle` decides at step start: run the node's pending tasks, count it as
- * `done` when its tasks finished already, or `skip` it when it was not
- * triggered. `running` invokes the node. `interrupted` is an explicit waiting
- * state: a paused run holds no in-flight actor there, so its persisted snapshot
- * is complete. `RESUME` answers it and the node runs again from its start.
+ * `running` invokes the node. `interrupted` is an explicit waiting state: a
+ * paused run holds no in-flight actor there, so its persisted snapshot is
+ * complete. `RESUME` with an answer for it runs the node again from its start.
+ * `done` is final: the run loop then merges the node's writes.
  *
- * `compileGraph` instantiates these states once per graph node (as a region of
- * the run loop's `stepping` state), swapping `runTask` for the node's actor and
- * binding every guard and action to the node's name.
+ * `compileGraph` instantiates these states once per graph node, as a child of
+ * the run loop's `stepping` state, swapping `runTask` for the node's own actor
+ * and binding every guard and action to the node's name. (Tasks of a step with
+ * several tasks run as spawned actors of the run loop's `__fanout__` state.)
  */
 export const taskMachine = setup({
   types: {
@@ -49,18 +47,19 @@ export const taskMachine = setup({
     runTask: runTaskStandIn,
   },
   guards: {
-    hasRunnableTasks: ({ context }) => context.runnable > 0,
-    hasFinishedTasks: ({ context }) => context.finished > 0,
     anyTaskInterrupted: ({ event }) =>
-      ((event as { output?: { interrupted: number } }).output?.interrupted ?? 0) > 0,
-    resumeAnswersTask: ({ context }) => context.interrupted > 0,
+      ((event as { output?: Array<{ status: string }> }).output ?? []).some(
+        (o) => o.status === "interrupted",
+      ),
+    resumeAnswersTask: ({ context }) => context.interrupted,
   },
   actions: {
     recordTaskResults: assign(({ context, event }) => {
-      const interrupted = (event as { output?: { interrupted: number } }).output?.interrupted ?? 0;
-      return { interrupted, pauses: Math.max(0, context.pauses - interrupted) };
+      const output = (event as { output?: Array<{ status: string }> }).output ?? [];
+      const interrupted = output.some((o) => o.status === "interrupted");
+      return { interrupted, pauses: interrupted ? context.pauses - 1 : context.pauses };
     }),
-    applyAnswers: assign({ interrupted: 0 }),
+    applyAnswers: assign({ interrupted: false }),
     reportFailure: raise(({ event }) => ({
       type: "TASK_FAILED" as const,
       error: (event as { error?: unknown }).error,
@@ -68,23 +67,9 @@ export const taskMachine = setup({
   },
 }).createMachine({
   id: "task",
-  context: ({ input }) => ({
-    runnable: 1,
-    interrupted: 0,
-    finished: 0,
-    pauses: 0,
-    fails: false,
-    ...input,
-  }),
-  initial: "idle",
+  context: ({ input }) => ({ pauses: 0, fails: false, interrupted: false, ...input }),
+  initial: "running",
   states: {
-    idle: {
-      always: [
-        { guard: "hasRunnableTasks", target: "running" },
-        { guard: "hasFinishedTasks", target: "done" },
-        { target: "skipped" },
-      ],
-    },
     running: {
       invoke: {
         id: "runTask",
@@ -103,7 +88,6 @@ export const taskMachine = setup({
       },
     },
     done: { type: "final" },
-    skipped: { type: "final" },
   },
 });
 
@@ -114,4 +98,4 @@ export const taskLifecycle = {
 };
 
 /** The state names of a node's lifecycle, as they appear in snapshots. */
-export type TaskLifecycleState = "idle" | "running" | "interrupted" | "done" | "skipped";
+export type TaskLifecycleState = "running" | "interrupted" | "done";

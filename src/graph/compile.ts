@@ -1,4 +1,4 @@
-import { type AnyStateMachine, assign, fromPromise, raise, setup } from "xstate";
+import { type AnyStateMachine, assign, enqueueActions, fromPromise, raise, setup } from "xstate";
 import { runMachine } from "../../machines/run.machine.js";
 import { taskLifecycle } from "../../machines/task.machine.js";
 import { RecursionLimitError } from "../errors/index.js";
@@ -26,7 +26,11 @@ export type GraphEvent =
       recovered?: Record<string, { writes: Array<[string, unknown]>; next: TaskSeed[] }>;
     }
   | { type: "RESUME"; answers: Record<string, unknown> }
-  | { type: "TASK_FAILED"; error: unknown };
+  | { type: "TASK_FAILED"; error: unknown }
+  // Raised by the machine itself when a step starts: one task, several, or none left to run.
+  | { type: `RUN.${string}` }
+  | { type: "FANOUT" }
+  | { type: "SETTLED" };
 
 interface NodeParams {
   node: string;
@@ -72,23 +76,27 @@ function indexGraph(spec: GraphSpec): GraphInternals {
   };
 }
 
-/** Deep-copy a lifecycle config, binding guards/actions to `node` and the actor to the node's. */
-function instantiate(config: unknown, node: string): unknown {
-  if (Array.isArray(config)) return config.map((c) => instantiate(c, node));
+/**
+ * Deep-copy a chart fragment for this graph: bind guards and actions to `node`
+ * (when given), use the node's own actor, and point `#run.` ids at this machine.
+ */
+function instantiate(config: unknown, id: string, node?: string): unknown {
+  if (Array.isArray(config)) return config.map((c) => instantiate(c, id, node));
+  if (typeof config === "string" && config.startsWith("#run.")) return `#${id}.${config.slice(5)}`;
   if (typeof config !== "object" || config === null) return config;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(config)) {
-    if ((key === "guard" || key === "actions") && typeof value === "string") {
+    if (node && (key === "guard" || key === "actions") && typeof value === "string") {
       out[key] = { type: value, params: { node } };
-    } else if (key === "src" && value === "runTask") {
+    } else if (node && key === "src" && value === "runTask") {
       out[key] = `node:${node}`;
-    } else if (key === "input" && typeof value === "function") {
+    } else if (node && key === "input" && typeof value === "function") {
       out[key] = ({ context }: { context: GraphContext }) => ({ node, context });
     } else {
-      out[key] = instantiate(value, node);
+      out[key] = instantiate(value, id, node);
     }
   }
-  if ("invoke" in out) (out.invoke as Record<string, unknown>).id = `task:${node}`;
+  if (node && "invoke" in out) (out.invoke as Record<string, unknown>).id = `task:${node}`;
   return out;
 }
 
@@ -131,16 +139,36 @@ function breakpointAt(
 }
 
 function buildMachine(g: GraphInternals) {
-  const regionNodes = [START, ...g.spec.nodes.keys()];
+  const id = g.spec.name;
+  const nodes = [START, ...g.spec.nodes.keys()];
   const actors: Record<string, ReturnType<typeof nodeActor>> = {};
-  for (const node of regionNodes) actors[`node:${node}`] = nodeActor(g, node);
+  for (const node of nodes) actors[`node:${node}`] = nodeActor(g, node);
 
-  const tasksOf = (context: GraphContext, node: string) =>
-    context.tasks.filter((t) => t.node === node);
-
+  // The run loop's `stepping`, with one state per graph node (instead of the chart's `task`).
   const base = runMachine.config;
-  const regions: Record<string, unknown> = {};
-  for (const node of regionNodes) regions[node] = instantiate(taskLifecycle, node);
+  const chartStepping = base.states!.stepping as {
+    on: Record<string, unknown>;
+    states: Record<string, unknown>;
+  };
+  const { "RUN.task": _run, ...steppingOn } = chartStepping.on;
+  const { task: _task, ...steppingStates } = chartStepping.states;
+  const stepping: Record<string, unknown> = {
+    ...(instantiate(chartStepping, id) as object),
+    on: instantiate(steppingOn, id),
+    states: instantiate(steppingStates, id),
+  };
+  for (const node of nodes) {
+    (stepping.on as Record<string, unknown>)[`RUN.${node}`] = `.${node}`;
+    (stepping.states as Record<string, unknown>)[node] = {
+      ...(instantiate(taskLifecycle, id, node) as object),
+      onDone: { target: `#${id}.barrier`, actions: "mergeWrites" },
+    };
+  }
+
+  /** The tasks a guard or action is about: one node's, or (in `__fanout__`) all of them. */
+  const about = (context: GraphContext, params: NodeParams | undefined) =>
+    params ? context.tasks.filter((t) => t.node === params.node) : context.tasks;
+  const outcomesOf = (event: unknown) => (event as { output: TaskOutcome[] }).output;
 
   const machine = setup({
     types: {
@@ -150,22 +178,17 @@ function buildMachine(g: GraphInternals) {
     },
     actors: actors as Record<string, any>,
     guards: {
-      hasRunnableTasks: ({ context }, { node }: NodeParams) =>
-        context.tasks.some((t) => t.node === node && t.status === "pending"),
-      hasFinishedTasks: ({ context }, { node }: NodeParams) =>
-        context.tasks.some((t) => t.node === node && t.status === "done"),
-      anyTaskInterrupted: ({ context, event }, { node }: NodeParams) => {
-        const output = (event as unknown as { output: TaskOutcome[] }).output;
-        if (output.some((o) => o.status === "interrupted")) return true;
-        return tasksOf(context, node).some(
-          (t) => t.status === "interrupted" && !output.some((o) => o.id === t.id),
-        );
-      },
-      resumeAnswersTask: ({ context, event }, { node }: NodeParams) =>
+      anyTaskInterrupted: ({ event }) => outcomesOf(event).some((o) => o.status === "interrupted"),
+      resumeAnswersTask: ({ context, event }, params?: NodeParams) =>
         event.type === "RESUME" &&
-        tasksOf(context, node).some(
+        about(context, params).some(
           (t) => t.status === "interrupted" && answeredBy(t, event.answers),
         ),
+      allTasksSettled: ({ context, event }) => {
+        const [o] = outcomesOf(event);
+        if (!o || o.status !== "done") return false;
+        return context.tasks.every((t) => t.id === o.id || t.status === "done");
+      },
       finished: ({ context }) => context.tasks.length === 0,
       overRecursionLimit: ({ context, event }) =>
         event.type === "STEP" &&
@@ -175,10 +198,9 @@ function buildMachine(g: GraphInternals) {
       hasAsNode: ({ event }) => event.type === "UPDATE" && event.asNode !== undefined,
     },
     actions: {
-      recordTaskResults: assign(({ context, event }) => {
-        const output = (event as unknown as { output: TaskOutcome[] }).output;
-        const byId = new Map(output.map((o) => [o.id, o]));
-        return {
+      recordTaskResults: enqueueActions(({ context, event, enqueue }) => {
+        const byId = new Map(outcomesOf(event).map((o) => [o.id, o]));
+        enqueue.assign({
           tasks: context.tasks.map((t) => {
             const o = byId.get(t.id);
             if (!o) return t;
@@ -192,14 +214,17 @@ function buildMachine(g: GraphInternals) {
             };
             return o.nested ? { ...done, nested: o.nested } : done;
           }),
-        };
+        });
+        // A spawned (fan-out) task has finished for good: drop it so the snapshot stays clean.
+        const actorId = (event as { actorId?: string }).actorId;
+        if (actorId && !actorId.startsWith("task:")) enqueue.stopChild(actorId);
       }),
-      applyAnswers: assign(({ context, event }, { node }: NodeParams) => {
+      applyAnswers: assign(({ context, event }, params?: NodeParams) => {
         if (event.type !== "RESUME") return {};
         return {
           tasks: context.tasks.map((t) => {
-            if (t.node !== node || t.status !== "interrupted" || !answeredBy(t, event.answers))
-              return t;
+            if (params && t.node !== params.node) return t;
+            if (t.status !== "interrupted" || !answeredBy(t, event.answers)) return t;
             if (t.nested) {
               const nestedAnswers = { ...t.nestedAnswers };
               for (const i of t.nested)
@@ -214,6 +239,24 @@ function buildMachine(g: GraphInternals) {
             };
           }),
         };
+      }),
+      dispatchTasks: raise(({ context }) => {
+        const pending = context.tasks.filter((t) => t.status === "pending");
+        if (pending.length === 0) return { type: "SETTLED" as const };
+        if (pending.length === 1) return { type: `RUN.${pending[0]!.node}` as const };
+        return { type: "FANOUT" as const };
+      }),
+      spawnTasks: enqueueActions(({ context, enqueue }) => {
+        for (const t of context.tasks) {
+          if (t.status !== "pending") continue;
+          enqueue.spawnChild(
+            `node:${t.node}` as never,
+            {
+              id: t.id,
+              input: { node: t.node, context, taskId: t.id },
+            } as never,
+          );
+        }
       }),
       reportFailure: raise(({ event }) => ({
         type: "TASK_FAILED" as const,
@@ -289,10 +332,7 @@ function buildMachine(g: GraphInternals) {
       breakpoint: null,
       passed: [],
     }),
-    states: {
-      ...(base.states as object),
-      stepping: { ...(base.states!.stepping as object), states: regions },
-    },
+    states: { ...(base.states as object), stepping },
   } as never);
   return machine as unknown as AnyStateMachine;
 }
@@ -345,11 +385,13 @@ function mergeStep(g: GraphInternals, context: GraphContext): Partial<GraphConte
 }
 
 function nodeActor(g: GraphInternals, node: string) {
-  return fromPromise<TaskOutcome[], { node: string; context: GraphContext }>(
+  return fromPromise<TaskOutcome[], { node: string; context: GraphContext; taskId?: string }>(
     async ({ input, signal, system }) => {
       const env = runEnvOf(system);
-      const { context } = input;
-      const runnable = context.tasks.filter((t) => t.node === node && t.status === "pending");
+      const { context, taskId } = input;
+      const runnable = context.tasks.filter((t) =>
+        taskId ? t.id === taskId : t.node === node && t.status === "pending",
+      );
       // With siblings in the step, save each finished task's writes at once: if the process
       // dies before the barrier, a restart runs only the tasks that had not finished.
       const save = context.tasks.length > 1 ? env.savePendingWrite : undefined;

@@ -85,7 +85,7 @@ export class Graph<S extends State = State, C = unknown> {
   ): this {
     if (RESERVED_NODE_NAMES.has(name)) {
       throw new GraphValidationError(
-        `"${name}" is reserved for the graph's entry/exit; name the node something else.`,
+        `"${name}" is reserved by the runtime; name the node something else.`,
       );
     }
     if (name.length === 0 || /[.#|:]/.test(name)) {
