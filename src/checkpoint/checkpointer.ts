@@ -93,6 +93,9 @@ export interface PutOptions {
 /**
  * The storage contract. Implementations must be safe to call concurrently and
  * must store copies: mutating an object after `put` must not change what is stored.
+ * What they are given is plain JSON: the runtime checks every value with
+ * `assertJson` where it enters a thread (input, node writes, interrupt payloads,
+ * resume values), so a store need not walk each checkpoint again.
  *
  * @example
  * const checkpointer: Checkpointer = new MemoryCheckpointer();

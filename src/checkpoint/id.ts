@@ -2,21 +2,34 @@ import { randomBytes } from "node:crypto";
 
 let lastMs = 0;
 let seq = 0;
+// 62 random bits drawn once per process keep ids from different processes apart;
+// within a process the millisecond and a sequence number order them.
+const node = randomBytes(8);
+node[0] = (node[0]! & 0x3f) | 0x80; // RFC 4122 variant bits
+const nodeHex = node.toString("hex");
+const tail = `${nodeHex.slice(0, 4)}-${nodeHex.slice(4, 16)}`;
 
 /**
- * A unique, time-ordered checkpoint id in UUIDv7 layout: ids made later sort
- * later as strings, also within one millisecond (a per-process sequence breaks ties).
+ * A unique, time-ordered checkpoint id in UUIDv7 layout: ids made later in a
+ * process sort later as strings, also within one millisecond.
+ *
+ * @example
+ * checkpointId(); // "01a2375e-360d-7000-ac9e-053ecdded463"
  */
 export function checkpointId(): string {
-  const now = Date.now();
-  if (now === lastMs) seq++;
-  else {
+  let now = Date.now();
+  if (now <= lastMs) {
+    seq++;
+    // More than 4096 ids in one millisecond: borrow the next millisecond to stay ordered.
+    if (seq > 0xfff) {
+      lastMs++;
+      seq = 0;
+    }
+    now = lastMs;
+  } else {
     lastMs = now;
     seq = 0;
   }
   const ms = now.toString(16).padStart(12, "0");
-  const s = (seq & 0xfff).toString(16).padStart(3, "0");
-  const r = randomBytes(8).toString("hex");
-  const variant = ((Number.parseInt(r[0]!, 16) & 0x3) | 0x8).toString(16);
-  return `${ms.slice(0, 8)}-${ms.slice(8)}-7${s}-${variant}${r.slice(1, 4)}-${r.slice(4, 16)}`;
+  return `${ms.slice(0, 8)}-${ms.slice(8)}-7${seq.toString(16).padStart(3, "0")}-${tail}`;
 }

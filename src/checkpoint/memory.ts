@@ -7,7 +7,6 @@ import type {
   PendingWrite,
   PutOptions,
 } from "./checkpointer.js";
-import { assertJson } from "./serde.js";
 
 /** One (thread, ns) history. Bodies are JSON strings: compact, and never aliased with callers. */
 interface History {
@@ -35,7 +34,6 @@ export class MemoryCheckpointer implements Checkpointer {
   // so concurrent calls cannot interleave between the expectedLatestId check and the write.
 
   async put(checkpoint: Checkpoint, options: PutOptions): Promise<void> {
-    assertJson(checkpoint, "checkpoint");
     const body = JSON.stringify(checkpoint);
     const { threadId, ns, id } = checkpoint;
     const history = this.#history(threadId, ns);
@@ -66,7 +64,6 @@ export class MemoryCheckpointer implements Checkpointer {
     checkpointId: string,
     write: PendingWrite,
   ): Promise<void> {
-    assertJson(write, "write");
     const body = JSON.stringify(write);
     const history = this.#history(threadId, ns);
     if (!history || history.ids.lastIndexOf(checkpointId) === -1) {

@@ -7,7 +7,6 @@ import type {
   PendingWrite,
   PutOptions,
 } from "./checkpointer.js";
-import { assertJson } from "./serde.js";
 
 /**
  * The SQL shared by `PGliteCheckpointer` and `PostgresCheckpointer`. Each driver only
@@ -206,7 +205,6 @@ export abstract class SqlCheckpointer implements Checkpointer {
   }
 
   async put(checkpoint: Checkpoint, options: PutOptions): Promise<void> {
-    assertJson(checkpoint, "checkpoint");
     const payload = JSON.stringify(checkpoint);
     const { threadId, ns, id, metadata } = checkpoint;
     const expected = options.expectedLatestId;
@@ -252,7 +250,6 @@ export abstract class SqlCheckpointer implements Checkpointer {
     checkpointId: string,
     write: PendingWrite,
   ): Promise<void> {
-    assertJson(write, "write");
     const payload = JSON.stringify(write);
     const driver = await this.#ready();
     try {
