@@ -1,0 +1,103 @@
+/**
+ * stateweaver vs LangGraph.js, side by side in one process.
+ *
+ *   npm run bench                     # table
+ *   npm run bench -- --json           # one JSON object per line
+ *   npm run bench -- --only S1,S3     # some scenarios
+ *   npm run bench -- --quick          # fewer iterations (a smoke run)
+ *
+ * Every scenario builds the same graph in both libraries, warms both up, then times
+ * them in alternating batches and reports medians (see measure.ts).
+ */
+import { setMaxListeners } from "node:events";
+import type { Scenario, ScenarioResult } from "./scenario.js";
+import { s1 } from "./scenarios/s1-chain.js";
+import { s2 } from "./scenarios/s2-chain-checkpointed.js";
+import { s3 } from "./scenarios/s3-interrupt-resume.js";
+import { s4 } from "./scenarios/s4-fan-out.js";
+import { s5 } from "./scenarios/s5-long-chain.js";
+import { s6 } from "./scenarios/s6-pglite.js";
+
+const scenarios: Scenario[] = [s1, s2, s3, s4, s5, s6];
+
+// LangGraph.js adds an abort listener per task to one signal on long runs (S5); the default
+// limit of 10 makes Node print MaxListenersExceededWarning in the middle of the results.
+setMaxListeners(1000);
+
+const args = process.argv.slice(2);
+const json = args.includes("--json");
+const quick = args.includes("--quick");
+const onlyAt = args.indexOf("--only");
+const only =
+  onlyAt >= 0 ? new Set(args[onlyAt + 1]?.split(",").map((s) => s.trim().toUpperCase())) : null;
+const selected = scenarios.filter((s) => !only || only.has(s.id));
+if (selected.length === 0) {
+  console.error(
+    `No scenario matches --only ${args[onlyAt + 1]}; known: ${scenarios.map((s) => s.id).join(", ")}`,
+  );
+  process.exit(2);
+}
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const fmt = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
+
+const started = performance.now();
+const results: ScenarioResult[] = [];
+for (const entry of selected) {
+  log(`${entry.id} ${entry.title}…`);
+  const t = performance.now();
+  const r = await entry.run({ quick, log });
+  log(`  ${r.scenario} done in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  results.push(r);
+  if (json) {
+    const { scenario, ours_us, peer_us, ratio, target, met, title, peer, extra } = r;
+    console.log(
+      JSON.stringify({ scenario, ours_us, peer_us, ratio, target, met, title, peer, ...extra }),
+    );
+  }
+}
+const total = (performance.now() - started) / 1000;
+
+if (!json) {
+  const rows = results.map((r) => [
+    r.scenario,
+    r.title,
+    fmt(r.ours_us),
+    fmt(r.peer_us),
+    r.ratio.toFixed(3),
+    `<= ${r.target}`,
+    r.met ? "met" : "MISSED",
+  ]);
+  const header = ["", "scenario", "ours µs/op", "peer µs/op", "ours/peer", "target", ""];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === 1 || i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join("  ");
+  console.log(
+    `\nstateweaver vs ${"LangGraph.js"} — Node ${process.version}, ${new Date().toISOString().slice(0, 10)}${quick ? " (quick)" : ""}\n`,
+  );
+  console.log(line(header));
+  for (const row of rows) console.log(line(row));
+  console.log("");
+  for (const r of results) {
+    for (const c of r.checks ?? []) {
+      console.log(
+        `${r.scenario}: ${c.what}: ${c.value} (target <= ${c.target}) ${c.met ? "met" : "MISSED"} — ${c.detail}`,
+      );
+    }
+  }
+  console.log("");
+  for (const r of results) {
+    if (r.peer !== "LangGraph.js") console.log(`${r.scenario}: peer is ${r.peer}.`);
+    if (!r.extra) continue;
+    console.log(
+      `${r.scenario}: ${Object.entries(r.extra)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(", ")}`,
+    );
+  }
+  console.log(
+    `\n${results.filter((r) => r.met).length}/${results.length} scenarios meet their targets; ${total.toFixed(0)} s in all.`,
+  );
+}
