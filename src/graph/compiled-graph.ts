@@ -1,4 +1,4 @@
-import { type AnyStateMachine, createActor } from "xstate";
+import { type AnyStateMachine, createActor, type InspectionEvent, type Observer } from "xstate";
 import type { Checkpointer, CheckpointTuple, InterruptRecord } from "../checkpoint/checkpointer.js";
 import { assertJson } from "../checkpoint/serde.js";
 import { AbortError, InvalidConfigError, InvalidResumeError } from "../errors/index.js";
@@ -9,11 +9,21 @@ import { WriteList } from "../runtime/run-task.js";
 import type { GraphContext } from "../runtime/task.js";
 import type { StreamEvent } from "../stream/events.js";
 import { Command, nullResume } from "./command.js";
-import { START } from "./constants.js";
+import { END, START } from "./constants.js";
 import type { CompileOptions } from "./graph.js";
 import type { GraphInternals } from "./internals.js";
 import { type StateSnapshot, viewCheckpoint } from "./state-snapshot.js";
 import type { NodeFn, RunConfig, State } from "./types.js";
+
+/** An XState inspection observer (what `createActor(…, { inspect })` takes). */
+export type InspectionObserver = Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+
+/** One declared way from a node to another (see `CompiledGraph.edges`). */
+export interface GraphEdge {
+  from: string;
+  to: string;
+  kind: "edge" | "join" | "conditional" | "command";
+}
 
 /** Options of `invoke`, `resume` and `stream`. */
 export interface InvokeOptions<C = unknown> {
@@ -23,6 +33,11 @@ export interface InvokeOptions<C = unknown> {
   signal?: AbortSignal;
   /** Passed to nodes as `runtime.context`; never checkpointed. */
   context?: C;
+  /**
+   * Observe the graph's actors as they run, e.g. with the Stately Inspector
+   * (`createBrowserInspector().inspect`) or any XState inspection observer.
+   */
+  inspect?: InspectionObserver;
   /** Breakpoints for this call, on top of the compiled ones. */
   interruptBefore?: readonly string[];
   interruptAfter?: readonly string[];
@@ -67,6 +82,27 @@ export class CompiledGraph<S extends State = State, C = unknown> {
   /** Node names, in definition order. */
   get nodes(): string[] {
     return [...this.#g.spec.nodes.keys()];
+  }
+
+  /**
+   * Every way control can move between nodes, as declared: static edges, joins,
+   * conditional edges (their pathMap targets, or every node when a router has
+   * none) and `Command.goto` ends. What `graphPaths` and drawings are built from.
+   */
+  get edges(): GraphEdge[] {
+    const { spec } = this.#g;
+    const out: GraphEdge[] = [];
+    for (const { from, to } of spec.edges) out.push({ from, to, kind: "edge" });
+    for (const { from, to } of spec.joins)
+      for (const f of from) out.push({ from: f, to, kind: "join" });
+    for (const c of spec.conditionalEdges) {
+      const targets = c.pathMap ? [...new Set(Object.values(c.pathMap))] : [...this.nodes, END];
+      for (const to of targets) out.push({ from: c.from, to, kind: "conditional" });
+    }
+    for (const node of spec.nodes.values()) {
+      for (const to of node.ends ?? []) out.push({ from: node.name, to, kind: "command" });
+    }
+    return out;
   }
 
   /**
@@ -228,10 +264,10 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     return { checkpointer: this.checkpointer, threadId };
   }
 
-  #actor(tuple: CheckpointTuple | undefined, env: RunEnv) {
+  #actor(tuple: CheckpointTuple | undefined, env: RunEnv, inspect?: InspectionObserver) {
     const actor = tuple
-      ? createActor(this.machine, { snapshot: snapshotOf(tuple.checkpoint) as never })
-      : createActor(this.machine, { input: { values: this.#g.channels.initialValues() } });
+      ? createActor(this.machine, { snapshot: snapshotOf(tuple.checkpoint) as never, inspect })
+      : createActor(this.machine, { input: { values: this.#g.channels.initialValues() }, inspect });
     attachRunEnv(actor.system, env);
     actor.start();
     return actor;
@@ -276,7 +312,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       thread: checkpointer && threadId ? { checkpointer, threadId } : undefined,
       stepOrigin: tuple?.checkpoint.metadata.stepOrigin as string | undefined,
     };
-    return { actor: this.#actor(tuple, env), target, env, tuple };
+    return { actor: this.#actor(tuple, env, options.inspect), target, env, tuple };
   }
 
   /**
@@ -328,7 +364,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       thread,
       stepOrigin: tuple?.checkpoint.metadata.stepOrigin as string | undefined,
     };
-    const actor = this.#actor(tuple, env);
+    const actor = this.#actor(tuple, env, options.inspect);
     const snap = actor.getSnapshot();
     try {
       if (tuple && tuple.checkpoint.interrupts.length > 0) {

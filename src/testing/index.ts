@@ -1,1 +1,2 @@
 export { describeCheckpointerConformance } from "./checkpointer-conformance.js";
+export { type GraphPath, graphPaths } from "./graph-paths.js";

@@ -269,6 +269,42 @@ describe("super-step execution", () => {
   });
 });
 
+describe("inspection", () => {
+  it("reports the run's actors and events to an inspect observer (e.g. the Stately Inspector)", async () => {
+    const graph = new Graph({ name: "Inspected" })
+      .addNode("a", () => ({ x: 1 }))
+      .addEdge(START, "a")
+      .compile();
+    const events: string[] = [];
+    await graph.invoke(
+      {},
+      { inspect: (e) => events.push("event" in e ? `${e.type}:${e.event.type}` : e.type) },
+    );
+    expect(events).toContain("@xstate.actor");
+    expect(events).toContain("@xstate.event:INPUT");
+    expect(events).toContain("@xstate.microstep:RUN.a");
+    expect(events).toContain("@xstate.event:xstate.done.actor.task:a");
+  });
+
+  it("describes its declared edges", () => {
+    const graph = new Graph()
+      .addNode("a", () => ({}), { ends: ["c"] })
+      .addNode("b", () => ({}))
+      .addNode("c", () => ({}))
+      .addEdge(START, "a")
+      .addConditionalEdges("a", () => "b", ["b"])
+      .addEdge(["b", "c"], END)
+      .compile();
+    expect(graph.edges).toEqual([
+      { from: START, to: "a", kind: "edge" },
+      { from: "b", to: END, kind: "join" },
+      { from: "c", to: END, kind: "join" },
+      { from: "a", to: "b", kind: "conditional" },
+      { from: "a", to: "c", kind: "command" },
+    ]);
+  });
+});
+
 describe("state schema", () => {
   const state = z.object({
     topic: z.string(),
