@@ -186,7 +186,7 @@ function buildMachine(g: GraphInternals) {
         ),
       allTasksSettled: ({ context, event }) => {
         const [o] = outcomesOf(event);
-        if (!o || o.status !== "done") return false;
+        if (o?.status !== "done") return false;
         return context.tasks.every((t) => t.id === o.id || t.status === "done");
       },
       finished: ({ context }) => context.tasks.length === 0,
