@@ -2,10 +2,11 @@ import { type AnyStateMachine, createActor, type InspectionEvent, type Observer 
 import type { Checkpointer, CheckpointTuple, InterruptRecord } from "../checkpoint/checkpointer.js";
 import { assertJson } from "../checkpoint/serde.js";
 import { AbortError, InvalidConfigError, InvalidResumeError } from "../errors/index.js";
-import { type CheckpointTarget, drive, pendingInterrupts, snapshotOf } from "../runtime/drive.js";
+import { type CheckpointTarget, drive, pendingInterrupts } from "../runtime/drive.js";
 import { currentTask, GraphInterrupt, type Scratchpad } from "../runtime/interrupt.js";
 import { attachRunEnv, type RunEnv } from "../runtime/run-env.js";
 import { WriteList } from "../runtime/run-task.js";
+import { contextOf, expandSnapshot, stepOriginOf } from "../runtime/snapshot-format.js";
 import type { GraphContext } from "../runtime/task.js";
 import type { StreamEvent } from "../stream/events.js";
 import { Command, nullResume } from "./command.js";
@@ -266,7 +267,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
 
   #actor(tuple: CheckpointTuple | undefined, env: RunEnv, inspect?: InspectionObserver) {
     const actor = tuple
-      ? createActor(this.machine, { snapshot: snapshotOf(tuple.checkpoint) as never, inspect })
+      ? createActor(this.machine, { snapshot: expandSnapshot(tuple.checkpoint) as never, inspect })
       : createActor(this.machine, { input: { values: this.#g.channels.initialValues() }, inspect });
     attachRunEnv(actor.system, env);
     actor.start();
@@ -310,7 +311,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       ns: "",
       emit,
       thread: checkpointer && threadId ? { checkpointer, threadId } : undefined,
-      stepOrigin: tuple?.checkpoint.metadata.stepOrigin as string | undefined,
+      stepOrigin: tuple ? stepOriginOf(tuple.checkpoint) : undefined,
     };
     return { actor: this.#actor(tuple, env, options.inspect), target, env, tuple };
   }
@@ -347,7 +348,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       };
     }
     if (tuple && tuple.checkpoint.next.length === 0 && tuple.checkpoint.interrupts.length === 0) {
-      const context = (tuple.checkpoint.snapshot as { context: GraphContext }).context;
+      const context = contextOf(tuple.checkpoint);
       return {
         result: { status: "done", state: tuple.checkpoint.values as S },
         journal: context.journal ?? [],
@@ -362,7 +363,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       ns,
       emit: parent.emit,
       thread,
-      stepOrigin: tuple?.checkpoint.metadata.stepOrigin as string | undefined,
+      stepOrigin: tuple ? stepOriginOf(tuple.checkpoint) : undefined,
     };
     const actor = this.#actor(tuple, env, options.inspect);
     const snap = actor.getSnapshot();

@@ -4,7 +4,7 @@ import type {
   CheckpointMetadata,
   InterruptRecord,
 } from "../checkpoint/checkpointer.js";
-import type { GraphContext } from "../runtime/task.js";
+import { contextOf, stepOriginOf } from "../runtime/snapshot-format.js";
 import type { RunConfig, State } from "./types.js";
 
 /** A task as `getState` shows it. */
@@ -45,7 +45,7 @@ export async function viewCheckpoint<S extends State>(
   checkpoint: Checkpoint,
   subgraphs: Checkpointer | undefined,
 ): Promise<StateSnapshot<S>> {
-  const context = (checkpoint.snapshot as { context: Omit<GraphContext, "values"> }).context;
+  const context = contextOf(checkpoint);
   const tasks: TaskView[] = [];
   for (const t of context.tasks) {
     const view: TaskView = {
@@ -58,7 +58,7 @@ export async function viewCheckpoint<S extends State>(
       const ns = `${checkpoint.ns ? `${checkpoint.ns}|` : ""}${t.node}:${t.id}`;
       const child = await subgraphs.getLatest(checkpoint.threadId, ns);
       // Only the run this step started belongs here (not one from another branch).
-      if (child && child.checkpoint.metadata.parentStep === checkpoint.metadata.stepOrigin) {
+      if (child && child.checkpoint.metadata.parentStep === stepOriginOf(checkpoint)) {
         view.state = await viewCheckpoint(child.checkpoint, subgraphs);
       }
     }

@@ -10,6 +10,7 @@ import { checkpointId } from "../checkpoint/id.js";
 import { AbortError } from "../errors/index.js";
 import { interruptId } from "./interrupt.js";
 import type { RunEnv } from "./run-env.js";
+import { compactSnapshot } from "./snapshot-format.js";
 import type { GraphContext, TaskSeed } from "./task.js";
 
 /** Where a thread's checkpoints go during one run (absent without a checkpointer). */
@@ -202,23 +203,23 @@ async function save(
   env: RunEnv,
   interrupts: InterruptRecord[] = [],
 ): Promise<string> {
-  const persisted = actor.getPersistedSnapshot() as unknown as { context: GraphContext };
-  const { values, ...control } = persisted.context;
+  const { snapshot, values } = compactSnapshot(actor.getPersistedSnapshot() as never);
   const id = checkpointId();
   const checkpoint: Checkpoint = {
     id,
     threadId: target.threadId,
     ns: target.ns,
     parentId: target.parentId,
-    snapshot: { ...persisted, context: control },
+    snapshot,
     values,
     next: context.tasks.filter((t) => t.status !== "done").map((t) => t.node),
     interrupts,
     metadata: {
       step: context.step,
       source: target.source,
-      // A barrier starts the next step; a pause belongs to the step it interrupted.
-      stepOrigin: interrupts.length > 0 || context.breakpoint ? env.stepOrigin : id,
+      // A barrier starts the next step (its own id, left implicit); a pause belongs to
+      // the step it interrupted.
+      ...(interrupts.length > 0 || context.breakpoint ? { stepOrigin: env.stepOrigin } : {}),
       ...target.metadata,
     },
     createdAt: new Date().toISOString(),
@@ -238,10 +239,4 @@ async function save(
     }
   }
   return checkpoint.id;
-}
-
-/** Rebuild the persisted snapshot a checkpoint was made from. */
-export function snapshotOf(checkpoint: Checkpoint): unknown {
-  const snap = checkpoint.snapshot as { context: Omit<GraphContext, "values"> };
-  return { ...snap, context: { ...snap.context, values: checkpoint.values } };
 }

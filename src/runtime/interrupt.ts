@@ -43,7 +43,11 @@ export class GraphInterrupt extends Error {
   /** Set when the pause happened inside a graph this task called. */
   readonly nested: InterruptRecord[] | undefined;
   constructor(scratchpad: Scratchpad, nested?: InterruptRecord[]) {
+    // A control signal, not a failure: skip the stack trace, which costs more than the pause.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(`Graph interrupt in node "${scratchpad.node}" (a control signal; do not catch it).`);
+    Error.stackTraceLimit = limit;
     this.name = "GraphInterrupt";
     this.scratchpad = scratchpad;
     this.nested = nested;

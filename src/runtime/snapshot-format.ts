@@ -1,0 +1,116 @@
+import type { Checkpoint } from "../checkpoint/checkpointer.js";
+import type { GraphContext, TaskRecord } from "./task.js";
+
+/**
+ * How a graph actor's persisted snapshot is stored in a checkpoint: XState's
+ * `getPersistedSnapshot()` with the channel values lifted out (they are stored
+ * once, as `checkpoint.values`) and every field that holds its default left out.
+ * Most checkpoints are written at rest, where most fields are defaults, so this
+ * roughly halves what a thread keeps. `expandSnapshot` restores the exact form.
+ */
+
+type Persisted = {
+  status?: string;
+  value: unknown;
+  historyValue?: Record<string, unknown>;
+  children?: Record<string, unknown>;
+  context: GraphContext;
+  [key: string]: unknown;
+};
+
+type StoredTask = Partial<TaskRecord> & Pick<TaskRecord, "id" | "node">;
+
+const isEmpty = (o: object | null | undefined) => {
+  if (!o) return true;
+  for (const _ in o) return false;
+  return true;
+};
+
+function compactTask(t: TaskRecord): StoredTask {
+  const out: StoredTask = { id: t.id, node: t.node };
+  if (t.kind !== "node") out.kind = t.kind;
+  if ("arg" in t) out.arg = t.arg;
+  if (t.status !== "pending") out.status = t.status;
+  if (t.writes) out.writes = t.writes;
+  if (t.next) out.next = t.next;
+  if (t.interrupts.length > 0) out.interrupts = t.interrupts;
+  if (t.resumes.length > 0) out.resumes = t.resumes;
+  if (t.nested) out.nested = t.nested;
+  if (t.nestedAnswers) out.nestedAnswers = t.nestedAnswers;
+  return out;
+}
+
+function expandTask(t: StoredTask): TaskRecord {
+  return {
+    ...t,
+    kind: t.kind ?? "node",
+    status: t.status ?? "pending",
+    writes: t.writes ?? null,
+    next: t.next ?? null,
+    interrupts: t.interrupts ?? [],
+    resumes: t.resumes ?? [],
+  };
+}
+
+/** The stored form of a persisted snapshot; returns it together with the lifted-out values. */
+export function compactSnapshot(persisted: Persisted): {
+  snapshot: unknown;
+  values: Record<string, unknown>;
+} {
+  const { status, historyValue, children, context, ...rest } = persisted;
+  const {
+    values,
+    tasks,
+    joins,
+    lastRan,
+    breakpoint,
+    passed,
+    journal,
+    error: _error,
+    ...control
+  } = context;
+  const stored: Record<string, unknown> = { ...control };
+  if (tasks.length > 0) stored.tasks = tasks.map(compactTask);
+  if (!isEmpty(joins)) stored.joins = joins;
+  if (lastRan.length > 0) stored.lastRan = lastRan;
+  if (breakpoint) stored.breakpoint = breakpoint;
+  if (passed.length > 0) stored.passed = passed;
+  if (journal) stored.journal = journal;
+  const snapshot: Record<string, unknown> = { ...rest, context: stored };
+  if (status !== "active") snapshot.status = status;
+  if (!isEmpty(historyValue)) snapshot.historyValue = historyValue;
+  if (!isEmpty(children)) snapshot.children = children;
+  return { snapshot, values };
+}
+
+/** The persisted snapshot a checkpoint was made from, ready for `createActor(machine, { snapshot })`. */
+export function expandSnapshot(checkpoint: Checkpoint): unknown {
+  const s = checkpoint.snapshot as Record<string, unknown> & { context: Record<string, unknown> };
+  const c = s.context as Partial<GraphContext> & { tasks?: StoredTask[] };
+  const context: GraphContext = {
+    ...(c as GraphContext),
+    values: checkpoint.values,
+    tasks: (c.tasks ?? []).map(expandTask),
+    joins: c.joins ?? {},
+    lastRan: c.lastRan ?? [],
+    breakpoint: c.breakpoint ?? null,
+    passed: c.passed ?? [],
+  };
+  return {
+    ...s,
+    status: s.status ?? "active",
+    historyValue: s.historyValue ?? {},
+    children: s.children ?? {},
+    context,
+  };
+}
+
+/** The stored graph context of a checkpoint, with defaults filled in (for views). */
+export function contextOf(checkpoint: Checkpoint): GraphContext {
+  return (expandSnapshot(checkpoint) as { context: GraphContext }).context;
+}
+
+/** Id of the barrier checkpoint whose step this checkpoint belongs to (itself, for a barrier). */
+export function stepOriginOf(checkpoint: Checkpoint): string {
+  return (checkpoint.metadata.stepOrigin as string | undefined) ?? checkpoint.id;
+}
