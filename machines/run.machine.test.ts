@@ -1,18 +1,21 @@
 /**
  * Model-based tests of the run loop chart (machines/run.machine.ts).
  *
- * The traversal sends what the driver sends (INPUT, UPDATE, STEP, RESUME) plus,
- * while the node region is running, the answer its promise actor would send
- * (`xstate.done.actor.runTask` / `xstate.error.actor.runTask`), chosen by the
- * stand-in node's context (`pauses`, `fails`). TASK_FAILED is not sent: only
- * the failing task raises it. So every path found is one a real actor can
- * take, which is checked at the end.
+ * The traversal sends what the driver sends (INPUT, UPDATE, STEP, RESUME) plus
+ * the answer each running task actor would send: the lone task's invoked
+ * `runTask` (`xstate.done.actor.runTask` / `xstate.error.actor.runTask`) or a
+ * fan-out's spawned tasks (`xstate.done.actor.t0`, `xstate.error.actor.t1`, …,
+ * in every order). Each answer follows the input the chart gave that actor
+ * (`interrupt`, `fail`, from the stand-in context). TASK_FAILED, `RUN.task`,
+ * FANOUT and SETTLED are not sent: the chart raises them itself. So every path
+ * found is one a real actor can take, which is checked at the end.
  */
-import { getShortestPaths, type StatePath } from "@xstate/graph";
+import { getShortestPaths, getSimplePaths, type StatePath } from "@xstate/graph";
 import { describe, expect, it, vi } from "vitest";
 import {
   type AnyEventObject,
   createActor,
+  fromPromise,
   getInitialMicrosteps,
   getMicrosteps,
   type InputFrom,
@@ -21,37 +24,69 @@ import {
   transition,
 } from "xstate";
 import { runMachine } from "./run.machine.js";
-import { taskMachine } from "./task.machine.js";
+import { runTaskStandIn, taskMachine } from "./task.machine.js";
 
 type Input = NonNullable<InputFrom<typeof runMachine>>;
 type Snap = SnapshotFrom<typeof runMachine>;
 type Path = StatePath<Snap, AnyEventObject>;
+type TaskInput = { interrupt: boolean; fail: boolean };
 
-const DONE = "xstate.done.actor.runTask";
-const ERROR = "xstate.error.actor.runTask";
 const INPUT = { type: "INPUT" } as const;
 const STEP = { type: "STEP" } as const;
 const RESUME = { type: "RESUME", answers: { q: "yes" } } as const;
 const UPDATE = { type: "UPDATE" } as const;
 const UPDATE_AS_NODE = { type: "UPDATE", asNode: "task" } as const;
-const finishes = { type: DONE, output: { interrupted: 0 } };
-const pauses = { type: DONE, output: { interrupted: 1 } };
 
-/** What the running stand-in node answers, given its context. */
-function actorAnswer(s: Snap): AnyEventObject[] {
-  if (!s.matches("stepping.task.running" as never)) return [];
-  if (s.context.fails) return [{ type: ERROR, error: "task failed" }];
-  return [s.context.pauses > 0 ? pauses : finishes];
+/** The answer of the task actor `id`: it finishes, pauses or throws. */
+const done = (id: string, status: "done" | "interrupted" = "done") => ({
+  type: `xstate.done.actor.${id}`,
+  actorId: id,
+  output: [{ status }],
+});
+const fails = (id: string) => ({
+  type: `xstate.error.actor.${id}`,
+  actorId: id,
+  error: "task failed",
+});
+const finishes = done("runTask");
+const pauses = done("runTask", "interrupted");
+
+/** What each running task actor answers: it follows the input the chart gave it. */
+function taskAnswers(s: Snap): AnyEventObject[] {
+  return Object.entries(s.children).map(([id, child]) => {
+    const { interrupt, fail } = child!.getSnapshot().input as TaskInput;
+    return fail ? fails(id) : done(id, interrupt ? "interrupted" : "done");
+  });
 }
+
+const inFanout = (s: Snap) => s.matches({ stepping: "__fanout__" });
+/** A fan-out with tasks still running: the driver is waiting for them. */
+const inFlight = (s: Snap) => inFanout(s) && Object.keys(s.children).length > 0;
 
 /**
  * Everything that can happen next. A finished actor takes no more events (a
  * pure transition would still apply the root's INPUT to a `done` snapshot).
+ * While a fan-out's tasks are in flight the driver only waits (it acts on a
+ * settled run): INPUT and UPDATE-as-node would leave `stepping` with the
+ * spawned tasks still running, and RESUME would spawn them a second time, so
+ * only the events that must be ignored or harmless there are offered.
  */
 const events = (s: Snap) =>
-  (s.status === "active"
-    ? [...actorAnswer(s), INPUT, UPDATE, UPDATE_AS_NODE, STEP, RESUME]
-    : []) as never[];
+  (s.status !== "active"
+    ? []
+    : inFlight(s)
+      ? [...taskAnswers(s), STEP, UPDATE]
+      : [...taskAnswers(s), INPUT, UPDATE, UPDATE_AS_NODE, STEP, RESUME]) as never[];
+
+/** Snapshots with the same state and context differ by the task actors they hold. */
+const serializeState = (s: Snap) =>
+  JSON.stringify({
+    value: s.value,
+    context: s.context,
+    children: Object.keys(s.children)
+      .sort()
+      .map((id) => [id, s.children[id]!.getSnapshot().input]),
+  });
 
 /**
  * The stand-in graph's configurations; together they exercise every branch.
@@ -59,12 +94,16 @@ const events = (s: Snap) =>
  * run from anywhere, and each step spends one).
  */
 const scenarios: Record<string, Input> = {
-  "a one-node run": { stepsLeft: 1 },
-  "a node that pauses once": { stepsLeft: 1, pauses: 1 },
-  "a node that throws": { stepsLeft: 1, fails: true },
+  "a one-task step": { stepsLeft: 1 },
+  "a task that pauses once": { stepsLeft: 1, pauses: 1 },
+  "a task that throws": { stepsLeft: 1, fails: true },
   "a static breakpoint": { stepsLeft: 1, breakpoint: true },
-  "a step that does not trigger the node": { stepsLeft: 1, runnable: 0 },
-  "a step whose task finished before the run paused": { stepsLeft: 1, runnable: 0, finished: 1 },
+  "a fan-out": { stepsLeft: 1, width: 2 },
+  "a fan-out where one task pauses": { stepsLeft: 1, width: 2, pauses: 1 },
+  "a fan-out where every task pauses": { stepsLeft: 1, width: 2, pauses: 2 },
+  "a fan-out whose tasks throw": { stepsLeft: 1, width: 2, fails: true },
+  "a restart whose tasks all finished before the crash": { stepsLeft: 1, width: 2, recovered: 2 },
+  "a restart with one task of a fan-out left": { stepsLeft: 1, width: 2, recovered: 1 },
   "an exhausted recursion budget": { stepsLeft: 0 },
 };
 
@@ -73,7 +112,11 @@ const traversals = new Map<Input, Path[]>();
 function shortestPaths(input: Input): Path[] {
   let paths = traversals.get(input);
   if (!paths) {
-    paths = getShortestPaths(runMachine, { input, events }) as unknown as Path[];
+    paths = getShortestPaths(runMachine, {
+      input,
+      events,
+      serializeState: serializeState as never,
+    }) as unknown as Path[];
     traversals.set(input, paths);
   }
   return paths;
@@ -90,38 +133,61 @@ const visit = (node: { states: Record<string, { id: string; path: string[] }> })
 visit(runMachine.root);
 
 /**
- * Ids of every state node active at some microstep of the traversal, transient
- * states included. A shortest path's prefix is the shortest path to an earlier
- * state, so the initial microsteps plus each path's last step cover every step.
+ * Every snapshot the traversal passes through, transient microsteps included:
+ * the initial microsteps, and those of every event offered in every state
+ * reached (each traversed transition, not only the shortest paths' own).
  */
-function statesEntered(input: Input, paths: Path[]): Set<string> {
-  const snapshots = getInitialMicrosteps(runMachine, input).map(([s]) => s);
-  for (const { steps } of paths) {
-    if (steps.length < 2) continue;
-    const micro = getMicrosteps(runMachine, steps.at(-2)!.state, steps.at(-1)!.event as never);
-    snapshots.push(...micro.map(([s]) => s));
+const passed = new Map<Input, Snap[]>();
+function microsteps(input: Input): Snap[] {
+  let out = passed.get(input);
+  if (!out) {
+    out = getInitialMicrosteps(runMachine, input).map(([s]) => s);
+    for (const { state } of shortestPaths(input)) {
+      for (const event of events(state) as AnyEventObject[]) {
+        out.push(...getMicrosteps(runMachine, state, event as never).map(([s]) => s));
+      }
+    }
+    passed.set(input, out);
   }
+  return out;
+}
+
+/** Ids of every state node active at some microstep of the traversal. */
+function statesEntered(input: Input): Set<string> {
+  const byValue = new Map(microsteps(input).map((s) => [JSON.stringify(s.value), s]));
   const ids = new Set<string>();
-  for (const s of snapshots) {
+  for (const s of byValue.values()) {
     for (const node of stateNodes) if (s.matches(node.path as never)) ids.add(node.id);
   }
   return ids;
 }
 
-/** The state values after each event of `sequence`, from the chart's initial state. */
-function walk(input: Input, sequence: AnyEventObject[]): unknown[] {
+/** The snapshots after each event of `sequence`, from the chart's initial state. */
+function snapshots(input: Input, sequence: AnyEventObject[]): Snap[] {
   let [state] = initialTransition(runMachine, input);
   return sequence.map((event) => {
     [state] = transition(runMachine, state, event as never);
-    return state.value;
+    return state;
   });
 }
 
+/** The state values after each event of `sequence`. */
+const walk = (input: Input, sequence: AnyEventObject[]) =>
+  snapshots(input, sequence).map((s) => s.value);
+
+/** The ids of a snapshot's child actors. */
+const children = (s: Snap) => Object.keys(s.children).sort();
+
 /** The snapshot at `barrier` after INPUT. */
-const atBarrier = (input: Input = {}) => {
-  const [idle] = initialTransition(runMachine, input);
-  return getMicrosteps(runMachine, idle, INPUT).at(-1)![0];
-};
+const atBarrier = (input: Input = {}) => snapshots(input, [INPUT])[0]!;
+
+/** The distinct state values a macrostep passes through, transient ones included. */
+function passesThrough(from: Snap, event: AnyEventObject): unknown[] {
+  const values = getMicrosteps(runMachine, from, event as never).map(([s]) =>
+    JSON.stringify(s.value),
+  );
+  return values.filter((v, i) => v !== values[i - 1]).map((v) => JSON.parse(v));
+}
 
 /**
  * Each shortest path, extended by every event the traversal offers at its end
@@ -139,64 +205,270 @@ function extendedPaths(input: Input): Path[] {
   );
 }
 
-/** Let the running promise actor answer: flush microtasks until the actor moves (bounded). */
-async function settle(actor: { getSnapshot(): unknown }): Promise<void> {
-  const before = actor.getSnapshot();
-  for (let i = 0; i < 20 && actor.getSnapshot() === before; i++) await Promise.resolve();
+/** Flush microtasks, then the event loop, until `ready()` holds (bounded). */
+async function until(ready: () => boolean): Promise<void> {
+  for (let i = 0; i < 100 && !ready(); i++) {
+    await (i < 50 ? Promise.resolve() : new Promise((r) => setImmediate(r)));
+  }
 }
 
 /**
- * Run `path` on a real actor: send the driver's events, let the real promise
- * actor answer in place of the traversal's actor events, and compare state and
- * context after every step (the context records what the actor answered).
+ * The stand-in node, held until the replay lets it answer: then it runs the
+ * real stand-in with the input the chart gave it. (Spawned tasks answer in the
+ * order the traversal chose.)
  */
+function gated(gates: Map<string, () => void>) {
+  const standIn = (runTaskStandIn as unknown as { config: (args: unknown) => Promise<unknown> })
+    .config;
+  return fromPromise<unknown, TaskInput>(async (args) => {
+    await new Promise<void>((open) => gates.set(args.self.id, open));
+    return standIn(args);
+  });
+}
+
+/** The state, context, status and child actors of a snapshot. */
+const view = (s: Snap) => ({
+  value: s.value,
+  context: s.context,
+  status: s.status,
+  children: children(s),
+});
+
+const ACTOR_EVENT = /^xstate\.(done|error)\.actor\.(.+)$/;
+
+/** `expect(actual).toEqual(expected)`, with a quick check first (replays compare a lot). */
+function same(actual: unknown, expected: unknown): void {
+  if (JSON.stringify(actual) !== JSON.stringify(expected)) expect(actual).toEqual(expected);
+}
+
+/**
+ * Run `path` on a real actor: send the driver's events, let the real task
+ * actor the traversal names answer in place of its event (checking it answers
+ * the same), and compare state, context and child actors after every step.
+ */
+const gates = new Map<string, () => void>();
+const gatedMachine = runMachine.provide({ actors: { runTask: gated(gates) as never } });
+
 async function replay(input: Input, path: Path): Promise<void> {
-  const view = (s: Snap) => ({ value: s.value, context: s.context, status: s.status });
-  const actor = createActor(runMachine, { input }).start();
-  const real = [];
-  for (const [i, { event }] of path.steps.entries()) {
-    if (i > 0 && (event.type === DONE || event.type === ERROR)) await settle(actor);
-    else if (i > 0) actor.send(event as never);
+  gates.clear();
+  const received: AnyEventObject[] = [];
+  const actor = createActor(gatedMachine, {
+    input,
+    inspect: (e) => {
+      if (e.type === "@xstate.event" && e.actorRef === actor) received.push(e.event);
+    },
+  });
+  actor.start();
+  const real = [view(actor.getSnapshot())];
+  for (const { event } of path.steps.slice(1)) {
+    const actorId = ACTOR_EVENT.exec(event.type)?.[2];
+    if (actorId) {
+      const before = received.length;
+      if (!gates.has(actorId)) expect.fail(`no running actor ${actorId}`);
+      gates.get(actorId)!();
+      gates.delete(actorId);
+      await until(() => received.length > before);
+      const answer = received.at(-1)!;
+      same([answer.type, answer.actorId], [event.type, actorId]);
+      if (event.type.startsWith("xstate.done")) same(answer.output, event.output);
+    } else {
+      actor.send(event as never);
+    }
     real.push(view(actor.getSnapshot()));
   }
   actor.stop();
-  expect(real).toEqual(path.steps.map((step) => view(step.state)));
+  same(
+    real,
+    path.steps.map((step) => view(step.state)),
+  );
 }
 
 describe("run loop chart", () => {
-  it("has one node region that follows the task lifecycle", () => {
-    const region = runMachine.getStateNodeById("run.stepping.task");
-    expect(Object.keys(region.states)).toEqual(Object.keys(taskMachine.root.states));
-    expect(region.initial.target.map((t) => t.key)).toEqual(["idle"]);
+  it("stepping holds one state at a time: __dispatch__, the node's lifecycle, or __fanout__", () => {
+    const stepping = runMachine.getStateNodeById("run.stepping");
+    expect(stepping.type).toBe("compound");
+    expect(Object.keys(stepping.states)).toEqual(["__dispatch__", "task", "__fanout__"]);
+    expect(stepping.initial.target.map((t) => t.key)).toEqual(["__dispatch__"]);
+    const task = runMachine.getStateNodeById("run.stepping.task");
+    expect(Object.keys(task.states)).toEqual(Object.keys(taskMachine.root.states));
+    expect(task.initial.target.map((t) => t.key)).toEqual(["running"]);
+    expect(task.states.running!.invoke.map((i) => [i.id, i.src])).toEqual([["runTask", "runTask"]]);
   });
 
   it("every run loop and lifecycle state is reachable", () => {
     const reached = new Set<string>();
     for (const input of Object.values(scenarios)) {
-      for (const id of statesEntered(input, shortestPaths(input))) reached.add(id);
+      for (const id of statesEntered(input)) reached.add(id);
     }
     const all = stateNodes.map((n) => n.id);
     expect(all).toHaveLength(12);
     expect([...reached].sort()).toEqual([...all].sort());
   });
 
-  it("a run steps until no tasks are left: INPUT, STEP, task done, barrier, STEP, done", () => {
+  it("only the states a step uses are active, and a fan-out's only actors are its tasks", () => {
+    const wrong: unknown[] = [];
+    for (const input of Object.values(scenarios)) {
+      const distinct = new Map(
+        microsteps(input).map((s) => [JSON.stringify([s.value, s.status, children(s)]), s]),
+      );
+      for (const s of distinct.values()) {
+        const kids = children(s);
+        const ok = !s.matches("stepping")
+          ? // Between steps no task actor is left over (the run is failed or done otherwise).
+            s.status !== "active" || kids.length === 0
+          : s.matches({ stepping: "task" })
+            ? kids.join() === (s.matches("stepping.task.running" as never) ? "runTask" : "")
+            : s.matches({ stepping: "__fanout__" })
+              ? kids.every((id) => /^t\d$/.test(id))
+              : s.matches({ stepping: "__dispatch__" }) && kids.length === 0;
+        if (!ok) wrong.push([s.value, s.status, kids]);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it("the shortest event sequences to the run's resting states", () => {
+    /** The shortest event sequences to every state with this value and these task actors. */
+    const sequence = (scenario: string, value: unknown, kids?: string[]) =>
+      shortestPaths(scenarios[scenario]!)
+        .filter(
+          (p) =>
+            JSON.stringify(p.state.value) === JSON.stringify(value) &&
+            (!kids || children(p.state).join() === kids.join()),
+        )
+        .map((p) => p.steps.slice(1).map((s) => s.event.type));
+    expect(sequence("a one-task step", "done")).toContainEqual([
+      "INPUT",
+      "STEP",
+      finishes.type,
+      "STEP",
+    ]);
+    // INPUT restarts the run from anywhere; the second step is over budget.
+    expect(sequence("a one-task step", "failed")).toContainEqual([
+      "INPUT",
+      "STEP",
+      "INPUT",
+      "STEP",
+    ]);
+    expect(sequence("an exhausted recursion budget", "failed")).toContainEqual(["INPUT", "STEP"]);
+    expect(
+      sequence("a task that pauses once", { stepping: { task: "interrupted" } }),
+    ).toContainEqual(["INPUT", "STEP", pauses.type]);
+    expect(sequence("a static breakpoint", "breakpoint")).toContainEqual(["INPUT", "STEP"]);
+    expect(sequence("a fan-out", { stepping: "__fanout__" }, ["t0", "t1"])).toContainEqual([
+      "INPUT",
+      "STEP",
+    ]);
+    expect(
+      sequence("a fan-out where one task pauses", { stepping: "__fanout__" }, []),
+    ).toContainEqual(["INPUT", "STEP", "xstate.done.actor.t0", "xstate.done.actor.t1"]);
+    // Either task's error fails the run (the first to answer).
+    expect(sequence("a fan-out whose tasks throw", "failed")).toContainEqual([
+      "INPUT",
+      "STEP",
+      expect.stringMatching(/^xstate\.error\.actor\.t[01]$/),
+    ]);
+    expect(sequence("a restart whose tasks all finished before the crash", "done")).toContainEqual([
+      "INPUT",
+      "STEP",
+      "STEP",
+    ]);
+  });
+
+  it("a one-task step runs in the node's own state: INPUT, STEP, task done, barrier, STEP, done", () => {
     expect(walk({}, [INPUT, STEP, finishes, STEP])).toEqual([
       "barrier",
       { stepping: { task: "running" } },
       "barrier",
       "done",
     ]);
+    expect(passesThrough(atBarrier(), STEP)).toEqual([
+      { stepping: "__dispatch__" },
+      { stepping: { task: "running" } },
+    ]);
+    const [running] = snapshots({}, [INPUT, STEP]).slice(-1);
+    expect(children(running!)).toEqual(["runTask"]);
+    const stepped = getMicrosteps(runMachine, running!, finishes as never).map(([s]) => s.value);
+    expect(stepped).toEqual([{ stepping: { task: "done" } }, "barrier"]);
   });
 
   it("a paused task holds the run in stepping until RESUME runs it again", () => {
-    expect(walk({ pauses: 1 }, [INPUT, STEP, pauses, RESUME, finishes, STEP])).toEqual([
+    const seen = snapshots({ pauses: 1 }, [INPUT, STEP, pauses, RESUME, finishes, STEP]);
+    expect(seen.map((s) => s.value)).toEqual([
       "barrier",
       { stepping: { task: "running" } },
       { stepping: { task: "interrupted" } },
       { stepping: { task: "running" } },
       "barrier",
       "done",
+    ]);
+    expect(children(seen[2]!)).toEqual([]);
+  });
+
+  it("a fan-out step spawns one actor per task and merges when the last one finishes", () => {
+    const [barrier, fanout, oneLeft, merged, end] = snapshots({ width: 2 }, [
+      INPUT,
+      STEP,
+      done("t1"),
+      done("t0"),
+      STEP,
+    ]);
+    expect(barrier!.context.pending).toBe(2);
+    expect(passesThrough(barrier!, STEP)).toEqual([
+      { stepping: "__dispatch__" },
+      { stepping: "__fanout__" },
+    ]);
+    expect([fanout!.value, children(fanout!), fanout!.context.running]).toEqual([
+      { stepping: "__fanout__" },
+      ["t0", "t1"],
+      2,
+    ]);
+    // A finished task's actor is stopped at once.
+    expect([oneLeft!.value, children(oneLeft!), oneLeft!.context.running]).toEqual([
+      { stepping: "__fanout__" },
+      ["t0"],
+      1,
+    ]);
+    expect([merged!.value, children(merged!), merged!.context.pending]).toEqual(["barrier", [], 0]);
+    expect(end!.value).toBe("done");
+  });
+
+  it("a fan-out where one task pauses waits in __fanout__ with no actor; RESUME spawns only that task", () => {
+    for (const order of [
+      [done("t0", "interrupted"), done("t1")],
+      [done("t1"), done("t0", "interrupted")],
+    ]) {
+      const [, fanout, , paused] = snapshots({ width: 2, pauses: 1 }, [INPUT, STEP, ...order]);
+      expect(fanout!.children.t0!.getSnapshot().input).toEqual({ interrupt: true, fail: false });
+      expect(fanout!.children.t1!.getSnapshot().input).toEqual({ interrupt: false, fail: false });
+      expect([paused!.value, children(paused!)]).toEqual([{ stepping: "__fanout__" }, []]);
+      expect(paused!.context).toMatchObject({ running: 0, waiting: 1 });
+      const [again] = transition(runMachine, paused!, RESUME);
+      expect([again.value, children(again)]).toEqual([{ stepping: "__fanout__" }, ["t0"]]);
+      expect(again.children.t0!.getSnapshot().input).toEqual({ interrupt: false, fail: false });
+      const [after] = transition(runMachine, again, done("t0") as never);
+      expect([after.value, children(after)]).toEqual(["barrier", []]);
+    }
+  });
+
+  it("a fan-out where every task pauses respawns them all on RESUME", () => {
+    const seen = snapshots({ width: 2, pauses: 2 }, [
+      INPUT,
+      STEP,
+      done("t0", "interrupted"),
+      done("t1", "interrupted"),
+      RESUME,
+      done("t0"),
+      done("t1"),
+    ]);
+    expect(seen.map((s) => [s.value, children(s)])).toEqual([
+      ["barrier", []],
+      [{ stepping: "__fanout__" }, ["t0", "t1"]],
+      [{ stepping: "__fanout__" }, ["t1"]],
+      [{ stepping: "__fanout__" }, []],
+      [{ stepping: "__fanout__" }, ["t0", "t1"]],
+      [{ stepping: "__fanout__" }, ["t1"]],
+      ["barrier", []],
     ]);
   });
 
@@ -209,13 +481,30 @@ describe("run loop chart", () => {
     ]);
   });
 
-  it("a failing task fails the run", () => {
-    const error = { type: ERROR, error: "task failed" };
-    expect(walk({ fails: true }, [INPUT, STEP, error])).toEqual([
-      "barrier",
+  it("a failing task fails the run, alone or in a fan-out", () => {
+    const micro = (input: Input, sequence: AnyEventObject[], last: AnyEventObject) => {
+      const from = snapshots(input, sequence).at(-1)!;
+      return getMicrosteps(runMachine, from, last as never).map(([s]) => s.value);
+    };
+    // The error raises TASK_FAILED, which the root takes in the next microstep.
+    expect(micro({ fails: true }, [INPUT, STEP], fails("runTask"))).toEqual([
       { stepping: { task: "running" } },
       "failed",
     ]);
+    expect(micro({ width: 2, fails: true }, [INPUT, STEP], fails("t1"))).toEqual([
+      { stepping: "__fanout__" },
+      "failed",
+    ]);
+    const [failed] = snapshots({ width: 2, fails: true }, [INPUT, STEP, fails("t1")]).slice(-1);
+    expect([failed!.value, failed!.status]).toEqual(["failed", "done"]);
+    const raised = getMicrosteps(runMachine, snapshots({ fails: true }, [INPUT, STEP]).at(-1)!, {
+      ...fails("runTask"),
+      error: "boom",
+    } as never)
+      .flatMap(([, actions]) => actions)
+      .filter((a) => a.type === "xstate.raise")
+      .map((a) => (a.params as { event: unknown }).event);
+    expect(raised).toEqual([{ type: "TASK_FAILED", error: "boom" }]);
   });
 
   it("the recursion limit fails the run at the barrier", () => {
@@ -226,51 +515,87 @@ describe("run loop chart", () => {
       "barrier",
       "failed",
     ]);
+    expect(walk({ stepsLeft: 0 }, [INPUT, STEP])).toEqual(["barrier", "failed"]);
   });
 
-  it("a node that is not triggered is skipped and the step still completes", () => {
-    const stepped = getMicrosteps(runMachine, atBarrier({ runnable: 0 }), STEP);
-    const values = stepped.map(([s]) => JSON.stringify(s.value));
-    expect(values.filter((v, i) => v !== values[i - 1]).map((v) => JSON.parse(v))).toEqual([
-      { stepping: { task: "idle" } },
-      { stepping: { task: "skipped" } },
-      "barrier",
+  it("a step whose tasks all finished before a crash settles at once (SETTLED)", () => {
+    const barrier = atBarrier({ width: 2, recovered: 2 });
+    expect(passesThrough(barrier, STEP)).toEqual([{ stepping: "__dispatch__" }, "barrier"]);
+    const [merged] = transition(runMachine, barrier, STEP);
+    expect([merged.context.pending, merged.context.recovered, children(merged)]).toEqual([
+      0,
+      0,
+      [],
+    ]);
+    expect(transition(runMachine, merged, STEP)[0].value).toBe("done");
+    // One of two recovered: the other task runs alone, in the node's state.
+    expect(passesThrough(atBarrier({ width: 2, recovered: 1 }), STEP)).toEqual([
+      { stepping: "__dispatch__" },
+      { stepping: { task: "running" } },
     ]);
   });
 
-  it("updateState as a node schedules that node's task", () => {
+  it("updateState as a node schedules that node's task; a plain update changes no state", () => {
     expect(walk({}, [UPDATE_AS_NODE, STEP])).toEqual([
       "barrier",
       { stepping: { task: "running" } },
     ]);
     expect(walk({}, [UPDATE])).toEqual(["idle"]);
+    expect(walk({}, [INPUT, UPDATE])).toEqual(["barrier", "barrier"]);
+    // On a paused fan-out it replaces the tasks: one task, no stale waiting count.
+    const paused = snapshots({ width: 2, pauses: 2 }, [
+      INPUT,
+      STEP,
+      done("t0", "interrupted"),
+      done("t1", "interrupted"),
+    ]).at(-1)!;
+    const [updated] = transition(runMachine, paused, UPDATE_AS_NODE);
+    expect(updated.value).toBe("barrier");
+    expect(updated.context).toMatchObject({ pending: 1, running: 0, waiting: 0 });
+    expect(passesThrough(updated, STEP).at(-1)).toEqual({ stepping: { task: "running" } });
   });
 
-  it("RESUME at the barrier does not change state", () => {
-    const barrier = atBarrier();
-    expect(barrier.can(RESUME)).toBe(false);
-    expect(walk({}, [INPUT, RESUME])).toEqual(["barrier", "barrier"]);
+  it("ignores RESUME unless a task waits for an answer", () => {
+    const cases: Array<[Input, AnyEventObject[]]> = [
+      [{}, []], // idle
+      [{}, [INPUT]], // barrier
+      [{}, [INPUT, STEP]], // a lone task running
+      [{ width: 2 }, [INPUT, STEP]], // a fan-out with no task waiting
+      [{ width: 2, pauses: 1 }, [INPUT, STEP, done("t1")]],
+    ];
+    for (const [input, sequence] of cases) {
+      const before = snapshots(input, sequence).at(-1) ?? initialTransition(runMachine, input)[0];
+      expect(before.can(RESUME)).toBe(false);
+      const [after] = transition(runMachine, before, RESUME);
+      expect(view(after)).toEqual(view(before));
+    }
   });
 
-  it("STEP while stepping does nothing, nor before the first INPUT", () => {
-    const stepping = getMicrosteps(runMachine, atBarrier(), STEP).at(-1)![0];
-    expect(stepping.value).toEqual({ stepping: { task: "running" } });
-    expect(stepping.can(STEP)).toBe(false);
-    expect(walk({}, [INPUT, STEP, STEP])).toEqual([
-      "barrier",
-      { stepping: { task: "running" } },
-      { stepping: { task: "running" } },
-    ]);
+  it("ignores STEP while stepping and before the first INPUT", () => {
+    for (const input of [{}, { width: 2 }, { pauses: 1 }]) {
+      const running = snapshots(input, [INPUT, STEP]).at(-1)!;
+      expect(running.matches("stepping")).toBe(true);
+      expect(running.can(STEP)).toBe(false);
+      expect(view(transition(runMachine, running, STEP)[0])).toEqual(view(running));
+    }
     expect(walk({}, [STEP])).toEqual(["idle"]);
   });
 
+  it("ignores a late answer once the lone task is interrupted", () => {
+    const paused = snapshots({ pauses: 1 }, [INPUT, STEP, pauses]).at(-1)!;
+    expect(view(transition(runMachine, paused, finishes as never)[0])).toEqual(view(paused));
+  });
+
   it("done and failed are final: the actor takes no more events", async () => {
-    const done = createActor(runMachine, { input: {} }).start();
+    const gates = new Map<string, () => void>();
+    const machine = runMachine.provide({ actors: { runTask: gated(gates) as never } });
+    const done = createActor(machine, { input: {} }).start();
     done.send(INPUT);
     done.send(STEP);
-    await settle(done);
+    gates.get("runTask")!();
+    await until(() => done.getSnapshot().matches("barrier"));
     done.send(STEP);
-    const failed = createActor(runMachine, { input: { stepsLeft: 0 } }).start();
+    const failed = createActor(machine, { input: { stepsLeft: 0 } }).start();
     failed.send(INPUT);
     failed.send(STEP);
     const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
@@ -292,6 +617,32 @@ describe("run loop chart", () => {
         replayed++;
       }
     }
-    expect(replayed).toBeGreaterThan(100);
+    expect(replayed).toBeGreaterThan(300);
+  });
+
+  it("every simple path through a fan-out where one task pauses agrees with a real run", async () => {
+    const input = { width: 2, pauses: 1 };
+    // The driver's events for one run, and the tasks' answers in every order.
+    const oneRun = (s: Snap) =>
+      (s.status !== "active"
+        ? []
+        : s.matches("idle")
+          ? [INPUT]
+          : inFlight(s)
+            ? taskAnswers(s)
+            : [...taskAnswers(s), STEP, RESUME]) as never[];
+    const paths = getSimplePaths(runMachine, {
+      input,
+      events: oneRun,
+      serializeState: serializeState as never,
+    }) as unknown as Path[];
+    const toDone = paths
+      .filter((p) => p.state.value === "done")
+      .map((p) => p.steps.slice(1).map((s) => s.event.type.replace("xstate.done.actor.", "")));
+    expect(toDone.sort()).toEqual([
+      ["INPUT", "STEP", "t0", "t1", "RESUME", "t0", "STEP"],
+      ["INPUT", "STEP", "t1", "t0", "RESUME", "t0", "STEP"],
+    ]);
+    for (const path of paths) await replay(input, path);
   });
 });

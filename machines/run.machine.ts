@@ -5,6 +5,10 @@ import { runTaskStandIn, taskLifecycle } from "./task.machine.js";
 interface RunChartContext {
   /** Tasks waiting at the barrier. */
   pending: number;
+  /** How many tasks a run started by INPUT has in its first step (several: a fan-out). */
+  width: number;
+  /** Tasks of the next step that finished before a crash: the restart recovers their writes. */
+  recovered: number;
   /** Steps left before the recursion limit. */
   stepsLeft: number;
   breakpoint: boolean;
@@ -95,18 +99,30 @@ export const runMachine = setup({
     ),
     spawnTasks: enqueueActions(({ context, enqueue }) => {
       const count = context.running > 0 ? context.running : context.pending;
+      // The first `pauses` tasks pause, the others finish (or all fail).
       for (let i = 0; i < count; i++) {
         enqueue.spawnChild("runTask", {
           id: `t${i}`,
-          input: { interrupt: context.pauses > 0, fail: context.fails },
+          input: { interrupt: i < context.pauses, fail: context.fails },
         });
       }
       enqueue.assign({ running: count });
     }),
-    applyInput: assign({ pending: 1 }),
+    // A new run or an update as a node replaces the tasks, paused ones included.
+    applyInput: assign(({ context }) => ({
+      pending: context.width,
+      interrupted: false,
+      running: 0,
+      waiting: 0,
+    })),
     applyUpdate: () => {},
-    applyUpdateAsNode: assign({ pending: 1 }),
-    startStep: assign({ stepsLeft: ({ context }) => context.stepsLeft - 1 }),
+    applyUpdateAsNode: assign({ pending: 1, interrupted: false, running: 0, waiting: 0 }),
+    // Recovered tasks are done already: only the others run.
+    startStep: assign(({ context }) => ({
+      stepsLeft: context.stepsLeft - 1,
+      pending: Math.max(0, context.pending - context.recovered),
+      recovered: 0,
+    })),
     mergeWrites: assign({ pending: 0, running: 0, waiting: 0 }),
     recordBreakpoint: () => {},
     clearBreakpoint: assign({ breakpoint: false }),
@@ -117,6 +133,8 @@ export const runMachine = setup({
   id: "run",
   context: ({ input }) => ({
     pending: 0,
+    width: 1,
+    recovered: 0,
     stepsLeft: 25,
     breakpoint: false,
     pauses: 0,

@@ -4,16 +4,17 @@
  * The node runs in a promise actor, which answers asynchronously, so a pure
  * traversal never sees it finish by itself. The traversal therefore sends the
  * actor's answer explicitly, as the event the real actor would send:
- * `xstate.done.actor.runTask` (output `{ interrupted }`) or
- * `xstate.error.actor.runTask`. Which answer comes follows the stand-in node's
- * context (`pauses`, `fails`), so every path found can also be replayed on a
- * real actor, which is checked at the end.
+ * `xstate.done.actor.runTask` (output `[{ status }]`) or
+ * `xstate.error.actor.runTask`. Which answer comes follows the input the chart
+ * gave the actor (`interrupt`, `fail`, from the stand-in context), so every
+ * path found can also be replayed on a real actor, which is checked at the end.
  */
 import { getShortestPaths, getSimplePaths, type StatePath } from "@xstate/graph";
 import { describe, expect, it } from "vitest";
 import {
   type AnyEventObject,
   createActor,
+  fromPromise,
   getInitialMicrosteps,
   getMicrosteps,
   type InputFrom,
@@ -21,21 +22,27 @@ import {
   type SnapshotFrom,
   transition,
 } from "xstate";
-import { taskMachine } from "./task.machine.js";
+import { runTaskStandIn, taskMachine } from "./task.machine.js";
 
 type Input = NonNullable<InputFrom<typeof taskMachine>>;
 type Snap = SnapshotFrom<typeof taskMachine>;
 type Path = StatePath<Snap, AnyEventObject>;
+type TaskInput = { interrupt: boolean; fail: boolean };
 
 const DONE = "xstate.done.actor.runTask";
 const ERROR = "xstate.error.actor.runTask";
 const RESUME = { type: "RESUME", answers: { q: "yes" } } as const;
+const finishes = { type: DONE, actorId: "runTask", output: [{ status: "done" }] };
+const pauses = { type: DONE, actorId: "runTask", output: [{ status: "interrupted" }] };
+const throws = { type: ERROR, actorId: "runTask", error: "task failed" };
 
-/** What the running stand-in node answers, given its context. */
+/** What the running stand-in node answers: it follows the input the chart gave it. */
 function actorAnswer(s: Snap): AnyEventObject[] {
-  if (!s.matches("running")) return [];
-  if (s.context.fails) return [{ type: ERROR, error: "task failed" }];
-  return [{ type: DONE, output: { interrupted: s.context.pauses > 0 ? 1 : 0 } }];
+  const child = s.children.runTask;
+  if (!child) return [];
+  const { interrupt, fail } = child.getSnapshot().input as TaskInput;
+  if (fail) return [throws];
+  return [interrupt ? pauses : finishes];
 }
 
 /** Everything that can happen to a node: its actor answers, or the driver sends RESUME. */
@@ -43,11 +50,9 @@ const events = (s: Snap) => (s.status === "active" ? [...actorAnswer(s), RESUME]
 
 /** The stand-in node's configurations; together they exercise every branch. */
 const scenarios: Record<string, Input> = {
-  "a triggered node": {},
+  "a node that finishes": {},
   "a node that pauses once": { pauses: 1 },
   "a node that throws": { fails: true },
-  "a node whose tasks finished before the run paused": { runnable: 0, finished: 1 },
-  "a node nobody triggered": { runnable: 0 },
 };
 
 const traversals = new Map<Input, Path[]>();
@@ -63,15 +68,15 @@ function shortestPaths(input: Input): Path[] {
 
 /**
  * Ids of every state node active at some microstep of the traversal, transient
- * states included. A shortest path's prefix is the shortest path to an earlier
- * state, so the initial microsteps plus each path's last step cover every step.
+ * states included: the initial microsteps, and those of every event offered in
+ * every state reached.
  */
 function statesEntered(input: Input, paths: Path[]): Set<string> {
   const snapshots = getInitialMicrosteps(taskMachine, input).map(([s]) => s);
-  for (const { steps } of paths) {
-    if (steps.length < 2) continue;
-    const micro = getMicrosteps(taskMachine, steps.at(-2)!.state, steps.at(-1)!.event as never);
-    snapshots.push(...micro.map(([s]) => s));
+  for (const { state } of paths) {
+    for (const event of events(state) as AnyEventObject[]) {
+      snapshots.push(...getMicrosteps(taskMachine, state, event as never).map(([s]) => s));
+    }
   }
   const ids = new Set<string>();
   for (const s of snapshots) {
@@ -107,42 +112,72 @@ function extendedPaths(input: Input): Path[] {
   );
 }
 
-/** Let the running promise actor answer: flush microtasks until the actor moves (bounded). */
-async function settle(actor: { getSnapshot(): unknown }): Promise<void> {
-  const before = actor.getSnapshot();
-  for (let i = 0; i < 20 && actor.getSnapshot() === before; i++) await Promise.resolve();
+/** Flush the event loop until `done()` holds (bounded). */
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 50 && !done(); i++) await new Promise((r) => setImmediate(r));
 }
 
 /**
- * Run `path` on a real actor: send the driver's events, let the real promise
- * actor answer in place of the traversal's actor events, and compare state and
- * context after every step.
+ * The stand-in node, held until the replay lets it answer: then it runs the
+ * real stand-in with the input the chart gave it.
+ */
+function gated(gates: Map<string, () => void>) {
+  const standIn = (runTaskStandIn as unknown as { config: (args: unknown) => Promise<unknown> })
+    .config;
+  return fromPromise<unknown, TaskInput>(async (args) => {
+    await new Promise<void>((open) => gates.set(args.self.id, open));
+    return standIn(args);
+  });
+}
+
+/** The state, context, status and children of a snapshot. */
+const view = (s: Snap) => ({
+  value: s.value,
+  context: s.context,
+  status: s.status,
+  children: Object.keys(s.children).sort(),
+});
+
+/** `expect(actual).toEqual(expected)`, with a quick check first (replays compare a lot). */
+function same(actual: unknown, expected: unknown): void {
+  if (JSON.stringify(actual) !== JSON.stringify(expected)) expect(actual).toEqual(expected);
+}
+
+/**
+ * Run `path` on a real actor: send the driver's events, let the real stand-in
+ * actor answer in place of the traversal's actor events (checking it answers
+ * the same), and compare state, context and children after every step.
  */
 async function replay(input: Input, path: Path): Promise<void> {
+  const gates = new Map<string, () => void>();
   const received: AnyEventObject[] = [];
-  const actor = createActor(taskMachine, {
+  const actor = createActor(taskMachine.provide({ actors: { runTask: gated(gates) as never } }), {
     input,
     inspect: (e) => {
       if (e.type === "@xstate.event" && e.actorRef === actor) received.push(e.event);
     },
   });
   actor.start();
-  for (const [i, { event, state }] of path.steps.entries()) {
-    if (i > 0 && (event.type === DONE || event.type === ERROR)) {
-      await settle(actor);
-      expect(received.at(-1)?.type).toBe(event.type);
-      if (event.type === DONE) expect(received.at(-1)?.output).toEqual(event.output);
-    } else if (i > 0) {
+  const real = [view(actor.getSnapshot())];
+  for (const { event } of path.steps.slice(1)) {
+    if (event.type === DONE || event.type === ERROR) {
+      const before = received.length;
+      if (!gates.has("runTask")) expect.fail("no running actor runTask");
+      gates.get("runTask")!();
+      await until(() => received.length > before);
+      const answer = received.at(-1)!;
+      same([answer.type, answer.actorId], [event.type, "runTask"]);
+      if (event.type === DONE) same(answer.output, event.output);
+    } else {
       actor.send(event as never);
     }
-    const snap = actor.getSnapshot();
-    expect({ value: snap.value, context: snap.context, status: snap.status }).toEqual({
-      value: state.value,
-      context: state.context,
-      status: state.status,
-    });
+    real.push(view(actor.getSnapshot()));
   }
   actor.stop();
+  same(
+    real,
+    path.steps.map((step) => view(step.state)),
+  );
 }
 
 describe("task lifecycle chart", () => {
@@ -152,17 +187,11 @@ describe("task lifecycle chart", () => {
       for (const id of statesEntered(input, shortestPaths(input))) reached.add(id);
     }
     const all = Object.values(taskMachine.root.states).map((node) => node.id);
-    expect(all).toEqual([
-      "task.idle",
-      "task.running",
-      "task.interrupted",
-      "task.done",
-      "task.skipped",
-    ]);
+    expect(all).toEqual(["task.running", "task.interrupted", "task.done"]);
     expect([...reached].sort()).toEqual([...all].sort());
   });
 
-  it("idle only decides: a node rests in running, interrupted, done or skipped", () => {
+  it("a node rests in running, interrupted or done, depending on what it does", () => {
     const resting = Object.fromEntries(
       Object.entries(scenarios).map(([name, input]) => [
         name,
@@ -170,33 +199,55 @@ describe("task lifecycle chart", () => {
       ]),
     );
     expect(resting).toEqual({
-      "a triggered node": ["running", "done"],
+      "a node that finishes": ["running", "done"],
       "a node that pauses once": ["running", "interrupted", "done"],
       // The failure is reported to the run loop (TASK_FAILED), which leaves `stepping`.
       "a node that throws": ["running"],
-      "a node whose tasks finished before the run paused": ["done"],
-      "a node nobody triggered": ["skipped"],
     });
   });
 
-  it("a triggered node runs and finishes", () => {
-    const [start] = initialTransition(taskMachine, {});
-    expect(start.value).toBe("running");
-    expect(walk({}, [{ type: DONE, output: { interrupted: 0 } }])).toEqual(["done"]);
+  it("the shortest event sequences: finish, pause and resume, fail", () => {
+    const sequences = (input: Input) =>
+      shortestPaths(input).map((p) => [p.state.value, p.steps.slice(1).map((s) => s.event.type)]);
+    expect(sequences({})).toEqual([
+      ["running", []],
+      ["done", [DONE]],
+    ]);
+    expect(sequences({ pauses: 1 })).toEqual([
+      ["running", []],
+      ["interrupted", [DONE]],
+      ["running", [DONE, "RESUME"]],
+      ["done", [DONE, "RESUME", DONE]],
+    ]);
+    expect(sequences({ fails: true })).toEqual([["running", []]]);
   });
 
-  it("a paused task waits in interrupted and resumes into running", () => {
-    const sequence = [
-      { type: DONE, output: { interrupted: 1 } },
-      RESUME,
-      { type: DONE, output: { interrupted: 0 } },
-    ];
-    expect(walk({ pauses: 1 }, sequence)).toEqual(["interrupted", "running", "done"]);
+  it("starts running, with the node's actor invoked", () => {
+    const [start] = initialTransition(taskMachine, {});
+    expect(start.value).toBe("running");
+    expect(Object.keys(start.children)).toEqual(["runTask"]);
+    expect(start.children.runTask!.getSnapshot().input).toEqual({ interrupt: false, fail: false });
+    expect(walk({}, [finishes])).toEqual(["done"]);
+  });
+
+  it("a paused task waits in interrupted, with no actor, and resumes into running", () => {
+    expect(walk({ pauses: 1 }, [pauses, RESUME, finishes])).toEqual([
+      "interrupted",
+      "running",
+      "done",
+    ]);
+    const [running] = initialTransition(taskMachine, { pauses: 1 });
+    const [paused] = transition(taskMachine, running, pauses as never);
+    expect(Object.keys(paused.children)).toEqual([]);
+    expect(paused.context).toEqual({ pauses: 0, fails: false, interrupted: true });
+    const [again] = transition(taskMachine, paused, RESUME);
+    expect(again.context.interrupted).toBe(false);
+    expect(again.children.runTask!.getSnapshot().input).toEqual({ interrupt: false, fail: false });
   });
 
   it("a failing task raises TASK_FAILED with the error for the run loop", () => {
     const [running] = initialTransition(taskMachine, { fails: true });
-    const micro = getMicrosteps(taskMachine, running, { type: ERROR, error: "boom" } as never);
+    const micro = getMicrosteps(taskMachine, running, { ...throws, error: "boom" } as never);
     const raised = micro
       .flatMap(([, actions]) => actions)
       .filter((a) => a.type === "xstate.raise")
@@ -212,24 +263,28 @@ describe("task lifecycle chart", () => {
   });
 
   it("a late answer from a stopped actor does not move an interrupted task", () => {
-    const sequence = [
-      { type: DONE, output: { interrupted: 1 } },
-      { type: DONE, output: { interrupted: 0 } },
-    ];
-    expect(walk({ pauses: 1 }, sequence)).toEqual(["interrupted", "interrupted"]);
+    expect(walk({ pauses: 1 }, [pauses, finishes])).toEqual(["interrupted", "interrupted"]);
   });
 
-  it("done and skipped are final", () => {
-    const [done] = initialTransition(taskMachine, { runnable: 0, finished: 1 });
-    const [skipped] = initialTransition(taskMachine, { runnable: 0 });
-    expect([done.status, skipped.status]).toEqual(["done", "done"]);
+  it("done is final", () => {
+    const [done] = transition(
+      taskMachine,
+      initialTransition(taskMachine, {})[0],
+      finishes as never,
+    );
+    expect([done.value, done.status]).toEqual(["done", "done"]);
     expect(done.can(RESUME)).toBe(false);
   });
 
   it("every transition the traversal takes agrees with a real run", async () => {
+    let replayed = 0;
     for (const input of Object.values(scenarios)) {
-      for (const path of extendedPaths(input)) await replay(input, path);
+      for (const path of extendedPaths(input)) {
+        await replay(input, path);
+        replayed++;
+      }
     }
+    expect(replayed).toBe(9);
   });
 
   it("every simple path of a node that pauses twice agrees with a real run", async () => {

@@ -1,18 +1,26 @@
 /**
  * Model-based tests of a compiled graph's machine: the run loop whose
- * `stepping` state holds one task-lifecycle region per graph node.
+ * `stepping` state holds one task-lifecycle state per graph node (a step with
+ * a single task runs there) plus `__dispatch__` and `__fanout__` (a step with
+ * several tasks spawns one actor per task).
  *
- * The traversal plays the driver (INPUT, STEP, RESUME) and the node actors:
- * while a node's region is `running`, the node's promise actor would answer
- * with `xstate.done.actor.task:<node>` carrying a `TaskOutcome[]`. Those
- * outcomes are built here from the tasks in the machine's context, routing
- * along the example's static edges, so compile.ts's own guards and actions
- * (task bookkeeping, joins, breakpoints, recursion limit) decide every step.
+ * The traversal plays the driver (INPUT, STEP, RESUME, UPDATE) and the node
+ * actors: a lone task's invoked actor answers with
+ * `xstate.done.actor.task:<node>`, a fan-out's spawned actors with
+ * `xstate.done.actor.<task id>`, each carrying `TaskOutcome[]`. Those outcomes
+ * are built here from the tasks in the actor's input, routing along the
+ * example's static edges, so compile.ts's own guards and actions (task
+ * bookkeeping, joins, breakpoints, recursion limit, recovery) decide every
+ * step. At the end every traversed transition is replayed on a real actor
+ * running the real node actors, which must answer exactly as the model did.
  */
 import { getShortestPaths, type StatePath } from "@xstate/graph";
 import { describe, expect, it } from "vitest";
 import {
   type AnyEventObject,
+  type AnyStateMachine,
+  createActor,
+  fromPromise,
   getInitialMicrosteps,
   getMicrosteps,
   initialTransition,
@@ -23,159 +31,404 @@ import { runMachine } from "../../machines/run.machine.js";
 import { taskMachine } from "../../machines/task.machine.js";
 import { END, Graph, interrupt, RecursionLimitError, START } from "../../src/index.js";
 import { interruptId } from "../../src/runtime/interrupt.js";
-import type { GraphContext, TaskOutcome, TaskRecord } from "../../src/runtime/task.js";
-
-/** The example's static edges, as data: the stand-in node actors route along them. */
-const edges: Array<[string, string]> = [
-  [START, "plan"],
-  ["plan", "research"],
-  ["plan", "write"],
-  ["review", "approve"],
-  ["approve", END],
-];
-
-const graph = new Graph({ name: "Example" })
-  .addNode("plan", () => ({ plan: "outline" }))
-  .addNode("research", () => ({ notes: "facts" }))
-  .addNode("write", () => ({ draft: "text" }))
-  .addNode("review", (s) => ({ review: `ok: ${s.draft}` }))
-  .addNode("approve", () => ({ approved: interrupt("Publish?") }));
-for (const [from, to] of edges) graph.addEdge(from, to);
-graph.addEdge(["research", "write"], "review");
-const compiled = graph.compile();
-const machine = compiled.machine;
-const regions = [START, ...compiled.nodes];
+import { attachRunEnv, type RunEnv } from "../../src/runtime/run-env.js";
+import type { GraphContext, TaskOutcome, TaskRecord, TaskSeed } from "../../src/runtime/task.js";
 
 type Snap = MachineSnapshot<GraphContext, AnyEventObject, any, any, any, any, any, any>;
 type Path = StatePath<Snap, AnyEventObject>;
+type Step = AnyEventObject | ((s: Snap) => AnyEventObject);
 
-const input = { values: {} };
+/** A graph under test: its machine, and what the stand-in node actors need to answer. */
+interface Example {
+  machine: AnyStateMachine;
+  /** `__start__` and the graph's nodes: the node states under `stepping`. */
+  nodes: string[];
+  /** Static edges, as data: the stand-in answers route along them. */
+  edges: Array<[string, string]>;
+  /** Nodes that call `interrupt(payload)` (then write the answer). */
+  asks: Record<string, string>;
+  /** Nodes whose actor the traversal also lets fail. */
+  fails: string[];
+  /** The STEP events the driver may send at a barrier. */
+  steps: AnyEventObject[];
+}
+
 const STEP = { type: "STEP", recursionLimit: 25, interruptBefore: [], interruptAfter: [] };
 const STEP_BEFORE_REVIEW = { ...STEP, interruptBefore: ["review"] };
 const INPUT = { type: "INPUT", update: { topic: "statecharts" } };
 const CONTINUE = { type: "RESUME", answers: {} };
+const WRONG_ANSWER = { type: "RESUME", answers: { "not-an-interrupt": "yes" } };
 
-/** What a node's real actor reports for one task: approve pauses until answered. */
-function outcome(task: TaskRecord): TaskOutcome {
-  if (task.node === "approve" && task.resumes.length === 0) {
-    const reached = { id: interruptId("", task.id, 0), value: "Publish?" };
+/** Build a graph whose nodes write `by <node>`, or ask and write the answer. */
+function example(
+  name: string,
+  nodes: string[],
+  edges: Array<[string, string]>,
+  joins: Array<[string[], string]>,
+  options: Pick<Example, "asks" | "fails" | "steps">,
+): Example {
+  const graph = new Graph({ name });
+  for (const node of nodes) {
+    const ask = options.asks[node];
+    graph.addNode(node, () => ({ [node]: ask === undefined ? `by ${node}` : interrupt(ask) }));
+  }
+  for (const [from, to] of edges) graph.addEdge(from, to);
+  for (const [from, to] of joins) graph.addEdge(from, to);
+  const compiled = graph.compile();
+  return { machine: compiled.machine, nodes: [START, ...nodes], edges, ...options };
+}
+
+/** START -> plan -> research + write in parallel -> join -> review -> approve (asks) -> END. */
+const ex = example(
+  "Example",
+  ["plan", "research", "write", "review", "approve"],
+  [
+    [START, "plan"],
+    ["plan", "research"],
+    ["plan", "write"],
+    ["review", "approve"],
+    ["approve", END],
+  ],
+  [[["research", "write"], "review"]],
+  { asks: { approve: "Publish?" }, fails: ["plan", "research"], steps: [STEP, STEP_BEFORE_REVIEW] },
+);
+const machine = ex.machine;
+
+/** START -> ask + work in parallel -> END: a fan-out where one task pauses. */
+const fork = example(
+  "Fork",
+  ["ask", "work"],
+  [
+    [START, "ask"],
+    [START, "work"],
+    ["ask", END],
+    ["work", END],
+  ],
+  [],
+  { asks: { ask: "Go?" }, fails: [], steps: [STEP] },
+);
+
+const input = { values: {} };
+
+/** What a node's real actor reports for one task. */
+function outcome(g: Example, task: TaskRecord): TaskOutcome {
+  const ask = g.asks[task.node];
+  if (task.kind === "node" && ask !== undefined && task.resumes.length === 0) {
+    const reached = { id: interruptId("", task.id, 0), value: ask };
     return { id: task.id, status: "interrupted", writes: null, next: null, interrupts: [reached] };
   }
   const writes: Array<[string, unknown]> =
     task.kind === "input"
       ? Object.entries((task.arg as { update: Record<string, unknown> }).update)
-      : [[task.node, `by ${task.node}`]];
-  const next = edges
-    .filter(([from, to]) => from === task.node && to !== END)
-    .map(([, node]) => ({ node, kind: "node" as const }));
+      : task.kind === "update"
+        ? Object.entries(task.arg as Record<string, unknown>)
+        : [[task.node, ask === undefined ? `by ${task.node}` : task.resumes[0]]];
+  const from = task.kind === "input" ? START : task.node;
+  const next: TaskSeed[] = g.edges
+    .filter(([f, to]) => f === from && to !== END)
+    .map(([, node]) => ({ node, kind: "node" }));
   return { id: task.id, status: "done", writes, next, interrupts: task.interrupts };
 }
 
-/** The done event of `node`'s actor, for the tasks it is running. */
-function answer(s: Snap, node: string): AnyEventObject {
-  const running = s.context.tasks.filter((t) => t.node === node && t.status === "pending");
-  return { type: `xstate.done.actor.task:${node}`, output: running.map(outcome) };
+/** The tasks a node actor runs, from its input (as the real actor picks them). */
+function tasksOf(actorInput: unknown): TaskRecord[] {
+  const { node, context, taskId } = actorInput as {
+    node: string;
+    context: GraphContext;
+    taskId?: string;
+  };
+  return context.tasks.filter((t) =>
+    taskId ? t.id === taskId : t.node === node && t.status === "pending",
+  );
 }
 
-/** RESUME answering every pending interrupt of `node`. */
-function resume(s: Snap, node: string): AnyEventObject {
+/** What every running node actor answers: its outcomes, or (for nodes in `fails`) an error. */
+function answers(g: Example, s: Snap): AnyEventObject[] {
+  return Object.entries(s.children).flatMap(([id, child]) => {
+    const tasks = tasksOf((child as { getSnapshot(): { input: unknown } }).getSnapshot().input);
+    const node = tasks[0]!.node;
+    const done = {
+      type: `xstate.done.actor.${id}`,
+      actorId: id,
+      output: tasks.map((t) => outcome(g, t)),
+    };
+    if (!g.fails.includes(node)) return [done];
+    return [done, { type: `xstate.error.actor.${id}`, actorId: id, error: `${node} failed` }];
+  });
+}
+
+/** RESUME answering every pending interrupt. */
+function resume(s: Snap): AnyEventObject {
   const answers: Record<string, unknown> = {};
   for (const t of s.context.tasks) {
-    if (t.node === node && t.status === "interrupted") answers[t.interrupts.at(-1)!.id] = "yes";
+    if (t.status === "interrupted") answers[t.interrupts.at(-1)!.id] = "yes";
   }
   return { type: "RESUME", answers };
 }
 
-const regionState = (s: Snap, node: string): string | undefined =>
-  s.matches("stepping")
-    ? (s.value as { stepping: Record<string, string> }).stepping[node]
-    : undefined;
+/**
+ * A restart after a crash in the step: STEP carrying the saved writes of the
+ * tasks that had finished. Offered at a barrier with several tasks, for each
+ * task alone and for all of them (only tasks that finish can have finished).
+ */
+function recoveries(g: Example, s: Snap): AnyEventObject[] {
+  const { tasks } = s.context;
+  if (tasks.length < 2 || tasks.some((t) => t.kind !== "node")) return [];
+  const saved = tasks
+    .map((t) => outcome(g, t))
+    .filter((o) => o.status === "done")
+    .map((o) => [o.id, { writes: o.writes, next: o.next }] as const);
+  const sets = saved.map((entry) => [entry]);
+  if (saved.length === tasks.length) sets.push(saved);
+  return sets.map((set) => ({ ...STEP, recovered: Object.fromEntries(set) }));
+}
 
 /**
  * What can happen next. INPUT is offered only before the run starts: the
  * driver sends it at the start of every invoke, but from a later state it only
- * restarts the graph with a higher step count (an unbounded state space).
+ * restarts the graph with a higher step count (an unbounded state space). The
+ * driver acts only on a settled run (no node actor in flight): RESUME and
+ * `updateState` as a node are offered when a task waits and none runs. STEP
+ * while stepping and RESUME that answers nothing are offered everywhere in
+ * `stepping`, and must be ignored. Without `restarts`, no crash recovery and
+ * no `updateState`: a plain run from the input.
  */
-function events(s: Snap): AnyEventObject[] {
+function events(g: Example, s: Snap, restarts = true): AnyEventObject[] {
   if (s.status !== "active") return [];
   if (s.matches("idle")) return [INPUT];
-  if (s.matches("barrier")) return [STEP, STEP_BEFORE_REVIEW];
+  if (s.matches("barrier")) return restarts ? [...g.steps, ...recoveries(g, s)] : g.steps;
   if (s.matches("breakpoint")) return [CONTINUE];
-  const out: AnyEventObject[] = [];
-  for (const node of regions) {
-    const state = regionState(s, node);
-    if (state === "running") out.push(answer(s, node));
-    if (state === "interrupted") out.push(resume(s, node), { type: "RESUME", answers: { x: 1 } });
-  }
-  if (regionState(s, "research") === "running") {
-    out.push({ type: "xstate.error.actor.task:research", error: "no sources" });
+  const out = [...answers(g, s), STEP, WRONG_ANSWER];
+  const waiting = s.context.tasks.filter((t) => t.status === "interrupted");
+  if (waiting.length > 0 && Object.keys(s.children).length === 0) {
+    out.push(resume(s));
+    if (restarts) {
+      for (const t of waiting) {
+        out.push({ type: "UPDATE", update: { [t.node]: "edited" }, asNode: t.node });
+      }
+    }
   }
   return out;
 }
 
-const paths = getShortestPaths(machine, { input, events: events as never }) as unknown as Path[];
+/** Snapshots with the same state and context differ by the node actors they hold. */
+const serializeState = (s: Snap) =>
+  JSON.stringify({ value: s.value, context: s.context, children: Object.keys(s.children).sort() });
 
-/** Every state node id of the machine. */
-const stateIds: string[] = [];
-const collect = (node: { states: Record<string, { id: string }> }) => {
-  for (const child of Object.values(node.states)) {
-    stateIds.push(child.id);
-    collect(child as never);
-  }
-};
-collect(machine.root);
+const traverse = (g: Example, restarts = true) =>
+  getShortestPaths(g.machine, {
+    input,
+    events: ((s: Snap) => events(g, s, restarts)) as never,
+    serializeState: serializeState as never,
+  }) as unknown as Path[];
+
+const paths = traverse(ex);
+const forkPaths = traverse(fork);
+/** Without crash recovery and updateState: how the driver runs the example from its input. */
+const plainPaths = traverse(ex, false);
+
+/** Every state node of a machine, with the dotted path `snapshot.matches` takes. */
+function stateNodes(m: AnyStateMachine): Array<{ id: string; path: string }> {
+  const out: Array<{ id: string; path: string }> = [];
+  const visit = (node: { states: Record<string, { id: string; path: string[] }> }) => {
+    for (const child of Object.values(node.states)) {
+      out.push({ id: child.id, path: child.path.join(".") });
+      visit(child as never);
+    }
+  };
+  visit(m.root as never);
+  return out;
+}
 
 /**
- * Ids of every state node active at some microstep of the traversal, transient
- * states included. A shortest path's prefix is the shortest path to an earlier
- * state, so the initial microsteps plus each path's last step cover every step.
+ * Every snapshot the traversal passes through, transient microsteps included:
+ * the initial microsteps, and those of every event offered in every state
+ * reached (each traversed transition, not only the shortest paths' own).
  */
-function statesEntered(paths: Path[]): Set<string> {
-  const snapshots: Snap[] = getInitialMicrosteps(machine, input).map(([s]) => s as Snap);
-  for (const { steps } of paths) {
-    if (steps.length < 2) continue;
-    const micro = getMicrosteps(machine, steps.at(-2)!.state, steps.at(-1)!.event as never);
-    snapshots.push(...micro.map(([s]) => s as Snap));
+const passed = new Map<Path[], Snap[]>();
+function microsteps(g: Example, traversal: Path[]): Snap[] {
+  let out = passed.get(traversal);
+  if (!out) {
+    out = getInitialMicrosteps(g.machine, input).map(([s]) => s as Snap);
+    for (const { state } of traversal) {
+      for (const event of events(g, state)) {
+        out.push(...getMicrosteps(g.machine, state, event as never).map(([s]) => s as Snap));
+      }
+    }
+    passed.set(traversal, out);
   }
+  return out;
+}
+
+/** Ids of every state node active at some microstep of the traversal. */
+function statesEntered(g: Example, traversal: Path[]): Set<string> {
+  const nodes = stateNodes(g.machine);
   const ids = new Set<string>();
-  for (const s of snapshots) {
-    for (const id of stateIds) if (s.matches(id.slice("Example.".length) as never)) ids.add(id);
+  for (const s of microsteps(g, traversal)) {
+    for (const node of nodes) if (s.matches(node.path as never)) ids.add(node.id);
   }
   return ids;
 }
 
+/** The graph nodes whose lifecycle state is active. */
+const activeNodes = (g: Example, s: Snap) => g.nodes.filter((n) => s.matches({ stepping: n }));
+const children = (s: Snap) => Object.keys(s.children).sort();
+const nodeState = (s: Snap, node: string): string | undefined =>
+  activeNodes(ex, s).includes(node)
+    ? (s.value as { stepping: Record<string, string> }).stepping[node]
+    : undefined;
+
+/** The done event of `node`'s actor, lone or spawned. */
+const finish =
+  (node: string, g: Example = ex) =>
+  (s: Snap): AnyEventObject => {
+    const ids = Object.keys(s.children);
+    const id =
+      ids.find((i) => i === `task:${node}`) ??
+      ids.find((i) => s.context.tasks.find((t) => t.id === i)?.node === node)!;
+    return answers(g, s).find((e) => e.type === `xstate.done.actor.${id}`)!;
+  };
+/** The error event of `node`'s actor, lone or spawned. */
+const failure = (node: string) => (s: Snap) => {
+  const done = finish(node)(s);
+  return {
+    type: done.type.replace("done", "error"),
+    actorId: done.actorId,
+    error: `${node} failed`,
+  };
+};
+
 /** Apply events (or event builders) in order with the machine's pure transition. */
-function walk(...sequence: Array<AnyEventObject | ((s: Snap) => AnyEventObject)>): Snap[] {
-  let s = initialTransition(machine, input)[0] as Snap;
+function walk(g: Example, ...sequence: Step[]): Snap[] {
+  let s = initialTransition(g.machine, input)[0] as Snap;
   const seen: Snap[] = [];
   for (const e of sequence) {
-    s = transition(machine, s, typeof e === "function" ? e(s) : e)[0] as Snap;
+    s = transition(g.machine, s, typeof e === "function" ? e(s) : e)[0] as Snap;
     seen.push(s);
   }
   return seen;
 }
+const last = (g: Example, ...sequence: Step[]) => walk(g, ...sequence).at(-1)!;
 
-/** Up to the barrier before review: plan, then research and write in parallel. */
-const toReview = [
-  INPUT,
-  STEP,
-  (s: Snap) => answer(s, START),
-  STEP,
-  (s: Snap) => answer(s, "plan"),
-  STEP,
-  (s: Snap) => answer(s, "research"),
-  (s: Snap) => answer(s, "write"),
-];
+/** The distinct state values a macrostep passes through, transient ones included. */
+function passesThrough(g: Example, from: Snap, event: AnyEventObject): unknown[] {
+  const values = getMicrosteps(g.machine, from, event as never).map(([s]) =>
+    JSON.stringify(s.value),
+  );
+  return values.filter((v, i) => v !== values[i - 1]).map((v) => JSON.parse(v));
+}
+
+/** Up to the barrier before research and write. */
+const toFanout: Step[] = [INPUT, STEP, finish(START), STEP, finish("plan")];
+/** Up to the barrier before review: research and write in parallel. */
+const toReview: Step[] = [...toFanout, STEP, finish("research"), finish("write")];
+/** Up to approve's pause. */
+const toApprove: Step[] = [...toReview, STEP, finish("review"), STEP, finish("approve")];
+
+/** The real node actors, each held until the replay lets it answer (or fail). */
+function gatedMachine(g: Example, gates: Map<string, (error?: unknown) => void>) {
+  const actors: Record<string, unknown> = {};
+  for (const [src, logic] of Object.entries(g.machine.implementations.actors)) {
+    const run = (logic as unknown as { config: (args: unknown) => Promise<unknown> }).config;
+    actors[src] = fromPromise(async (args) => {
+      const error = await new Promise<unknown>((open) => gates.set(args.self.id, open));
+      if (error !== undefined) throw error;
+      return run(args);
+    });
+  }
+  return g.machine.provide({ actors: actors as never });
+}
+
+/** A run environment like `invoke()`'s, with a (never used) checkpointer so nodes may interrupt. */
+const env = (): RunEnv => ({
+  config: {},
+  context: undefined,
+  signal: undefined,
+  writer: () => {},
+  persistent: true,
+  ns: "",
+  emit: undefined,
+  thread: undefined,
+  stepOrigin: undefined,
+});
+
+const view = (s: Snap) => ({
+  value: s.value,
+  context: s.context,
+  status: s.status,
+  children: children(s),
+});
+const ACTOR_EVENT = /^xstate\.(done|error)\.actor\.(.+)$/;
+
+/** Flush microtasks, then the event loop, until `ready()` holds (bounded). */
+async function until(ready: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !ready(); i++) {
+    await (i < 100 ? Promise.resolve() : new Promise((r) => setImmediate(r)));
+  }
+}
+
+/** `expect(actual).toEqual(expected)`, with a quick check first (replays compare a lot). */
+function same(actual: unknown, expected: unknown): void {
+  if (JSON.stringify(actual) !== JSON.stringify(expected)) expect(actual).toEqual(expected);
+}
+
+/**
+ * Run `path` on a real actor with the real node actors: send the driver's
+ * events, let the node actor the traversal names answer in place of its event
+ * (it must answer exactly the model's outcomes), and compare state, context
+ * and child actors after every step.
+ */
+async function replay(
+  gated: AnyStateMachine,
+  gates: Map<string, (error?: unknown) => void>,
+  path: Path,
+): Promise<void> {
+  gates.clear();
+  const received: AnyEventObject[] = [];
+  const actor = createActor(gated, {
+    input,
+    inspect: (e) => {
+      if (e.type === "@xstate.event" && e.actorRef === actor) received.push(e.event);
+    },
+  });
+  attachRunEnv(actor.system, env());
+  actor.start();
+  const real = [view(actor.getSnapshot() as Snap)];
+  for (const { event } of path.steps.slice(1)) {
+    const [, kind, actorId] = ACTOR_EVENT.exec(event.type) ?? [];
+    if (actorId) {
+      const before = received.length;
+      if (!gates.has(actorId)) expect.fail(`no running actor ${actorId}`);
+      gates.get(actorId)!(kind === "error" ? event.error : undefined);
+      gates.delete(actorId);
+      await until(() => received.length > before);
+      const answer = received.at(-1)!;
+      same([answer.type, answer.actorId], [event.type, actorId]);
+      if (kind === "done") same(answer.output, event.output);
+      else expect(answer.error).toBe(event.error);
+    } else {
+      actor.send(event);
+    }
+    real.push(view(actor.getSnapshot() as Snap));
+  }
+  actor.stop();
+  same(
+    real,
+    path.steps.map((step) => view(step.state)),
+  );
+}
 
 describe("a compiled graph's machine", () => {
   it("keeps the run loop's states at the root", () => {
     expect(Object.keys(machine.root.states)).toEqual(Object.keys(runMachine.root.states));
   });
 
-  it("has a task-lifecycle region under stepping for every graph node", () => {
+  it("has one task-lifecycle state per graph node under stepping, beside __dispatch__ and __fanout__", () => {
     const stepping = machine.getStateNodeById("Example.stepping");
-    expect(stepping.type).toBe("parallel");
+    expect(stepping.type).toBe("compound");
     expect(Object.keys(stepping.states)).toEqual([
+      "__dispatch__",
+      "__fanout__",
       START,
       "plan",
       "research",
@@ -183,12 +436,18 @@ describe("a compiled graph's machine", () => {
       "review",
       "approve",
     ]);
-    for (const node of regions) {
-      const region = machine.getStateNodeById(`Example.stepping.${node}`);
-      expect(Object.keys(region.states)).toEqual(Object.keys(taskMachine.root.states));
-      expect(region.initial.target.map((t) => t.key)).toEqual(["idle"]);
-      const [invoke] = region.states.running!.invoke;
+    expect(stepping.initial.target.map((t) => t.key)).toEqual(["__dispatch__"]);
+    expect(Object.keys(stepping.on).sort()).toEqual(
+      ["FANOUT", "SETTLED", ...ex.nodes.map((n) => `RUN.${n}`)].sort(),
+    );
+    for (const node of ex.nodes) {
+      const state = machine.getStateNodeById(`Example.stepping.${node}`);
+      expect(Object.keys(state.states)).toEqual(Object.keys(taskMachine.root.states));
+      expect(state.initial.target.map((t) => t.key)).toEqual(["running"]);
+      const [invoke] = state.states.running!.invoke;
       expect([invoke!.id, invoke!.src]).toEqual([`task:${node}`, `node:${node}`]);
+      const [target] = stepping.on[`RUN.${node}`]![0]!.target!;
+      expect(target).toBe(state);
     }
   });
 
@@ -203,27 +462,72 @@ describe("a compiled graph's machine", () => {
     }
   });
 
-  it("reaches every node's lifecycle states; only approve is ever interrupted", () => {
-    const reached = statesEntered(paths);
-    const unreached = stateIds.filter((id) => !reached.has(id));
+  it("reaches every node's running and done; only approve is ever interrupted", () => {
+    const reached = statesEntered(ex, paths);
+    const all = stateNodes(machine).map((n) => n.id);
+    const unreached = all.filter((id) => !reached.has(id));
     expect(unreached.sort()).toEqual(
       [START, "plan", "research", "write", "review"]
         .map((node) => `Example.stepping.${node}.interrupted`)
         .sort(),
     );
-    for (const node of regions) {
-      for (const state of ["idle", "running", "done", "skipped"]) {
+    for (const node of ex.nodes) {
+      for (const state of ["running", "done"]) {
         expect(reached).toContain(`Example.stepping.${node}.${state}`);
       }
+    }
+    for (const id of ["__dispatch__", "__fanout__", "approve.interrupted"]) {
+      expect(reached).toContain(`Example.stepping.${id}`);
+    }
+  });
+
+  it("never holds the state of a node that is not in the current step", () => {
+    for (const [g, traversal] of [
+      [ex, paths],
+      [fork, forkPaths],
+    ] as const) {
+      let solo = 0;
+      let fanout = 0;
+      for (const s of microsteps(g, traversal)) {
+        if (!s.matches("stepping")) {
+          if (s.status === "active") expect(children(s)).toEqual([]);
+          continue;
+        }
+        const active = activeNodes(g, s);
+        const { tasks } = s.context;
+        if (s.matches({ stepping: "__fanout__" })) {
+          // Several tasks, each its own spawned actor; no node's state is active.
+          fanout++;
+          expect(active).toEqual([]);
+          expect(tasks.length).toBeGreaterThan(1);
+          for (const id of children(s)) {
+            expect(tasks.find((t) => t.id === id)?.status).toBe("pending");
+          }
+        } else if (s.matches({ stepping: "__dispatch__" })) {
+          expect([active, children(s)]).toEqual([[], []]);
+        } else {
+          // One task runs (or waits) in its node's state; any other task of the step was recovered.
+          solo++;
+          expect(active).toHaveLength(1);
+          const [node] = active;
+          expect(tasks.filter((t) => t.node === node)).toHaveLength(1);
+          expect(tasks.filter((t) => t.node !== node && t.status !== "done")).toEqual([]);
+          expect(children(s)).toEqual(
+            s.matches({ stepping: { [node!]: "running" } }) ? [`task:${node}`] : [],
+          );
+        }
+      }
+      expect(solo).toBeGreaterThan(0);
+      expect(fanout).toBeGreaterThan(0);
     }
   });
 
   it("runs the example to done: plan, research and write together, review, approve", () => {
-    const done = paths.find((p) => p.state.value === "done")!;
+    const done = plainPaths.find((p) => p.state.value === "done")!;
     const ran = done.steps
-      .map((step) => step.event.type)
-      .filter((type) => type.startsWith("xstate.done.actor.task:"))
-      .map((type) => type.slice("xstate.done.actor.task:".length));
+      .map((step) => step.event)
+      .filter((e) => e.type.startsWith("xstate.done.actor."))
+      .map((e) => (e.output as TaskOutcome[]).map((o) => o.id.split(":")[1]).join("+"));
     // research and write answer in either order within their step; approve runs twice (paused, then answered).
     const inOneStep = ran.slice(2, 4).sort();
     expect([...ran.slice(0, 2), ...inOneStep, ...ran.slice(4)]).toEqual([
@@ -235,64 +539,137 @@ describe("a compiled graph's machine", () => {
       "approve",
       "approve",
     ]);
-    const steps = done.steps.filter((step) => step.event.type === "STEP").length;
-    expect(steps).toBe(6);
+    const actorIds = done.steps
+      .map((step) => step.event)
+      .filter((e) => e.type.startsWith("xstate.done.actor."))
+      .map((e) => e.actorId);
+    expect(actorIds.slice(2, 4).sort()).toEqual(["2:research:0", "2:write:0"]);
+    expect(actorIds.filter((_, i) => i < 2 || i > 3)).toEqual([
+      `task:${START}`,
+      "task:plan",
+      "task:review",
+      "task:approve",
+      "task:approve",
+    ]);
+    expect(done.steps.filter((step) => step.event.type === "STEP")).toHaveLength(6);
     expect(done.state.context.values).toEqual({
       topic: "statecharts",
       plan: "by plan",
       research: "by research",
       write: "by write",
       review: "by review",
-      approve: "by approve",
+      approve: "yes",
     });
   });
 
-  it("runs review once, after both research and write finished", () => {
-    const seen = walk(...toReview);
-    const afterResearch = seen.at(-2)!;
-    expect(afterResearch.value).toMatchObject({ stepping: { research: "done", write: "running" } });
-    const barrier = seen.at(-1)!;
-    expect(barrier.value).toBe("barrier");
-    expect(barrier.context.tasks.map((t) => t.node)).toEqual(["review"]);
-    expect(barrier.context.joins).toEqual({});
+  it("a step with one task enters only that node's state", () => {
+    const barrier = last(ex, INPUT, STEP, finish(START));
+    expect(barrier.context.tasks.map((t) => t.node)).toEqual(["plan"]);
+    expect(passesThrough(ex, barrier, STEP)).toEqual([
+      { stepping: "__dispatch__" },
+      { stepping: { plan: "running" } },
+    ]);
+    const running = transition(machine, barrier, STEP)[0] as Snap;
+    expect(activeNodes(ex, running)).toEqual(["plan"]);
+    expect(children(running)).toEqual(["task:plan"]);
+    expect(passesThrough(ex, running, finish("plan")(running))).toEqual([
+      { stepping: { plan: "done" } },
+      "barrier",
+    ]);
+  });
+
+  it("runs research and write as a fan-out of spawned actors, with no node state active", () => {
+    const barrier = last(ex, ...toFanout);
+    expect(barrier.context.tasks.map((t) => t.id)).toEqual(["2:research:0", "2:write:0"]);
+    expect(passesThrough(ex, barrier, STEP)).toEqual([
+      { stepping: "__dispatch__" },
+      { stepping: "__fanout__" },
+    ]);
+    const [fanout, oneDone, merged] = walk(ex, ...toReview).slice(-3);
+    for (const s of [fanout!, oneDone!]) {
+      expect(s.value).toEqual({ stepping: "__fanout__" });
+      expect(activeNodes(ex, s)).toEqual([]);
+      for (const node of ex.nodes) expect(s.matches({ stepping: node })).toBe(false);
+    }
+    expect(children(fanout!)).toEqual(["2:research:0", "2:write:0"]);
+    // research's actor is stopped as soon as it reports.
+    expect(children(oneDone!)).toEqual(["2:write:0"]);
+    expect(oneDone!.context.tasks.map((t) => t.status)).toEqual(["done", "pending"]);
+    // The last one merges: review runs once, after both.
+    expect([merged!.value, children(merged!)]).toEqual(["barrier", []]);
+    expect(merged!.context.tasks.map((t) => t.node)).toEqual(["review"]);
+    expect(merged!.context.joins).toEqual({});
   });
 
   it("a paused node waits in interrupted with no in-flight actor", () => {
-    const paused = walk(
-      ...toReview,
-      STEP,
-      (s) => answer(s, "review"),
-      STEP,
-      (s) => answer(s, "approve"),
-    ).at(-1)!;
-    expect(regionState(paused, "approve")).toBe("interrupted");
-    expect(Object.keys(paused.children)).toEqual([]);
+    const paused = last(ex, ...toApprove);
+    expect(nodeState(paused, "approve")).toBe("interrupted");
+    expect(activeNodes(ex, paused)).toEqual(["approve"]);
+    expect(children(paused)).toEqual([]);
     const [approve] = paused.context.tasks;
     expect(approve).toMatchObject({ node: "approve", status: "interrupted" });
   });
 
   it("a paused node resumes into running only with an answer to its interrupt", () => {
-    const [, wrong, right, finished, end] = walk(
-      ...toReview,
+    const [wrong, right, finished, end] = walk(
+      ex,
+      ...toApprove,
+      WRONG_ANSWER,
+      resume,
+      finish("approve"),
       STEP,
-      (s) => answer(s, "review"),
-      STEP,
-      (s) => answer(s, "approve"),
-      { type: "RESUME", answers: { "some-other-interrupt": "yes" } },
-      (s) => resume(s, "approve"),
-      (s) => answer(s, "approve"),
-      STEP,
-    ).slice(-5);
-    expect(regionState(wrong!, "approve")).toBe("interrupted");
-    expect(regionState(right!, "approve")).toBe("running");
+    ).slice(-4);
+    expect(nodeState(wrong!, "approve")).toBe("interrupted");
+    expect(nodeState(right!, "approve")).toBe("running");
     expect(right!.context.tasks[0]).toMatchObject({ status: "pending", resumes: ["yes"] });
-    expect(Object.keys(right!.children)).toEqual(["task:approve"]);
+    expect(children(right!)).toEqual(["task:approve"]);
     expect(finished!.value).toBe("barrier");
     expect(end!.value).toBe("done");
+    expect(end!.context.values.approve).toBe("yes");
+  });
+
+  it("a fan-out where one task pauses waits in __fanout__ with no actor; RESUME spawns only that task", () => {
+    const fanout = last(fork, INPUT, STEP, finish(START, fork), STEP);
+    expect([fanout.value, children(fanout)]).toEqual([
+      { stepping: "__fanout__" },
+      ["1:ask:0", "1:work:0"],
+    ]);
+    for (const order of [
+      ["ask", "work"],
+      ["work", "ask"],
+    ]) {
+      let s = fanout;
+      for (const node of order) s = transition(fork.machine, s, finish(node, fork)(s))[0] as Snap;
+      expect([s.value, children(s), activeNodes(fork, s)]).toEqual([
+        { stepping: "__fanout__" },
+        [],
+        [],
+      ]);
+      expect(s.context.tasks.map((t) => [t.node, t.status])).toEqual([
+        ["ask", "interrupted"],
+        ["work", "done"],
+      ]);
+      expect(transition(fork.machine, s, WRONG_ANSWER)[0].value).toEqual({
+        stepping: "__fanout__",
+      });
+      const resumed = transition(fork.machine, s, resume(s))[0] as Snap;
+      expect([resumed.value, children(resumed)]).toEqual([{ stepping: "__fanout__" }, ["1:ask:0"]]);
+      const merged = transition(fork.machine, resumed, finish("ask", fork)(resumed))[0] as Snap;
+      expect([merged.value, children(merged)]).toEqual(["barrier", []]);
+      expect(merged.context.values).toEqual({ topic: "statecharts", ask: "yes", work: "by work" });
+      expect(transition(fork.machine, merged, STEP)[0].value).toBe("done");
+    }
+    // The traversal found the same paused fan-out.
+    expect(
+      forkPaths.some(
+        (p) => p.state.matches({ stepping: "__fanout__" }) && children(p.state).length === 0,
+      ),
+    ).toBe(true);
   });
 
   it("stops at a static breakpoint before review, and RESUME continues from the barrier", () => {
     const [atBreakpoint, back, stepping] = walk(
+      ex,
       ...toReview,
       STEP_BEFORE_REVIEW,
       CONTINUE,
@@ -301,42 +678,116 @@ describe("a compiled graph's machine", () => {
     expect(atBreakpoint!.value).toBe("breakpoint");
     expect(atBreakpoint!.context.breakpoint).toMatchObject({ node: "review", timing: "before" });
     expect(back!.value).toBe("barrier");
-    expect(regionState(stepping!, "review")).toBe("running");
+    expect(nodeState(stepping!, "review")).toBe("running");
   });
 
-  it("fails the run when a node's actor fails", () => {
-    const failed = walk(...toReview.slice(0, 6), {
-      type: "xstate.error.actor.task:research",
-      error: "no sources",
-    }).at(-1)!;
-    expect([failed.value, failed.status, failed.context.error]).toEqual([
-      "failed",
-      "done",
-      "no sources",
-    ]);
+  it("fails the run when a node's actor fails, alone or in a fan-out", () => {
+    const solo = last(ex, INPUT, STEP, finish(START), STEP, failure("plan"));
+    const fanned = last(ex, ...toFanout, STEP, failure("research"));
+    for (const [failed, error] of [
+      [solo, "plan failed"],
+      [fanned, "research failed"],
+    ] as const) {
+      expect([failed.value, failed.status, failed.context.error]).toEqual([
+        "failed",
+        "done",
+        error,
+      ]);
+    }
   });
 
   it("fails the run at the barrier once the recursion limit is spent", () => {
     const limited = { ...STEP, recursionLimit: 1 };
-    const failed = walk(
-      INPUT,
-      limited,
-      (s) => answer(s, START),
-      limited,
-      (s) => answer(s, "plan"),
-      limited,
-    ).at(-1)!;
+    const failed = last(ex, INPUT, limited, finish(START), limited, finish("plan"), limited);
     expect(failed.value).toBe("failed");
     expect(failed.context.error).toBeInstanceOf(RecursionLimitError);
   });
 
-  it("ignores RESUME at the barrier and STEP while stepping", () => {
-    const [barrier] = walk(INPUT);
+  it("settles at once when every task of the step was recovered (SETTLED), or runs the rest", () => {
+    const barrier = last(ex, ...toFanout);
+    const [research, write, both] = recoveries(ex, barrier);
+    expect(passesThrough(ex, barrier, both!)).toEqual([{ stepping: "__dispatch__" }, "barrier"]);
+    const settled = transition(machine, barrier, both!)[0] as Snap;
+    expect(settled.context.tasks.map((t) => t.node)).toEqual(["review"]);
+    expect(settled.context.values).toMatchObject({ research: "by research", write: "by write" });
+    // One recovered: the other runs alone, in its node's state.
+    for (const [recovered, node] of [
+      [research!, "write"],
+      [write!, "research"],
+    ] as const) {
+      expect(passesThrough(ex, barrier, recovered).at(-1)).toEqual({
+        stepping: { [node]: "running" },
+      });
+      const running = transition(machine, barrier, recovered)[0] as Snap;
+      expect(children(running)).toEqual([`task:${node}`]);
+      const merged = transition(machine, running, finish(node)(running))[0] as Snap;
+      expect(merged.context).toMatchObject({
+        tasks: [{ node: "review" }],
+        values: { research: "by research", write: "by write" },
+      });
+    }
+  });
+
+  it("updateState as the paused node replaces its task, which then runs alone", () => {
+    const paused = last(ex, ...toApprove);
+    const update = { type: "UPDATE", update: { approve: "edited" }, asNode: "approve" };
+    const [barrier, running, merged, end] = walk(
+      ex,
+      ...toApprove,
+      update,
+      STEP,
+      finish("approve"),
+      STEP,
+    ).slice(-4);
+    expect(barrier!.value).toBe("barrier");
+    expect(barrier!.context.tasks).toMatchObject([
+      { node: "approve", kind: "update", status: "pending" },
+    ]);
+    expect([nodeState(running!, "approve"), children(running!)]).toEqual([
+      "running",
+      ["task:approve"],
+    ]);
+    expect([merged!.value, end!.value, end!.context.values.approve]).toEqual([
+      "barrier",
+      "done",
+      "edited",
+    ]);
+    // A plain update changes values only.
+    const plain = transition(machine, paused, { type: "UPDATE", update: { note: "n" } })[0] as Snap;
+    expect([plain.value, plain.context.values.note]).toEqual([paused.value, "n"]);
+  });
+
+  it("ignores RESUME at the barrier or with no answer, and STEP while stepping", () => {
+    const [barrier] = walk(ex, INPUT);
     expect(barrier!.can(CONTINUE as never)).toBe(false);
-    expect(transition(machine, barrier!, CONTINUE)[0].value).toBe("barrier");
-    const [, stepping] = walk(INPUT, STEP);
-    expect(stepping!.can(STEP as never)).toBe(false);
-    const after = transition(machine, stepping!, STEP)[0] as Snap;
-    expect([after.value, after.context]).toEqual([stepping!.value, stepping!.context]);
+    expect(view(transition(machine, barrier!, CONTINUE)[0] as Snap)).toEqual(view(barrier!));
+    const solo = last(ex, INPUT, STEP);
+    const fanout = last(ex, ...toFanout, STEP);
+    const paused = last(ex, ...toApprove);
+    for (const s of [solo, fanout, paused]) {
+      for (const ignored of [STEP, WRONG_ANSWER]) {
+        expect(s.can(ignored as never)).toBe(false);
+        expect(view(transition(machine, s, ignored)[0] as Snap)).toEqual(view(s));
+      }
+    }
+  });
+
+  it("every transition the traversal takes agrees with a real run of the real node actors", async () => {
+    let replayed = 0;
+    for (const [g, traversal] of [
+      [ex, paths],
+      [fork, forkPaths],
+    ] as const) {
+      const gates = new Map<string, (error?: unknown) => void>();
+      const gated = gatedMachine(g, gates);
+      for (const path of traversal) {
+        for (const event of events(g, path.state)) {
+          const next = transition(g.machine, path.state, event)[0] as Snap;
+          await replay(gated, gates, { ...path, steps: [...path.steps, { event, state: next }] });
+          replayed++;
+        }
+      }
+    }
+    expect(replayed).toBeGreaterThan(100);
   });
 });
