@@ -1,29 +1,45 @@
 import { assign, fromPromise, raise, setup } from "xstate";
 
 /**
- * The standalone chart's stand-in context: how the stand-in node behaves when
- * it runs, so that every branch can be reached by a real run too.
+ * The standalone chart's stand-in context: how the stand-in tasks behave when
+ * they run, so that every branch can be reached by a real run too.
  */
 interface TaskChartContext {
-  /** How many more times the stand-in node pauses (calls `interrupt()`) before it finishes. */
+  /** How many tasks run together (1 for a node alone; more in a fan-out). */
+  width: number;
+  /** How many more of the tasks' runs pause (call `interrupt()`) before they finish. */
   pauses: number;
-  /** The stand-in node throws when it runs. */
+  /** The stand-in tasks throw when they run. */
   fails: boolean;
-  /** Whether the last run paused. */
-  interrupted: boolean;
+  /** How many tasks wait on an answer after the last run. */
+  interrupted: number;
+  /** How many answered tasks the next run re-runs (0: a first run runs all `width`). */
+  resuming: number;
 }
 
-/** The standalone charts' stand-in node: pauses or fails when asked to. */
+/**
+ * The standalone charts' stand-in for running a step's tasks: `count` outcomes,
+ * the first `pauses` of them interrupted; or a failure when asked to.
+ */
 export const runTaskStandIn = fromPromise<
   Array<{ status: "done" | "interrupted" }>,
-  { interrupt: boolean; fail: boolean }
+  { count: number; pauses: number; fail: boolean }
 >(async ({ input }) => {
   if (input.fail) throw new Error("task failed");
-  return [{ status: input.interrupt ? "interrupted" : "done" }];
+  return Array.from({ length: input.count }, (_, i) => ({
+    status: i < input.pauses ? ("interrupted" as const) : ("done" as const),
+  }));
 });
 
+/** How many of a done event's task outcomes are interrupted. */
+export const interruptedIn = (event: unknown) =>
+  ((event as { output?: Array<{ status: string }> }).output ?? []).filter(
+    (o) => o.status === "interrupted",
+  ).length;
+
 /**
- * The lifecycle of a graph node that runs alone in its super-step.
+ * The lifecycle of a step's work: a graph node that runs alone in its super-step,
+ * or (as the run loop's `__fanout__`) all tasks of a step that has several.
  *
  * `running` invokes the node. `interrupted` is an explicit waiting state: a
  * paused run holds no in-flight actor there, so its persisted snapshot is
@@ -32,8 +48,8 @@ export const runTaskStandIn = fromPromise<
  *
  * `compileGraph` instantiates these states once per graph node, as a child of
  * the run loop's `stepping` state, swapping `runTask` for the node's own actor
- * and binding every guard and action to the node's name. (Tasks of a step with
- * several tasks run as spawned actors of the run loop's `__fanout__` state.)
+ * and binding every guard and action to the node's name; and once more as the
+ * run loop's `__fanout__` state, whose actor runs all tasks of a multi-task step.
  */
 export const taskMachine = setup({
   types: {
@@ -47,19 +63,15 @@ export const taskMachine = setup({
     runTask: runTaskStandIn,
   },
   guards: {
-    anyTaskInterrupted: ({ event }) =>
-      ((event as { output?: Array<{ status: string }> }).output ?? []).some(
-        (o) => o.status === "interrupted",
-      ),
-    resumeAnswersTask: ({ context }) => context.interrupted,
+    anyTaskInterrupted: ({ event }) => interruptedIn(event) > 0,
+    resumeAnswersTask: ({ context }) => context.interrupted > 0,
   },
   actions: {
     recordTaskResults: assign(({ context, event }) => {
-      const output = (event as { output?: Array<{ status: string }> }).output ?? [];
-      const interrupted = output.some((o) => o.status === "interrupted");
-      return { interrupted, pauses: interrupted ? context.pauses - 1 : context.pauses };
+      const interrupted = interruptedIn(event);
+      return { interrupted, resuming: 0, pauses: Math.max(0, context.pauses - interrupted) };
     }),
-    applyAnswers: assign({ interrupted: false }),
+    applyAnswers: assign(({ context }) => ({ resuming: context.interrupted, interrupted: 0 })),
     reportFailure: raise(({ event }) => ({
       type: "TASK_FAILED" as const,
       error: (event as { error?: unknown }).error,
@@ -67,14 +79,26 @@ export const taskMachine = setup({
   },
 }).createMachine({
   id: "task",
-  context: ({ input }) => ({ pauses: 0, fails: false, interrupted: false, ...input }),
+  context: ({ input }) => ({
+    width: 1,
+    pauses: 0,
+    fails: false,
+    interrupted: 0,
+    resuming: 0,
+    ...input,
+  }),
   initial: "running",
   states: {
     running: {
       invoke: {
         id: "runTask",
         src: "runTask",
-        input: ({ context }) => ({ interrupt: context.pauses > 0, fail: context.fails }),
+        // A resumed run re-runs only the tasks that waited; a first run runs them all.
+        input: ({ context }) => ({
+          count: context.resuming || context.width,
+          pauses: context.pauses,
+          fail: context.fails,
+        }),
         onDone: [
           { guard: "anyTaskInterrupted", target: "interrupted", actions: "recordTaskResults" },
           { target: "done", actions: "recordTaskResults" },

@@ -1,4 +1,4 @@
-import { type AnyStateMachine, assign, enqueueActions, fromPromise, raise, setup } from "xstate";
+import { type AnyStateMachine, assign, fromPromise, raise, setup } from "xstate";
 import { runMachine } from "../../machines/run.machine.js";
 import { taskLifecycle } from "../../machines/task.machine.js";
 import { RecursionLimitError } from "../errors/index.js";
@@ -76,27 +76,37 @@ function indexGraph(spec: GraphSpec): GraphInternals {
   };
 }
 
+/** What a lifecycle instance is bound to: one node, or (`node` absent) every task of the step. */
+interface Binding {
+  node?: string;
+  /** The actor `running` invokes, and the id it gets. */
+  src: string;
+  invokeId: string;
+}
+
 /**
- * Deep-copy a chart fragment for this graph: bind guards and actions to `node`
- * (when given), use the node's own actor, and point `#run.` ids at this machine.
+ * Deep-copy a chart fragment for this graph: point `#run.` ids at this machine
+ * and, given a binding, bind guards and actions to its node and invoke its actor.
  */
-function instantiate(config: unknown, id: string, node?: string): unknown {
-  if (Array.isArray(config)) return config.map((c) => instantiate(c, id, node));
+function instantiate(config: unknown, id: string, bind?: Binding): unknown {
+  if (Array.isArray(config)) return config.map((c) => instantiate(c, id, bind));
   if (typeof config === "string" && config.startsWith("#run.")) return `#${id}.${config.slice(5)}`;
   if (typeof config !== "object" || config === null) return config;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(config)) {
-    if (node && (key === "guard" || key === "actions") && typeof value === "string") {
-      out[key] = { type: value, params: { node } };
-    } else if (node && key === "src" && value === "runTask") {
-      out[key] = `node:${node}`;
-    } else if (node && key === "input" && typeof value === "function") {
+    if (bind?.node && (key === "guard" || key === "actions") && typeof value === "string") {
+      out[key] = { type: value, params: { node: bind.node } };
+    } else if (bind && key === "src" && value === "runTask") {
+      out[key] = bind.src;
+    } else if (bind && key === "input" && typeof value === "function") {
+      const node = bind.node;
       out[key] = ({ context }: { context: GraphContext }) => ({ node, context });
+    } else if (bind && key === "id" && value === "runTask") {
+      out[key] = bind.invokeId;
     } else {
-      out[key] = instantiate(value, id, node);
+      out[key] = instantiate(value, id, bind);
     }
   }
-  if (node && "invoke" in out) (out.invoke as Record<string, unknown>).id = `task:${node}`;
   return out;
 }
 
@@ -109,8 +119,10 @@ function answeredBy(t: TaskRecord, answers: Record<string, unknown>): boolean {
 const isInternal = (t: TaskRecord) => t.kind === "input" || t.kind === "update";
 
 function newTask(step: number, seed: TaskSeed, ordinal: number): TaskRecord {
-  return {
-    ...seed,
+  // One fixed shape for every task record keeps the hot path monomorphic.
+  const task: TaskRecord = {
+    node: seed.node,
+    kind: seed.kind,
     id: `${step}:${seed.node}:${ordinal}`,
     status: "pending",
     writes: null,
@@ -118,6 +130,8 @@ function newTask(step: number, seed: TaskSeed, ordinal: number): TaskRecord {
     interrupts: [],
     resumes: [],
   };
+  if (seed.kind !== "node") task.arg = seed.arg;
+  return task;
 }
 
 function breakpointAt(
@@ -143,27 +157,25 @@ function buildMachine(g: GraphInternals) {
   const nodes = [START, ...g.spec.nodes.keys()];
   const actors: Record<string, ReturnType<typeof nodeActor>> = {};
   for (const node of nodes) actors[`node:${node}`] = nodeActor(g, node);
+  actors.runTasks = nodeActor(g, undefined);
 
   // The run loop's `stepping`, with one state per graph node (instead of the chart's `task`).
   const base = runMachine.config;
-  const chartStepping = base.states!.stepping as {
-    on: Record<string, unknown>;
-    states: Record<string, unknown>;
-  };
-  const { "RUN.task": _run, ...steppingOn } = chartStepping.on;
-  const { task: _task, ...steppingStates } = chartStepping.states;
-  const stepping: Record<string, unknown> = {
-    ...(instantiate(chartStepping, id) as object),
-    on: instantiate(steppingOn, id),
-    states: instantiate(steppingStates, id),
+  const chart = base.states!.stepping as { states: Record<string, any> };
+  const { __dispatch__: dispatch, task, __fanout__: fanout } = chart.states;
+  const dispatchOn: Record<string, unknown> = instantiate(
+    { FANOUT: dispatch.on.FANOUT, SETTLED: dispatch.on.SETTLED },
+    id,
+  ) as Record<string, unknown>;
+  const states: Record<string, unknown> = {
+    __dispatch__: { on: dispatchOn },
+    __fanout__: instantiate(fanout, id, { src: "runTasks", invokeId: "task:__fanout__" }),
   };
   for (const node of nodes) {
-    (stepping.on as Record<string, unknown>)[`RUN.${node}`] = `.${node}`;
-    (stepping.states as Record<string, unknown>)[node] = {
-      ...(instantiate(taskLifecycle, id, node) as object),
-      onDone: { target: `#${id}.barrier`, actions: "mergeWrites" },
-    };
+    dispatchOn[`RUN.${node}`] = node;
+    states[node] = instantiate(task, id, { node, src: `node:${node}`, invokeId: `task:${node}` });
   }
+  const stepping = { ...(instantiate(chart, id) as object), states };
 
   /** The tasks a guard or action is about: one node's, or (in `__fanout__`) all of them. */
   const about = (context: GraphContext, params: NodeParams | undefined) =>
@@ -178,17 +190,18 @@ function buildMachine(g: GraphInternals) {
     },
     actors: actors as Record<string, any>,
     guards: {
-      anyTaskInterrupted: ({ event }) => outcomesOf(event).some((o) => o.status === "interrupted"),
+      // Interrupted now, or still waiting from before (a resume that answered only some).
+      anyTaskInterrupted: ({ context, event }, params?: NodeParams) => {
+        const output = outcomesOf(event);
+        if (output.some((o) => o.status === "interrupted")) return true;
+        const ran = new Set(output.map((o) => o.id));
+        return about(context, params).some((t) => t.status === "interrupted" && !ran.has(t.id));
+      },
       resumeAnswersTask: ({ context, event }, params?: NodeParams) =>
         event.type === "RESUME" &&
         about(context, params).some(
           (t) => t.status === "interrupted" && answeredBy(t, event.answers),
         ),
-      allTasksSettled: ({ context, event }) => {
-        const [o] = outcomesOf(event);
-        if (o?.status !== "done") return false;
-        return context.tasks.every((t) => t.id === o.id || t.status === "done");
-      },
       finished: ({ context }) => context.tasks.length === 0,
       overRecursionLimit: ({ context, event }) =>
         event.type === "STEP" &&
@@ -198,9 +211,9 @@ function buildMachine(g: GraphInternals) {
       hasAsNode: ({ event }) => event.type === "UPDATE" && event.asNode !== undefined,
     },
     actions: {
-      recordTaskResults: enqueueActions(({ context, event, enqueue }) => {
+      recordTaskResults: assign(({ context, event }) => {
         const byId = new Map(outcomesOf(event).map((o) => [o.id, o]));
-        enqueue.assign({
+        return {
           tasks: context.tasks.map((t) => {
             const o = byId.get(t.id);
             if (!o) return t;
@@ -214,10 +227,7 @@ function buildMachine(g: GraphInternals) {
             };
             return o.nested ? { ...done, nested: o.nested } : done;
           }),
-        });
-        // A spawned (fan-out) task has finished for good: drop it so the snapshot stays clean.
-        const actorId = (event as { actorId?: string }).actorId;
-        if (actorId && !actorId.startsWith("task:")) enqueue.stopChild(actorId);
+        };
       }),
       applyAnswers: assign(({ context, event }, params?: NodeParams) => {
         if (event.type !== "RESUME") return {};
@@ -245,18 +255,6 @@ function buildMachine(g: GraphInternals) {
         if (pending.length === 0) return { type: "SETTLED" as const };
         if (pending.length === 1) return { type: `RUN.${pending[0]!.node}` as const };
         return { type: "FANOUT" as const };
-      }),
-      spawnTasks: enqueueActions(({ context, enqueue }) => {
-        for (const t of context.tasks) {
-          if (t.status !== "pending") continue;
-          enqueue.spawnChild(
-            `node:${t.node}` as never,
-            {
-              id: t.id,
-              input: { node: t.node, context, taskId: t.id },
-            } as never,
-          );
-        }
       }),
       reportFailure: raise(({ event }) => ({
         type: "TASK_FAILED" as const,
@@ -384,13 +382,14 @@ function mergeStep(g: GraphInternals, context: GraphContext): Partial<GraphConte
   return { values, step, tasks: next, joins, lastRan: ran, journal };
 }
 
-function nodeActor(g: GraphInternals, node: string) {
-  return fromPromise<TaskOutcome[], { node: string; context: GraphContext; taskId?: string }>(
+/** Runs a node's pending tasks (or, without a node, every pending task of the step) concurrently. */
+function nodeActor(g: GraphInternals, node: string | undefined) {
+  return fromPromise<TaskOutcome[], { node?: string; context: GraphContext }>(
     async ({ input, signal, system }) => {
       const env = runEnvOf(system);
-      const { context, taskId } = input;
-      const runnable = context.tasks.filter((t) =>
-        taskId ? t.id === taskId : t.node === node && t.status === "pending",
+      const { context } = input;
+      const runnable = context.tasks.filter(
+        (t) => t.status === "pending" && (node === undefined || t.node === node),
       );
       // With siblings in the step, save each finished task's writes at once: if the process
       // dies before the barrier, a restart runs only the tasks that had not finished.
