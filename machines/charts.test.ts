@@ -1,7 +1,9 @@
 /**
  * The standalone charts are plain `setup(...).createMachine(...)` statecharts,
- * meant to be opened in the Stately editor: their config is JSON apart from two
- * functions, and every guard, action and actor is referenced by name.
+ * meant to be opened in the Stately editor: their config is JSON apart from the
+ * context factory and each lifecycle's actor input (the run loop has two: the
+ * lone node's and `__fanout__`'s), and every guard, action and actor is
+ * referenced by name.
  */
 import { describe, expect, it } from "vitest";
 import { type AnyStateMachine, createMachine } from "xstate";
@@ -34,11 +36,19 @@ function namedReferences(
 
 const charts: Array<[string, AnyStateMachine, string[]]> = [
   ["task lifecycle", taskMachine, ["context", "states.running.invoke.input"]],
-  ["run loop", runMachine, ["context", "states.stepping.states.task.states.running.invoke.input"]],
+  [
+    "run loop",
+    runMachine,
+    [
+      "context",
+      "states.stepping.states.task.states.running.invoke.input",
+      "states.stepping.states.__fanout__.states.running.invoke.input",
+    ],
+  ],
 ];
 
 describe.each(charts)("the %s chart", (_name, machine, functions) => {
-  it("is JSON apart from its context factory and the node actor's input", () => {
+  it("is JSON apart from its context factory and the task actor's input (per lifecycle)", () => {
     expect(functionPaths(machine.config)).toEqual(functions);
   });
 

@@ -2,13 +2,13 @@
  * Model-based tests of the run loop chart (machines/run.machine.ts).
  *
  * The traversal sends what the driver sends (INPUT, UPDATE, STEP, RESUME) plus
- * the answer each running task actor would send: the lone task's invoked
- * `runTask` (`xstate.done.actor.runTask` / `xstate.error.actor.runTask`) or a
- * fan-out's spawned tasks (`xstate.done.actor.t0`, `xstate.error.actor.t1`, …,
- * in every order). Each answer follows the input the chart gave that actor
- * (`interrupt`, `fail`, from the stand-in context). TASK_FAILED, `RUN.task`,
- * FANOUT and SETTLED are not sent: the chart raises them itself. So every path
- * found is one a real actor can take, which is checked at the end.
+ * the answer the running task actor would send: the invoked `runTask` of the
+ * lone task's state or of `__fanout__` (`xstate.done.actor.runTask`, its output
+ * one `{ status }` per task it ran, or `xstate.error.actor.runTask`). Each
+ * answer follows the input the chart gave that actor (`count`, `pauses`,
+ * `fail`, from the stand-in context). TASK_FAILED, `RUN.task`, FANOUT and
+ * SETTLED are not sent: the chart raises them itself. So every path found is
+ * one a real actor can take, which is checked at the end.
  */
 import { getShortestPaths, getSimplePaths, type StatePath } from "@xstate/graph";
 import { describe, expect, it, vi } from "vitest";
@@ -29,56 +29,53 @@ import { runTaskStandIn, taskMachine } from "./task.machine.js";
 type Input = NonNullable<InputFrom<typeof runMachine>>;
 type Snap = SnapshotFrom<typeof runMachine>;
 type Path = StatePath<Snap, AnyEventObject>;
-type TaskInput = { interrupt: boolean; fail: boolean };
+type TaskInput = { count: number; pauses: number; fail: boolean };
+type Status = "done" | "interrupted";
 
 const INPUT = { type: "INPUT" } as const;
 const STEP = { type: "STEP" } as const;
 const RESUME = { type: "RESUME", answers: { q: "yes" } } as const;
 const UPDATE = { type: "UPDATE" } as const;
 const UPDATE_AS_NODE = { type: "UPDATE", asNode: "task" } as const;
+/** The events the chart raises for itself, in `stepping.__dispatch__` only. */
+const DISPATCH = [{ type: "RUN.task" }, { type: "FANOUT" }, { type: "SETTLED" }] as const;
 
-/** The answer of the task actor `id`: it finishes, pauses or throws. */
-const done = (id: string, status: "done" | "interrupted" = "done") => ({
-  type: `xstate.done.actor.${id}`,
-  actorId: id,
-  output: [{ status }],
+const DONE = "xstate.done.actor.runTask";
+const ERROR = "xstate.error.actor.runTask";
+/** The task actor's answer: one outcome per task it ran, in order. */
+const answer = (...statuses: Status[]) => ({
+  type: DONE,
+  actorId: "runTask",
+  output: statuses.map((status) => ({ status })),
 });
-const fails = (id: string) => ({
-  type: `xstate.error.actor.${id}`,
-  actorId: id,
-  error: "task failed",
-});
-const finishes = done("runTask");
-const pauses = done("runTask", "interrupted");
+const finishes = answer("done");
+const pauses = answer("interrupted");
+const fails = { type: ERROR, actorId: "runTask", error: "task failed" };
 
-/** What each running task actor answers: it follows the input the chart gave it. */
+/** What the running task actor answers: it follows the input the chart gave it. */
 function taskAnswers(s: Snap): AnyEventObject[] {
-  return Object.entries(s.children).map(([id, child]) => {
-    const { interrupt, fail } = child!.getSnapshot().input as TaskInput;
-    return fail ? fails(id) : done(id, interrupt ? "interrupted" : "done");
-  });
+  const child = s.children.runTask;
+  if (!child) return [];
+  const { count, pauses, fail } = child.getSnapshot().input as TaskInput;
+  if (fail) return [fails];
+  return [
+    answer(...Array.from({ length: count }, (_, i) => (i < pauses ? "interrupted" : "done"))),
+  ];
 }
-
-const inFanout = (s: Snap) => s.matches({ stepping: "__fanout__" });
-/** A fan-out with tasks still running: the driver is waiting for them. */
-const inFlight = (s: Snap) => inFanout(s) && Object.keys(s.children).length > 0;
 
 /**
  * Everything that can happen next. A finished actor takes no more events (a
  * pure transition would still apply the root's INPUT to a `done` snapshot).
- * While a fan-out's tasks are in flight the driver only waits (it acts on a
- * settled run): INPUT and UPDATE-as-node would leave `stepping` with the
- * spawned tasks still running, and RESUME would spawn them a second time, so
- * only the events that must be ignored or harmless there are offered.
+ * Every driver event is offered everywhere: the one task actor of a step is
+ * invoked, so leaving `stepping` (INPUT, UPDATE as a node) stops it, and the
+ * events a state must ignore are checked as well.
  */
 const events = (s: Snap) =>
   (s.status !== "active"
     ? []
-    : inFlight(s)
-      ? [...taskAnswers(s), STEP, UPDATE]
-      : [...taskAnswers(s), INPUT, UPDATE, UPDATE_AS_NODE, STEP, RESUME]) as never[];
+    : [...taskAnswers(s), INPUT, UPDATE, UPDATE_AS_NODE, STEP, RESUME]) as never[];
 
-/** Snapshots with the same state and context differ by the task actors they hold. */
+/** Snapshots with the same state and context differ by the task actor they hold. */
 const serializeState = (s: Snap) =>
   JSON.stringify({
     value: s.value,
@@ -213,15 +210,20 @@ async function until(ready: () => boolean): Promise<void> {
 }
 
 /**
- * The stand-in node, held until the replay lets it answer: then it runs the
- * real stand-in with the input the chart gave it. (Spawned tasks answer in the
- * order the traversal chose.)
+ * The stand-in tasks' actor, held until the replay lets it answer: then it
+ * runs the real stand-in with the input the chart gave it. A stopped actor's
+ * gate is dropped, so only a running actor can be let answer.
  */
 function gated(gates: Map<string, () => void>) {
   const standIn = (runTaskStandIn as unknown as { config: (args: unknown) => Promise<unknown> })
     .config;
   return fromPromise<unknown, TaskInput>(async (args) => {
-    await new Promise<void>((open) => gates.set(args.self.id, open));
+    await new Promise<void>((open) => {
+      gates.set(args.self.id, open);
+      args.signal.addEventListener("abort", () => {
+        if (gates.get(args.self.id) === open) gates.delete(args.self.id);
+      });
+    });
     return standIn(args);
   });
 }
@@ -289,10 +291,25 @@ describe("run loop chart", () => {
     expect(stepping.type).toBe("compound");
     expect(Object.keys(stepping.states)).toEqual(["__dispatch__", "task", "__fanout__"]);
     expect(stepping.initial.target.map((t) => t.key)).toEqual(["__dispatch__"]);
-    const task = runMachine.getStateNodeById("run.stepping.task");
-    expect(Object.keys(task.states)).toEqual(Object.keys(taskMachine.root.states));
-    expect(task.initial.target.map((t) => t.key)).toEqual(["running"]);
-    expect(task.states.running!.invoke.map((i) => [i.id, i.src])).toEqual([["runTask", "runTask"]]);
+    // The dispatch events are taken in __dispatch__ only.
+    expect(Object.keys(stepping.on)).toEqual([]);
+    const dispatch = runMachine.getStateNodeById("run.stepping.__dispatch__");
+    expect(Object.keys(dispatch.on)).toEqual(["RUN.task", "FANOUT", "SETTLED"]);
+    expect(
+      (["RUN.task", "FANOUT"] as const).map((type) =>
+        dispatch.on[type]![0]!.target!.map((t) => t.id),
+      ),
+    ).toEqual([["run.stepping.task"], ["run.stepping.__fanout__"]]);
+    expect(dispatch.on.SETTLED![0]!.target!.map((t) => t.id)).toEqual(["run.barrier"]);
+    // The lone node and the fan-out are both instances of the task lifecycle.
+    for (const id of ["run.stepping.task", "run.stepping.__fanout__"]) {
+      const lifecycle = runMachine.getStateNodeById(id);
+      expect(Object.keys(lifecycle.states)).toEqual(Object.keys(taskMachine.root.states));
+      expect(lifecycle.initial.target.map((t) => t.key)).toEqual(["running"]);
+      expect(lifecycle.states.running!.invoke.map((i) => [i.id, i.src])).toEqual([
+        ["runTask", "runTask"],
+      ]);
+    }
   });
 
   it("every run loop and lifecycle state is reachable", () => {
@@ -301,48 +318,51 @@ describe("run loop chart", () => {
       for (const id of statesEntered(input)) reached.add(id);
     }
     const all = stateNodes.map((n) => n.id);
-    expect(all).toHaveLength(12);
+    expect(all).toHaveLength(15);
     expect([...reached].sort()).toEqual([...all].sort());
   });
 
-  it("only the states a step uses are active, and a fan-out's only actors are its tasks", () => {
+  it("only the states a step uses are active, with at most one task actor", () => {
     const wrong: unknown[] = [];
+    let solo = 0;
+    let fanout = 0;
     for (const input of Object.values(scenarios)) {
       const distinct = new Map(
         microsteps(input).map((s) => [JSON.stringify([s.value, s.status, children(s)]), s]),
       );
       for (const s of distinct.values()) {
-        const kids = children(s);
-        const ok = !s.matches("stepping")
-          ? // Between steps no task actor is left over (the run is failed or done otherwise).
-            s.status !== "active" || kids.length === 0
-          : s.matches({ stepping: "task" })
-            ? kids.join() === (s.matches("stepping.task.running" as never) ? "runTask" : "")
-            : s.matches({ stepping: "__fanout__" })
-              ? kids.every((id) => /^t\d$/.test(id))
-              : s.matches({ stepping: "__dispatch__" }) && kids.length === 0;
+        const kids = children(s).join();
+        const running =
+          s.matches("stepping.task.running" as never) ||
+          s.matches("stepping.__fanout__.running" as never);
+        let ok: boolean;
+        if (!s.matches("stepping")) {
+          // Between steps no task actor is left over (the run is failed or done otherwise).
+          ok = s.status !== "active" || kids === "";
+        } else if (s.matches({ stepping: "task" })) {
+          solo++;
+          ok = !s.matches({ stepping: "__fanout__" }) && kids === (running ? "runTask" : "");
+        } else if (s.matches({ stepping: "__fanout__" })) {
+          // A fan-out: the lone node's state is not active; one actor runs all the tasks.
+          fanout++;
+          ok = !s.matches({ stepping: "task" }) && kids === (running ? "runTask" : "");
+        } else {
+          ok = s.matches({ stepping: "__dispatch__" }) && kids === "";
+        }
         if (!ok) wrong.push([s.value, s.status, kids]);
       }
     }
     expect(wrong).toEqual([]);
+    expect([solo > 0, fanout > 0]).toEqual([true, true]);
   });
 
   it("the shortest event sequences to the run's resting states", () => {
-    /** The shortest event sequences to every state with this value and these task actors. */
-    const sequence = (scenario: string, value: unknown, kids?: string[]) =>
+    /** The shortest event sequences to every state with this value. */
+    const sequence = (scenario: string, value: unknown) =>
       shortestPaths(scenarios[scenario]!)
-        .filter(
-          (p) =>
-            JSON.stringify(p.state.value) === JSON.stringify(value) &&
-            (!kids || children(p.state).join() === kids.join()),
-        )
+        .filter((p) => JSON.stringify(p.state.value) === JSON.stringify(value))
         .map((p) => p.steps.slice(1).map((s) => s.event.type));
-    expect(sequence("a one-task step", "done")).toContainEqual([
-      "INPUT",
-      "STEP",
-      finishes.type,
-      "STEP",
-    ]);
+    expect(sequence("a one-task step", "done")).toContainEqual(["INPUT", "STEP", DONE, "STEP"]);
     // INPUT restarts the run from anywhere; the second step is over budget.
     expect(sequence("a one-task step", "failed")).toContainEqual([
       "INPUT",
@@ -353,20 +373,28 @@ describe("run loop chart", () => {
     expect(sequence("an exhausted recursion budget", "failed")).toContainEqual(["INPUT", "STEP"]);
     expect(
       sequence("a task that pauses once", { stepping: { task: "interrupted" } }),
-    ).toContainEqual(["INPUT", "STEP", pauses.type]);
+    ).toContainEqual(["INPUT", "STEP", DONE]);
     expect(sequence("a static breakpoint", "breakpoint")).toContainEqual(["INPUT", "STEP"]);
-    expect(sequence("a fan-out", { stepping: "__fanout__" }, ["t0", "t1"])).toContainEqual([
+    expect(sequence("a fan-out", { stepping: { __fanout__: "running" } })).toContainEqual([
       "INPUT",
       "STEP",
     ]);
+    expect(sequence("a fan-out", "done")).toContainEqual(["INPUT", "STEP", DONE, "STEP"]);
     expect(
-      sequence("a fan-out where one task pauses", { stepping: "__fanout__" }, []),
-    ).toContainEqual(["INPUT", "STEP", "xstate.done.actor.t0", "xstate.done.actor.t1"]);
-    // Either task's error fails the run (the first to answer).
+      sequence("a fan-out where one task pauses", { stepping: { __fanout__: "interrupted" } }),
+    ).toContainEqual(["INPUT", "STEP", DONE]);
+    expect(sequence("a fan-out where one task pauses", "done")).toContainEqual([
+      "INPUT",
+      "STEP",
+      DONE,
+      "RESUME",
+      DONE,
+      "STEP",
+    ]);
     expect(sequence("a fan-out whose tasks throw", "failed")).toContainEqual([
       "INPUT",
       "STEP",
-      expect.stringMatching(/^xstate\.error\.actor\.t[01]$/),
+      ERROR,
     ]);
     expect(sequence("a restart whose tasks all finished before the crash", "done")).toContainEqual([
       "INPUT",
@@ -388,6 +416,11 @@ describe("run loop chart", () => {
     ]);
     const [running] = snapshots({}, [INPUT, STEP]).slice(-1);
     expect(children(running!)).toEqual(["runTask"]);
+    expect(running!.children.runTask!.getSnapshot().input).toEqual({
+      count: 1,
+      pauses: 0,
+      fail: false,
+    });
     const stepped = getMicrosteps(runMachine, running!, finishes as never).map(([s]) => s.value);
     expect(stepped).toEqual([{ stepping: { task: "done" } }, "barrier"]);
   });
@@ -403,72 +436,93 @@ describe("run loop chart", () => {
       "done",
     ]);
     expect(children(seen[2]!)).toEqual([]);
+    expect(seen[2]!.context).toMatchObject({ interrupted: 1, resuming: 0 });
+    expect(seen[3]!.children.runTask!.getSnapshot().input).toMatchObject({ count: 1 });
   });
 
-  it("a fan-out step spawns one actor per task and merges when the last one finishes", () => {
-    const [barrier, fanout, oneLeft, merged, end] = snapshots({ width: 2 }, [
+  it("a fan-out step runs all its tasks in one actor and merges when it finishes", () => {
+    const [barrier, fanout, merged, end] = snapshots({ width: 2 }, [
       INPUT,
       STEP,
-      done("t1"),
-      done("t0"),
+      answer("done", "done"),
       STEP,
     ]);
     expect(barrier!.context.pending).toBe(2);
     expect(passesThrough(barrier!, STEP)).toEqual([
       { stepping: "__dispatch__" },
-      { stepping: "__fanout__" },
+      { stepping: { __fanout__: "running" } },
     ]);
-    expect([fanout!.value, children(fanout!), fanout!.context.running]).toEqual([
-      { stepping: "__fanout__" },
-      ["t0", "t1"],
-      2,
+    expect([fanout!.value, children(fanout!), fanout!.matches({ stepping: "task" })]).toEqual([
+      { stepping: { __fanout__: "running" } },
+      ["runTask"],
+      false,
     ]);
-    // A finished task's actor is stopped at once.
-    expect([oneLeft!.value, children(oneLeft!), oneLeft!.context.running]).toEqual([
-      { stepping: "__fanout__" },
-      ["t0"],
-      1,
-    ]);
+    expect(fanout!.children.runTask!.getSnapshot().input).toEqual({
+      count: 2,
+      pauses: 0,
+      fail: false,
+    });
+    expect(
+      getMicrosteps(runMachine, fanout!, answer("done", "done") as never).map(([s]) => s.value),
+    ).toEqual([{ stepping: { __fanout__: "done" } }, "barrier"]);
     expect([merged!.value, children(merged!), merged!.context.pending]).toEqual(["barrier", [], 0]);
     expect(end!.value).toBe("done");
   });
 
-  it("a fan-out where one task pauses waits in __fanout__ with no actor; RESUME spawns only that task", () => {
-    for (const order of [
-      [done("t0", "interrupted"), done("t1")],
-      [done("t1"), done("t0", "interrupted")],
-    ]) {
-      const [, fanout, , paused] = snapshots({ width: 2, pauses: 1 }, [INPUT, STEP, ...order]);
-      expect(fanout!.children.t0!.getSnapshot().input).toEqual({ interrupt: true, fail: false });
-      expect(fanout!.children.t1!.getSnapshot().input).toEqual({ interrupt: false, fail: false });
-      expect([paused!.value, children(paused!)]).toEqual([{ stepping: "__fanout__" }, []]);
-      expect(paused!.context).toMatchObject({ running: 0, waiting: 1 });
-      const [again] = transition(runMachine, paused!, RESUME);
-      expect([again.value, children(again)]).toEqual([{ stepping: "__fanout__" }, ["t0"]]);
-      expect(again.children.t0!.getSnapshot().input).toEqual({ interrupt: false, fail: false });
-      const [after] = transition(runMachine, again, done("t0") as never);
-      expect([after.value, children(after)]).toEqual(["barrier", []]);
-    }
+  it("a fan-out where one task pauses waits in __fanout__.interrupted with no actor; RESUME re-runs only that task", () => {
+    const [, fanout, paused, again, merged] = snapshots({ width: 2, pauses: 1 }, [
+      INPUT,
+      STEP,
+      answer("interrupted", "done"),
+      RESUME,
+      finishes,
+    ]);
+    expect(fanout!.children.runTask!.getSnapshot().input).toEqual({
+      count: 2,
+      pauses: 1,
+      fail: false,
+    });
+    expect([paused!.value, children(paused!)]).toEqual([
+      { stepping: { __fanout__: "interrupted" } },
+      [],
+    ]);
+    expect(paused!.context).toMatchObject({ interrupted: 1, resuming: 0, pauses: 0 });
+    expect([again!.value, children(again!)]).toEqual([
+      { stepping: { __fanout__: "running" } },
+      ["runTask"],
+    ]);
+    expect(again!.children.runTask!.getSnapshot().input).toEqual({
+      count: 1,
+      pauses: 0,
+      fail: false,
+    });
+    expect([merged!.value, children(merged!), merged!.context]).toEqual([
+      "barrier",
+      [],
+      expect.objectContaining({ pending: 0, interrupted: 0, resuming: 0 }),
+    ]);
   });
 
-  it("a fan-out where every task pauses respawns them all on RESUME", () => {
+  it("a fan-out where every task pauses re-runs them all on RESUME", () => {
     const seen = snapshots({ width: 2, pauses: 2 }, [
       INPUT,
       STEP,
-      done("t0", "interrupted"),
-      done("t1", "interrupted"),
+      answer("interrupted", "interrupted"),
       RESUME,
-      done("t0"),
-      done("t1"),
+      answer("done", "done"),
     ]);
-    expect(seen.map((s) => [s.value, children(s)])).toEqual([
-      ["barrier", []],
-      [{ stepping: "__fanout__" }, ["t0", "t1"]],
-      [{ stepping: "__fanout__" }, ["t1"]],
-      [{ stepping: "__fanout__" }, []],
-      [{ stepping: "__fanout__" }, ["t0", "t1"]],
-      [{ stepping: "__fanout__" }, ["t1"]],
-      ["barrier", []],
+    expect(
+      seen.map((s) => [
+        s.value,
+        children(s),
+        (s.children.runTask?.getSnapshot().input as TaskInput | undefined)?.count,
+      ]),
+    ).toEqual([
+      ["barrier", [], undefined],
+      [{ stepping: { __fanout__: "running" } }, ["runTask"], 2],
+      [{ stepping: { __fanout__: "interrupted" } }, [], undefined],
+      [{ stepping: { __fanout__: "running" } }, ["runTask"], 2],
+      ["barrier", [], undefined],
     ]);
   });
 
@@ -479,32 +533,35 @@ describe("run loop chart", () => {
       "barrier",
       { stepping: { task: "running" } },
     ]);
+    expect(walk({ breakpoint: true, width: 2 }, [INPUT, STEP, RESUME, STEP]).at(-1)).toEqual({
+      stepping: { __fanout__: "running" },
+    });
   });
 
   it("a failing task fails the run, alone or in a fan-out", () => {
-    const micro = (input: Input, sequence: AnyEventObject[], last: AnyEventObject) => {
-      const from = snapshots(input, sequence).at(-1)!;
+    const micro = (input: Input, last: AnyEventObject) => {
+      const from = snapshots(input, [INPUT, STEP]).at(-1)!;
       return getMicrosteps(runMachine, from, last as never).map(([s]) => s.value);
     };
     // The error raises TASK_FAILED, which the root takes in the next microstep.
-    expect(micro({ fails: true }, [INPUT, STEP], fails("runTask"))).toEqual([
-      { stepping: { task: "running" } },
+    expect(micro({ fails: true }, fails)).toEqual([{ stepping: { task: "running" } }, "failed"]);
+    expect(micro({ width: 2, fails: true }, fails)).toEqual([
+      { stepping: { __fanout__: "running" } },
       "failed",
     ]);
-    expect(micro({ width: 2, fails: true }, [INPUT, STEP], fails("t1"))).toEqual([
-      { stepping: "__fanout__" },
-      "failed",
-    ]);
-    const [failed] = snapshots({ width: 2, fails: true }, [INPUT, STEP, fails("t1")]).slice(-1);
-    expect([failed!.value, failed!.status]).toEqual(["failed", "done"]);
-    const raised = getMicrosteps(runMachine, snapshots({ fails: true }, [INPUT, STEP]).at(-1)!, {
-      ...fails("runTask"),
-      error: "boom",
-    } as never)
-      .flatMap(([, actions]) => actions)
-      .filter((a) => a.type === "xstate.raise")
-      .map((a) => (a.params as { event: unknown }).event);
-    expect(raised).toEqual([{ type: "TASK_FAILED", error: "boom" }]);
+    for (const width of [1, 2]) {
+      const [failed] = snapshots({ width, fails: true }, [INPUT, STEP, fails]).slice(-1);
+      expect([failed!.value, failed!.status, children(failed!)]).toEqual(["failed", "done", []]);
+      const raised = getMicrosteps(
+        runMachine,
+        snapshots({ width, fails: true }, [INPUT, STEP]).at(-1)!,
+        { ...fails, error: "boom" } as never,
+      )
+        .flatMap(([, actions]) => actions)
+        .filter((a) => a.type === "xstate.raise")
+        .map((a) => (a.params as { event: unknown }).event);
+      expect(raised).toEqual([{ type: "TASK_FAILED", error: "boom" }]);
+    }
   });
 
   it("the recursion limit fails the run at the barrier", () => {
@@ -516,6 +573,7 @@ describe("run loop chart", () => {
       "failed",
     ]);
     expect(walk({ stepsLeft: 0 }, [INPUT, STEP])).toEqual(["barrier", "failed"]);
+    expect(walk({ stepsLeft: 0, width: 2 }, [INPUT, STEP])).toEqual(["barrier", "failed"]);
   });
 
   it("a step whose tasks all finished before a crash settles at once (SETTLED)", () => {
@@ -529,9 +587,18 @@ describe("run loop chart", () => {
     ]);
     expect(transition(runMachine, merged, STEP)[0].value).toBe("done");
     // One of two recovered: the other task runs alone, in the node's state.
-    expect(passesThrough(atBarrier({ width: 2, recovered: 1 }), STEP)).toEqual([
+    const partial = atBarrier({ width: 2, recovered: 1 });
+    expect(passesThrough(partial, STEP)).toEqual([
       { stepping: "__dispatch__" },
       { stepping: { task: "running" } },
+    ]);
+    const [running] = transition(runMachine, partial, STEP);
+    expect(running.children.runTask!.getSnapshot().input).toMatchObject({ count: 1 });
+    // One of three recovered: the other two still fan out.
+    const [fanout] = transition(runMachine, atBarrier({ width: 3, recovered: 1 }), STEP);
+    expect([fanout.value, fanout.children.runTask!.getSnapshot().input]).toEqual([
+      { stepping: { __fanout__: "running" } },
+      { count: 2, pauses: 0, fail: false },
     ]);
   });
 
@@ -542,17 +609,23 @@ describe("run loop chart", () => {
     ]);
     expect(walk({}, [UPDATE])).toEqual(["idle"]);
     expect(walk({}, [INPUT, UPDATE])).toEqual(["barrier", "barrier"]);
-    // On a paused fan-out it replaces the tasks: one task, no stale waiting count.
+    // On a paused fan-out it replaces the tasks: one task, no stale interrupted count.
     const paused = snapshots({ width: 2, pauses: 2 }, [
       INPUT,
       STEP,
-      done("t0", "interrupted"),
-      done("t1", "interrupted"),
+      answer("interrupted", "interrupted"),
     ]).at(-1)!;
+    expect(paused.value).toEqual({ stepping: { __fanout__: "interrupted" } });
+    expect(view(transition(runMachine, paused, UPDATE)[0])).toEqual(view(paused));
     const [updated] = transition(runMachine, paused, UPDATE_AS_NODE);
-    expect(updated.value).toBe("barrier");
-    expect(updated.context).toMatchObject({ pending: 1, running: 0, waiting: 0 });
+    expect([updated.value, children(updated)]).toEqual(["barrier", []]);
+    expect(updated.context).toMatchObject({ pending: 1, interrupted: 0, resuming: 0 });
     expect(passesThrough(updated, STEP).at(-1)).toEqual({ stepping: { task: "running" } });
+    expect(transition(runMachine, updated, STEP)[0].children.runTask!.getSnapshot().input).toEqual({
+      count: 1,
+      pauses: 0,
+      fail: false,
+    });
   });
 
   it("ignores RESUME unless a task waits for an answer", () => {
@@ -560,8 +633,10 @@ describe("run loop chart", () => {
       [{}, []], // idle
       [{}, [INPUT]], // barrier
       [{}, [INPUT, STEP]], // a lone task running
-      [{ width: 2 }, [INPUT, STEP]], // a fan-out with no task waiting
-      [{ width: 2, pauses: 1 }, [INPUT, STEP, done("t1")]],
+      [{ width: 2 }, [INPUT, STEP]], // a fan-out running
+      // A fan-out re-running its answered task: nothing waits any more.
+      [{ width: 2, pauses: 1 }, [INPUT, STEP, answer("interrupted", "done"), RESUME]],
+      [{ pauses: 1 }, [INPUT, STEP, pauses, RESUME]],
     ];
     for (const [input, sequence] of cases) {
       const before = snapshots(input, sequence).at(-1) ?? initialTransition(runMachine, input)[0];
@@ -572,18 +647,54 @@ describe("run loop chart", () => {
   });
 
   it("ignores STEP while stepping and before the first INPUT", () => {
-    for (const input of [{}, { width: 2 }, { pauses: 1 }]) {
-      const running = snapshots(input, [INPUT, STEP]).at(-1)!;
-      expect(running.matches("stepping")).toBe(true);
-      expect(running.can(STEP)).toBe(false);
-      expect(view(transition(runMachine, running, STEP)[0])).toEqual(view(running));
-    }
+    const cases: Array<[Input, AnyEventObject[]]> = [
+      [{}, [INPUT, STEP]], // a lone task running
+      [{ pauses: 1 }, [INPUT, STEP, pauses]], // ... and interrupted
+      [{ width: 2 }, [INPUT, STEP]], // a fan-out running
+      [{ width: 2, pauses: 1 }, [INPUT, STEP, answer("interrupted", "done")]], // ... and interrupted
+      [{ width: 2, pauses: 1 }, [INPUT, STEP, answer("interrupted", "done"), RESUME]], // re-running
+    ];
+    const values = cases.map(([input, sequence]) => {
+      const s = snapshots(input, sequence).at(-1)!;
+      expect(s.can(STEP)).toBe(false);
+      expect(view(transition(runMachine, s, STEP)[0])).toEqual(view(s));
+      return s.value;
+    });
+    expect(values).toEqual([
+      { stepping: { task: "running" } },
+      { stepping: { task: "interrupted" } },
+      { stepping: { __fanout__: "running" } },
+      { stepping: { __fanout__: "interrupted" } },
+      { stepping: { __fanout__: "running" } },
+    ]);
     expect(walk({}, [STEP])).toEqual(["idle"]);
   });
 
-  it("ignores a late answer once the lone task is interrupted", () => {
-    const paused = snapshots({ pauses: 1 }, [INPUT, STEP, pauses]).at(-1)!;
-    expect(view(transition(runMachine, paused, finishes as never)[0])).toEqual(view(paused));
+  it("ignores RUN.task, FANOUT and SETTLED outside __dispatch__", () => {
+    let checked = 0;
+    for (const input of Object.values(scenarios)) {
+      for (const { state } of shortestPaths(input)) {
+        if (state.status !== "active") continue;
+        // __dispatch__ is transient: a step never rests there.
+        expect(state.matches({ stepping: "__dispatch__" })).toBe(false);
+        for (const event of DISPATCH) {
+          expect(state.can(event as never)).toBe(false);
+          same(view(transition(runMachine, state, event as never)[0]), view(state));
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(50);
+  });
+
+  it("ignores a late answer once the step's tasks are interrupted", () => {
+    for (const [input, paused] of [
+      [{ pauses: 1 }, pauses],
+      [{ width: 2, pauses: 1 }, answer("interrupted", "done")],
+    ] as const) {
+      const s = snapshots(input, [INPUT, STEP, paused]).at(-1)!;
+      expect(view(transition(runMachine, s, finishes as never)[0])).toEqual(view(s));
+    }
   });
 
   it("done and failed are final: the actor takes no more events", async () => {
@@ -617,32 +728,42 @@ describe("run loop chart", () => {
         replayed++;
       }
     }
-    expect(replayed).toBeGreaterThan(300);
+
+    expect(replayed).toBeGreaterThan(400);
   });
 
-  it("every simple path through a fan-out where one task pauses agrees with a real run", async () => {
-    const input = { width: 2, pauses: 1 };
-    // The driver's events for one run, and the tasks' answers in every order.
+  it("every simple path through a fan-out whose tasks pause agrees with a real run", async () => {
+    // The driver's events for one run, and the task actor's answers.
     const oneRun = (s: Snap) =>
       (s.status !== "active"
         ? []
         : s.matches("idle")
           ? [INPUT]
-          : inFlight(s)
-            ? taskAnswers(s)
-            : [...taskAnswers(s), STEP, RESUME]) as never[];
-    const paths = getSimplePaths(runMachine, {
-      input,
-      events: oneRun,
-      serializeState: serializeState as never,
-    }) as unknown as Path[];
-    const toDone = paths
-      .filter((p) => p.state.value === "done")
-      .map((p) => p.steps.slice(1).map((s) => s.event.type.replace("xstate.done.actor.", "")));
-    expect(toDone.sort()).toEqual([
-      ["INPUT", "STEP", "t0", "t1", "RESUME", "t0", "STEP"],
-      ["INPUT", "STEP", "t1", "t0", "RESUME", "t0", "STEP"],
-    ]);
-    for (const path of paths) await replay(input, path);
+          : [...taskAnswers(s), STEP, RESUME]) as never[];
+    const toDone: Record<string, string[][]> = {};
+    for (const input of [
+      { width: 2, pauses: 1 },
+      { width: 2, pauses: 3 },
+    ]) {
+      const paths = getSimplePaths(runMachine, {
+        input,
+        events: oneRun,
+        serializeState: serializeState as never,
+      }) as unknown as Path[];
+      toDone[input.pauses] = paths
+        .filter((p) => p.state.value === "done")
+        .map((p) =>
+          p.steps.slice(1).map((s) => {
+            const out = s.event.output as Array<{ status: Status }> | undefined;
+            return out ? out.map((o) => o.status[0]).join("") : s.event.type;
+          }),
+        );
+      for (const path of paths) await replay(input, path);
+    }
+    // The actor's outcomes as letters: d(one) and i(nterrupted), one per task it ran.
+    expect(toDone).toEqual({
+      1: [["INPUT", "STEP", "id", "RESUME", "d", "STEP"]],
+      3: [["INPUT", "STEP", "ii", "RESUME", "id", "RESUME", "d", "STEP"]],
+    });
   });
 });

@@ -1,13 +1,15 @@
 /**
  * Model-based tests of the task lifecycle chart (machines/task.machine.ts).
  *
- * The node runs in a promise actor, which answers asynchronously, so a pure
- * traversal never sees it finish by itself. The traversal therefore sends the
- * actor's answer explicitly, as the event the real actor would send:
- * `xstate.done.actor.runTask` (output `[{ status }]`) or
+ * The step's tasks (one for a node alone, several for a fan-out) run in one
+ * promise actor, which answers asynchronously, so a pure traversal never sees
+ * it finish by itself. The traversal therefore sends the actor's answer
+ * explicitly, as the event the real actor would send:
+ * `xstate.done.actor.runTask` (output: one `{ status }` per task it ran) or
  * `xstate.error.actor.runTask`. Which answer comes follows the input the chart
- * gave the actor (`interrupt`, `fail`, from the stand-in context), so every
- * path found can also be replayed on a real actor, which is checked at the end.
+ * gave the actor (`count`, `pauses`, `fail`, from the stand-in context), so
+ * every path found can also be replayed on a real actor, which is checked at
+ * the end.
  */
 import { getShortestPaths, getSimplePaths, type StatePath } from "@xstate/graph";
 import { describe, expect, it } from "vitest";
@@ -27,32 +29,45 @@ import { runTaskStandIn, taskMachine } from "./task.machine.js";
 type Input = NonNullable<InputFrom<typeof taskMachine>>;
 type Snap = SnapshotFrom<typeof taskMachine>;
 type Path = StatePath<Snap, AnyEventObject>;
-type TaskInput = { interrupt: boolean; fail: boolean };
+type TaskInput = { count: number; pauses: number; fail: boolean };
+type Status = "done" | "interrupted";
 
 const DONE = "xstate.done.actor.runTask";
 const ERROR = "xstate.error.actor.runTask";
 const RESUME = { type: "RESUME", answers: { q: "yes" } } as const;
-const finishes = { type: DONE, actorId: "runTask", output: [{ status: "done" }] };
-const pauses = { type: DONE, actorId: "runTask", output: [{ status: "interrupted" }] };
+/** The actor's answer: one outcome per task it ran, in order. */
+const answer = (...statuses: Status[]) => ({
+  type: DONE,
+  actorId: "runTask",
+  output: statuses.map((status) => ({ status })),
+});
+const finishes = answer("done");
+const pauses = answer("interrupted");
 const throws = { type: ERROR, actorId: "runTask", error: "task failed" };
 
-/** What the running stand-in node answers: it follows the input the chart gave it. */
+/** What the running stand-in tasks answer: they follow the input the chart gave their actor. */
 function actorAnswer(s: Snap): AnyEventObject[] {
   const child = s.children.runTask;
   if (!child) return [];
-  const { interrupt, fail } = child.getSnapshot().input as TaskInput;
+  const { count, pauses, fail } = child.getSnapshot().input as TaskInput;
   if (fail) return [throws];
-  return [interrupt ? pauses : finishes];
+  return [
+    answer(...Array.from({ length: count }, (_, i) => (i < pauses ? "interrupted" : "done"))),
+  ];
 }
 
-/** Everything that can happen to a node: its actor answers, or the driver sends RESUME. */
+/** Everything that can happen to a step's work: its actor answers, or the driver sends RESUME. */
 const events = (s: Snap) => (s.status === "active" ? [...actorAnswer(s), RESUME] : []) as never[];
 
-/** The stand-in node's configurations; together they exercise every branch. */
+/** The stand-in tasks' configurations; together they exercise every branch. */
 const scenarios: Record<string, Input> = {
   "a node that finishes": {},
   "a node that pauses once": { pauses: 1 },
   "a node that throws": { fails: true },
+  "a fan-out whose tasks finish": { width: 2 },
+  "a fan-out where one task pauses": { width: 2, pauses: 1 },
+  "a fan-out where both tasks pause": { width: 2, pauses: 2 },
+  "a fan-out whose tasks throw": { width: 2, fails: true },
 };
 
 const traversals = new Map<Input, Path[]>();
@@ -118,8 +133,8 @@ async function until(done: () => boolean): Promise<void> {
 }
 
 /**
- * The stand-in node, held until the replay lets it answer: then it runs the
- * real stand-in with the input the chart gave it.
+ * The stand-in tasks' actor, held until the replay lets it answer: then it
+ * runs the real stand-in with the input the chart gave it.
  */
 function gated(gates: Map<string, () => void>) {
   const standIn = (runTaskStandIn as unknown as { config: (args: unknown) => Promise<unknown> })
@@ -164,6 +179,7 @@ async function replay(input: Input, path: Path): Promise<void> {
       const before = received.length;
       if (!gates.has("runTask")) expect.fail("no running actor runTask");
       gates.get("runTask")!();
+      gates.delete("runTask");
       await until(() => received.length > before);
       const answer = received.at(-1)!;
       same([answer.type, answer.actorId], [event.type, "runTask"]);
@@ -191,7 +207,7 @@ describe("task lifecycle chart", () => {
     expect([...reached].sort()).toEqual([...all].sort());
   });
 
-  it("a node rests in running, interrupted or done, depending on what it does", () => {
+  it("a step's work rests in running, interrupted or done, depending on what its tasks do", () => {
     const resting = Object.fromEntries(
       Object.entries(scenarios).map(([name, input]) => [
         name,
@@ -203,31 +219,52 @@ describe("task lifecycle chart", () => {
       "a node that pauses once": ["running", "interrupted", "done"],
       // The failure is reported to the run loop (TASK_FAILED), which leaves `stepping`.
       "a node that throws": ["running"],
+      "a fan-out whose tasks finish": ["running", "done"],
+      "a fan-out where one task pauses": ["running", "interrupted", "done"],
+      "a fan-out where both tasks pause": ["running", "interrupted", "done"],
+      "a fan-out whose tasks throw": ["running"],
     });
   });
 
   it("the shortest event sequences: finish, pause and resume, fail", () => {
     const sequences = (input: Input) =>
       shortestPaths(input).map((p) => [p.state.value, p.steps.slice(1).map((s) => s.event.type)]);
-    expect(sequences({})).toEqual([
-      ["running", []],
-      ["done", [DONE]],
-    ]);
-    expect(sequences({ pauses: 1 })).toEqual([
-      ["running", []],
-      ["interrupted", [DONE]],
-      ["running", [DONE, "RESUME"]],
-      ["done", [DONE, "RESUME", DONE]],
-    ]);
+    for (const input of [{}, { width: 2 }]) {
+      expect(sequences(input)).toEqual([
+        ["running", []],
+        ["done", [DONE]],
+      ]);
+    }
+    for (const input of [{ pauses: 1 }, { width: 2, pauses: 1 }, { width: 2, pauses: 2 }]) {
+      expect(sequences(input)).toEqual([
+        ["running", []],
+        ["interrupted", [DONE]],
+        ["running", [DONE, "RESUME"]],
+        ["done", [DONE, "RESUME", DONE]],
+      ]);
+    }
     expect(sequences({ fails: true })).toEqual([["running", []]]);
+    expect(sequences({ width: 2, fails: true })).toEqual([["running", []]]);
   });
 
-  it("starts running, with the node's actor invoked", () => {
+  it("starts running, with one actor invoked for all the step's tasks", () => {
     const [start] = initialTransition(taskMachine, {});
     expect(start.value).toBe("running");
     expect(Object.keys(start.children)).toEqual(["runTask"]);
-    expect(start.children.runTask!.getSnapshot().input).toEqual({ interrupt: false, fail: false });
+    expect(start.children.runTask!.getSnapshot().input).toEqual({
+      count: 1,
+      pauses: 0,
+      fail: false,
+    });
     expect(walk({}, [finishes])).toEqual(["done"]);
+    const [fanout] = initialTransition(taskMachine, { width: 3 });
+    expect(Object.keys(fanout.children)).toEqual(["runTask"]);
+    expect(fanout.children.runTask!.getSnapshot().input).toEqual({
+      count: 3,
+      pauses: 0,
+      fail: false,
+    });
+    expect(walk({ width: 3 }, [answer("done", "done", "done")])).toEqual(["done"]);
   });
 
   it("a paused task waits in interrupted, with no actor, and resumes into running", () => {
@@ -239,31 +276,95 @@ describe("task lifecycle chart", () => {
     const [running] = initialTransition(taskMachine, { pauses: 1 });
     const [paused] = transition(taskMachine, running, pauses as never);
     expect(Object.keys(paused.children)).toEqual([]);
-    expect(paused.context).toEqual({ pauses: 0, fails: false, interrupted: true });
+    expect(paused.context).toEqual({
+      width: 1,
+      pauses: 0,
+      fails: false,
+      interrupted: 1,
+      resuming: 0,
+    });
     const [again] = transition(taskMachine, paused, RESUME);
-    expect(again.context.interrupted).toBe(false);
-    expect(again.children.runTask!.getSnapshot().input).toEqual({ interrupt: false, fail: false });
+    expect([again.context.interrupted, again.context.resuming]).toEqual([0, 1]);
+    expect(again.children.runTask!.getSnapshot().input).toEqual({
+      count: 1,
+      pauses: 0,
+      fail: false,
+    });
+  });
+
+  it("one of several tasks pauses: the work waits in interrupted, and RESUME re-runs only that task", () => {
+    const [running] = initialTransition(taskMachine, { width: 2, pauses: 1 });
+    expect(running.children.runTask!.getSnapshot().input).toEqual({
+      count: 2,
+      pauses: 1,
+      fail: false,
+    });
+    const [paused] = transition(taskMachine, running, answer("interrupted", "done") as never);
+    expect([paused.value, Object.keys(paused.children)]).toEqual(["interrupted", []]);
+    expect(paused.context).toMatchObject({ interrupted: 1, resuming: 0, pauses: 0 });
+    const [again] = transition(taskMachine, paused, RESUME);
+    expect([again.value, Object.keys(again.children)]).toEqual(["running", ["runTask"]]);
+    expect(again.children.runTask!.getSnapshot().input).toEqual({
+      count: 1,
+      pauses: 0,
+      fail: false,
+    });
+    const [done] = transition(taskMachine, again, finishes as never);
+    expect([done.value, done.status, done.context.resuming]).toEqual(["done", "done", 0]);
+  });
+
+  it("every task pauses: RESUME re-runs them all, and a task may pause again", () => {
+    expect(
+      walk({ width: 2, pauses: 3 }, [
+        answer("interrupted", "interrupted"),
+        RESUME,
+        answer("interrupted", "done"),
+        RESUME,
+        finishes,
+      ]),
+    ).toEqual(["interrupted", "running", "interrupted", "running", "done"]);
+    const [running] = initialTransition(taskMachine, { width: 2, pauses: 3 });
+    const [paused] = transition(
+      taskMachine,
+      running,
+      answer("interrupted", "interrupted") as never,
+    );
+    expect(paused.context).toMatchObject({ interrupted: 2, pauses: 1 });
+    const [again] = transition(taskMachine, paused, RESUME);
+    expect(again.children.runTask!.getSnapshot().input).toEqual({
+      count: 2,
+      pauses: 1,
+      fail: false,
+    });
   });
 
   it("a failing task raises TASK_FAILED with the error for the run loop", () => {
-    const [running] = initialTransition(taskMachine, { fails: true });
-    const micro = getMicrosteps(taskMachine, running, { ...throws, error: "boom" } as never);
-    const raised = micro
-      .flatMap(([, actions]) => actions)
-      .filter((a) => a.type === "xstate.raise")
-      .map((a) => (a.params as { event: unknown }).event);
-    expect(raised).toEqual([{ type: "TASK_FAILED", error: "boom" }]);
-    expect(micro.at(-1)![0].value).toBe("running");
+    for (const width of [1, 2]) {
+      const [running] = initialTransition(taskMachine, { width, fails: true });
+      const micro = getMicrosteps(taskMachine, running, { ...throws, error: "boom" } as never);
+      const raised = micro
+        .flatMap(([, actions]) => actions)
+        .filter((a) => a.type === "xstate.raise")
+        .map((a) => (a.params as { event: unknown }).event);
+      expect(raised).toEqual([{ type: "TASK_FAILED", error: "boom" }]);
+      expect(micro.at(-1)![0].value).toBe("running");
+    }
   });
 
-  it("RESUME is ignored unless the task is interrupted", () => {
-    const [running] = initialTransition(taskMachine, {});
-    expect(running.can(RESUME)).toBe(false);
-    expect(walk({}, [RESUME])).toEqual(["running"]);
+  it("RESUME is ignored unless a task is interrupted", () => {
+    for (const input of [{}, { width: 2 }]) {
+      const [running] = initialTransition(taskMachine, input);
+      expect(running.can(RESUME)).toBe(false);
+      expect(walk(input, [RESUME])).toEqual(["running"]);
+    }
   });
 
   it("a late answer from a stopped actor does not move an interrupted task", () => {
     expect(walk({ pauses: 1 }, [pauses, finishes])).toEqual(["interrupted", "interrupted"]);
+    expect(walk({ width: 2, pauses: 1 }, [answer("interrupted", "done"), finishes])).toEqual([
+      "interrupted",
+      "interrupted",
+    ]);
   });
 
   it("done is final", () => {
@@ -284,14 +385,15 @@ describe("task lifecycle chart", () => {
         replayed++;
       }
     }
-    expect(replayed).toBe(9);
+    expect(replayed).toBe(23);
   });
 
-  it("every simple path of a node that pauses twice agrees with a real run", async () => {
-    const input = { pauses: 2 };
-    const paths = getSimplePaths(taskMachine, { input, events }) as unknown as Path[];
-    const ends = paths.map((p) => p.steps.map((s) => s.state.value).join(" > "));
-    expect(ends).toContain("running > interrupted > running > interrupted > running > done");
-    for (const path of paths) await replay(input, path);
+  it("every simple path of tasks that pause more than once agrees with a real run", async () => {
+    for (const input of [{ pauses: 2 }, { width: 2, pauses: 3 }]) {
+      const paths = getSimplePaths(taskMachine, { input, events }) as unknown as Path[];
+      const ends = paths.map((p) => p.steps.map((s) => s.state.value).join(" > "));
+      expect(ends).toContain("running > interrupted > running > interrupted > running > done");
+      for (const path of paths) await replay(input, path);
+    }
   });
 });

@@ -1,18 +1,20 @@
 /**
  * Model-based tests of a compiled graph's machine: the run loop whose
  * `stepping` state holds one task-lifecycle state per graph node (a step with
- * a single task runs there) plus `__dispatch__` and `__fanout__` (a step with
- * several tasks spawns one actor per task).
+ * a single task runs there) plus `__dispatch__` and `__fanout__` (another
+ * instance of the task lifecycle: a step with several tasks runs them all in
+ * its one invoked actor).
  *
  * The traversal plays the driver (INPUT, STEP, RESUME, UPDATE) and the node
  * actors: a lone task's invoked actor answers with
- * `xstate.done.actor.task:<node>`, a fan-out's spawned actors with
- * `xstate.done.actor.<task id>`, each carrying `TaskOutcome[]`. Those outcomes
- * are built here from the tasks in the actor's input, routing along the
- * example's static edges, so compile.ts's own guards and actions (task
- * bookkeeping, joins, breakpoints, recursion limit, recovery) decide every
- * step. At the end every traversed transition is replayed on a real actor
- * running the real node actors, which must answer exactly as the model did.
+ * `xstate.done.actor.task:<node>`, the fan-out's with
+ * `xstate.done.actor.task:__fanout__`, each carrying one `TaskOutcome` per
+ * task it ran. Those outcomes are built here from the tasks in the actor's
+ * input, routing along the example's static edges, so compile.ts's own guards
+ * and actions (task bookkeeping, joins, breakpoints, recursion limit,
+ * recovery, partial resumes) decide every step. At the end every traversed
+ * transition is replayed on a real actor running the real node actors, which
+ * must answer exactly as the model did.
  */
 import { getShortestPaths, type StatePath } from "@xstate/graph";
 import { describe, expect, it } from "vitest";
@@ -108,6 +110,22 @@ const fork = example(
   { asks: { ask: "Go?" }, fails: [], steps: [STEP] },
 );
 
+/** START -> ask + check + work in parallel -> END: a fan-out where two tasks pause. */
+const poll = example(
+  "Poll",
+  ["ask", "check", "work"],
+  [
+    [START, "ask"],
+    [START, "check"],
+    [START, "work"],
+    ["ask", END],
+    ["check", END],
+    ["work", END],
+  ],
+  [],
+  { asks: { ask: "Go?", check: "Sure?" }, fails: ["work"], steps: [STEP] },
+);
+
 const input = { values: {} };
 
 /** What a node's real actor reports for one task. */
@@ -130,41 +148,58 @@ function outcome(g: Example, task: TaskRecord): TaskOutcome {
   return { id: task.id, status: "done", writes, next, interrupts: task.interrupts };
 }
 
-/** The tasks a node actor runs, from its input (as the real actor picks them). */
+/**
+ * The tasks a node actor runs, from its input (as the real actor picks them):
+ * the pending tasks of its node, or (the fan-out's, with no node) of the step.
+ */
 function tasksOf(actorInput: unknown): TaskRecord[] {
-  const { node, context, taskId } = actorInput as {
-    node: string;
-    context: GraphContext;
-    taskId?: string;
-  };
-  return context.tasks.filter((t) =>
-    taskId ? t.id === taskId : t.node === node && t.status === "pending",
+  const { node, context } = actorInput as { node?: string; context: GraphContext };
+  return context.tasks.filter(
+    (t) => t.status === "pending" && (node === undefined || t.node === node),
   );
 }
 
-/** What every running node actor answers: its outcomes, or (for nodes in `fails`) an error. */
+/** The tasks the running actor of `s` (a lone node's or the fan-out's) runs. */
+const running = (s: Snap): TaskRecord[] =>
+  Object.values(s.children).flatMap((child) =>
+    tasksOf((child as { getSnapshot(): { input: unknown } }).getSnapshot().input),
+  );
+
+/**
+ * What every running node actor answers: one outcome per task it runs, or
+ * (when one of them is a node in `fails`) an error.
+ */
 function answers(g: Example, s: Snap): AnyEventObject[] {
   return Object.entries(s.children).flatMap(([id, child]) => {
     const tasks = tasksOf((child as { getSnapshot(): { input: unknown } }).getSnapshot().input);
-    const node = tasks[0]!.node;
     const done = {
       type: `xstate.done.actor.${id}`,
       actorId: id,
       output: tasks.map((t) => outcome(g, t)),
     };
-    if (!g.fails.includes(node)) return [done];
-    return [done, { type: `xstate.error.actor.${id}`, actorId: id, error: `${node} failed` }];
+    const failing = tasks.find((t) => g.fails.includes(t.node));
+    if (!failing) return [done];
+    const error = `${failing.node} failed`;
+    return [done, { type: `xstate.error.actor.${id}`, actorId: id, error }];
   });
 }
 
-/** RESUME answering every pending interrupt. */
-function resume(s: Snap): AnyEventObject {
-  const answers: Record<string, unknown> = {};
-  for (const t of s.context.tasks) {
-    if (t.status === "interrupted") answers[t.interrupts.at(-1)!.id] = "yes";
-  }
-  return { type: "RESUME", answers };
-}
+/** The interrupt a paused task waits on. */
+const pendingInterrupt = (t: TaskRecord) => t.interrupts.at(-1)!.id;
+
+/** RESUME answering the pending interrupts of the waiting tasks of `nodes` (default: all). */
+const resume =
+  (...nodes: string[]) =>
+  (s: Snap): AnyEventObject => {
+    const answers: Record<string, unknown> = {};
+    for (const t of s.context.tasks) {
+      if (t.status === "interrupted" && (nodes.length === 0 || nodes.includes(t.node))) {
+        answers[pendingInterrupt(t)] = "yes";
+      }
+    }
+    return { type: "RESUME", answers };
+  };
+const resumeAll = resume();
 
 /**
  * A restart after a crash in the step: STEP carrying the saved writes of the
@@ -187,11 +222,13 @@ function recoveries(g: Example, s: Snap): AnyEventObject[] {
  * What can happen next. INPUT is offered only before the run starts: the
  * driver sends it at the start of every invoke, but from a later state it only
  * restarts the graph with a higher step count (an unbounded state space). The
- * driver acts only on a settled run (no node actor in flight): RESUME and
- * `updateState` as a node are offered when a task waits and none runs. STEP
- * while stepping and RESUME that answers nothing are offered everywhere in
- * `stepping`, and must be ignored. Without `restarts`, no crash recovery and
- * no `updateState`: a plain run from the input.
+ * driver acts only on a settled run (no node actor in flight): RESUME (with
+ * every answer, and with each waiting task's answer alone) and `updateState`
+ * as a node are offered when a task waits and none runs. STEP while stepping
+ * and RESUME that answers nothing are offered everywhere in `stepping`, and a
+ * RESUME answering a task still waiting while a resumed one runs: all must be
+ * ignored. Without `restarts`, no crash recovery and no `updateState`: a plain
+ * run from the input.
  */
 function events(g: Example, s: Snap, restarts = true): AnyEventObject[] {
   if (s.status !== "active") return [];
@@ -200,8 +237,10 @@ function events(g: Example, s: Snap, restarts = true): AnyEventObject[] {
   if (s.matches("breakpoint")) return [CONTINUE];
   const out = [...answers(g, s), STEP, WRONG_ANSWER];
   const waiting = s.context.tasks.filter((t) => t.status === "interrupted");
+  if (waiting.length > 0 && Object.keys(s.children).length > 0) out.push(resumeAll(s));
   if (waiting.length > 0 && Object.keys(s.children).length === 0) {
-    out.push(resume(s));
+    out.push(resumeAll(s));
+    if (waiting.length > 1) for (const t of waiting) out.push(resume(t.node)(s));
     if (restarts) {
       for (const t of waiting) {
         out.push({ type: "UPDATE", update: { [t.node]: "edited" }, asNode: t.node });
@@ -224,6 +263,12 @@ const traverse = (g: Example, restarts = true) =>
 
 const paths = traverse(ex);
 const forkPaths = traverse(fork);
+const pollPaths = traverse(poll);
+const traversals = [
+  [ex, paths],
+  [fork, forkPaths],
+  [poll, pollPaths],
+] as const;
 /** Without crash recovery and updateState: how the driver runs the example from its input. */
 const plainPaths = traverse(ex, false);
 
@@ -273,30 +318,30 @@ function statesEntered(g: Example, traversal: Path[]): Set<string> {
 /** The graph nodes whose lifecycle state is active. */
 const activeNodes = (g: Example, s: Snap) => g.nodes.filter((n) => s.matches({ stepping: n }));
 const children = (s: Snap) => Object.keys(s.children).sort();
+/** The lifecycle state of `node` (a graph node or `__fanout__`), if active. */
 const nodeState = (s: Snap, node: string): string | undefined =>
-  activeNodes(ex, s).includes(node)
+  s.matches({ stepping: node })
     ? (s.value as { stepping: Record<string, string> }).stepping[node]
     : undefined;
 
-/** The done event of `node`'s actor, lone or spawned. */
+/** The done event of `node`'s actor (`__fanout__`: the fan-out's). */
 const finish =
   (node: string, g: Example = ex) =>
   (s: Snap): AnyEventObject => {
-    const ids = Object.keys(s.children);
-    const id =
-      ids.find((i) => i === `task:${node}`) ??
-      ids.find((i) => s.context.tasks.find((t) => t.id === i)?.node === node)!;
-    return answers(g, s).find((e) => e.type === `xstate.done.actor.${id}`)!;
+    const event = answers(g, s).find((e) => e.type === `xstate.done.actor.task:${node}`);
+    if (!event) throw new Error(`no running actor task:${node}`);
+    return event;
   };
-/** The error event of `node`'s actor, lone or spawned. */
-const failure = (node: string) => (s: Snap) => {
-  const done = finish(node)(s);
-  return {
-    type: done.type.replace("done", "error"),
-    actorId: done.actorId,
-    error: `${node} failed`,
+/** The fan-out's done event. */
+const fanout = (g: Example = ex) => finish("__fanout__", g);
+/** The error event of `node`'s actor (`__fanout__`: the fan-out's). */
+const failure =
+  (node: string, g: Example = ex) =>
+  (s: Snap): AnyEventObject => {
+    const event = answers(g, s).find((e) => e.type === `xstate.error.actor.task:${node}`);
+    if (!event) throw new Error(`actor task:${node} cannot fail here`);
+    return event;
   };
-};
 
 /** Apply events (or event builders) in order with the machine's pure transition. */
 function walk(g: Example, ...sequence: Step[]): Snap[] {
@@ -321,7 +366,7 @@ function passesThrough(g: Example, from: Snap, event: AnyEventObject): unknown[]
 /** Up to the barrier before research and write. */
 const toFanout: Step[] = [INPUT, STEP, finish(START), STEP, finish("plan")];
 /** Up to the barrier before review: research and write in parallel. */
-const toReview: Step[] = [...toFanout, STEP, finish("research"), finish("write")];
+const toReview: Step[] = [...toFanout, STEP, fanout()];
 /** Up to approve's pause. */
 const toApprove: Step[] = [...toReview, STEP, finish("review"), STEP, finish("approve")];
 
@@ -331,7 +376,13 @@ function gatedMachine(g: Example, gates: Map<string, (error?: unknown) => void>)
   for (const [src, logic] of Object.entries(g.machine.implementations.actors)) {
     const run = (logic as unknown as { config: (args: unknown) => Promise<unknown> }).config;
     actors[src] = fromPromise(async (args) => {
-      const error = await new Promise<unknown>((open) => gates.set(args.self.id, open));
+      const error = await new Promise<unknown>((open) => {
+        gates.set(args.self.id, open);
+        // A stopped actor's gate is dropped: only a running actor can be let answer.
+        args.signal.addEventListener("abort", () => {
+          if (gates.get(args.self.id) === open) gates.delete(args.self.id);
+        });
+      });
       if (error !== undefined) throw error;
       return run(args);
     });
@@ -437,16 +488,24 @@ describe("a compiled graph's machine", () => {
       "approve",
     ]);
     expect(stepping.initial.target.map((t) => t.key)).toEqual(["__dispatch__"]);
-    expect(Object.keys(stepping.on).sort()).toEqual(
+    // The dispatch events are taken in __dispatch__ only.
+    expect(Object.keys(stepping.on)).toEqual([]);
+    const dispatch = machine.getStateNodeById("Example.stepping.__dispatch__");
+    expect(Object.keys(dispatch.on).sort()).toEqual(
       ["FANOUT", "SETTLED", ...ex.nodes.map((n) => `RUN.${n}`)].sort(),
     );
-    for (const node of ex.nodes) {
-      const state = machine.getStateNodeById(`Example.stepping.${node}`);
+    expect(dispatch.on.SETTLED![0]!.target!.map((t) => t.id)).toEqual(["Example.barrier"]);
+    const lifecycles = [
+      ["__fanout__", "task:__fanout__", "runTasks", "FANOUT"],
+      ...ex.nodes.map((node) => [node, `task:${node}`, `node:${node}`, `RUN.${node}`]),
+    ];
+    for (const [name, invokeId, src, dispatchedBy] of lifecycles) {
+      const state = machine.getStateNodeById(`Example.stepping.${name}`);
       expect(Object.keys(state.states)).toEqual(Object.keys(taskMachine.root.states));
       expect(state.initial.target.map((t) => t.key)).toEqual(["running"]);
-      const [invoke] = state.states.running!.invoke;
-      expect([invoke!.id, invoke!.src]).toEqual([`task:${node}`, `node:${node}`]);
-      const [target] = stepping.on[`RUN.${node}`]![0]!.target!;
+      const invokes = state.states.running!.invoke;
+      expect(invokes.map((i) => [i.id, i.src])).toEqual([[invokeId, src]]);
+      const [target] = dispatch.on[dispatchedBy!]![0]!.target!;
       expect(target).toBe(state);
     }
   });
@@ -462,32 +521,40 @@ describe("a compiled graph's machine", () => {
     }
   });
 
-  it("reaches every node's running and done; only approve is ever interrupted", () => {
+  it("reaches every node's running and done; only approve and the fork's fan-out are ever interrupted", () => {
     const reached = statesEntered(ex, paths);
     const all = stateNodes(machine).map((n) => n.id);
     const unreached = all.filter((id) => !reached.has(id));
     expect(unreached.sort()).toEqual(
-      [START, "plan", "research", "write", "review"]
+      ["__fanout__", START, "plan", "research", "write", "review"]
         .map((node) => `Example.stepping.${node}.interrupted`)
         .sort(),
     );
-    for (const node of ex.nodes) {
+    for (const node of ["__fanout__", ...ex.nodes]) {
       for (const state of ["running", "done"]) {
         expect(reached).toContain(`Example.stepping.${node}.${state}`);
       }
     }
-    for (const id of ["__dispatch__", "__fanout__", "approve.interrupted"]) {
+    for (const id of ["__dispatch__", "approve.interrupted"]) {
       expect(reached).toContain(`Example.stepping.${id}`);
+    }
+    // In the forks the fan-out pauses; in Fork, ask also pauses alone (after a
+    // crash that recovered work's write).
+    for (const [g, traversal] of traversals.slice(1)) {
+      const entered = statesEntered(g, traversal);
+      const lifecycles = g === fork ? ["__fanout__", "ask"] : ["__fanout__"];
+      for (const node of lifecycles) {
+        for (const state of ["running", "interrupted", "done"]) {
+          expect(entered).toContain(`${g.machine.id}.stepping.${node}.${state}`);
+        }
+      }
     }
   });
 
-  it("never holds the state of a node that is not in the current step", () => {
-    for (const [g, traversal] of [
-      [ex, paths],
-      [fork, forkPaths],
-    ] as const) {
+  it("in a fan-out no node state is active and the only actor is task:__fanout__; a lone task has its node's", () => {
+    for (const [g, traversal] of traversals) {
       let solo = 0;
-      let fanout = 0;
+      let fanned = 0;
       for (const s of microsteps(g, traversal)) {
         if (!s.matches("stepping")) {
           if (s.status === "active") expect(children(s)).toEqual([]);
@@ -496,12 +563,18 @@ describe("a compiled graph's machine", () => {
         const active = activeNodes(g, s);
         const { tasks } = s.context;
         if (s.matches({ stepping: "__fanout__" })) {
-          // Several tasks, each its own spawned actor; no node's state is active.
-          fanout++;
+          // Several tasks, one actor for all of them; no node's state is active.
+          fanned++;
           expect(active).toEqual([]);
           expect(tasks.length).toBeGreaterThan(1);
-          for (const id of children(s)) {
-            expect(tasks.find((t) => t.id === id)?.status).toBe("pending");
+          if (nodeState(s, "__fanout__") === "running") {
+            expect(children(s)).toEqual(["task:__fanout__"]);
+            // It runs the step's pending tasks (all of them, or the answered ones).
+            const ids = running(s).map((t) => t.id);
+            expect(ids.length).toBeGreaterThan(0);
+            expect(ids).toEqual(tasks.filter((t) => t.status === "pending").map((t) => t.id));
+          } else {
+            expect(children(s)).toEqual([]);
           }
         } else if (s.matches({ stepping: "__dispatch__" })) {
           expect([active, children(s)]).toEqual([[], []]);
@@ -512,41 +585,27 @@ describe("a compiled graph's machine", () => {
           const [node] = active;
           expect(tasks.filter((t) => t.node === node)).toHaveLength(1);
           expect(tasks.filter((t) => t.node !== node && t.status !== "done")).toEqual([]);
-          expect(children(s)).toEqual(
-            s.matches({ stepping: { [node!]: "running" } }) ? [`task:${node}`] : [],
-          );
+          expect(children(s)).toEqual(nodeState(s, node!) === "running" ? [`task:${node}`] : []);
         }
       }
       expect(solo).toBeGreaterThan(0);
-      expect(fanout).toBeGreaterThan(0);
+      expect(fanned).toBeGreaterThan(0);
     }
   });
 
   it("runs the example to done: plan, research and write together, review, approve", () => {
     const done = plainPaths.find((p) => p.state.value === "done")!;
-    const ran = done.steps
+    const answered = done.steps
       .map((step) => step.event)
-      .filter((e) => e.type.startsWith("xstate.done.actor."))
-      .map((e) => (e.output as TaskOutcome[]).map((o) => o.id.split(":")[1]).join("+"));
-    // research and write answer in either order within their step; approve runs twice (paused, then answered).
-    const inOneStep = ran.slice(2, 4).sort();
-    expect([...ran.slice(0, 2), ...inOneStep, ...ran.slice(4)]).toEqual([
-      START,
-      "plan",
-      "research",
-      "write",
-      "review",
-      "approve",
-      "approve",
-    ]);
-    const actorIds = done.steps
-      .map((step) => step.event)
-      .filter((e) => e.type.startsWith("xstate.done.actor."))
-      .map((e) => e.actorId);
-    expect(actorIds.slice(2, 4).sort()).toEqual(["2:research:0", "2:write:0"]);
-    expect(actorIds.filter((_, i) => i < 2 || i > 3)).toEqual([
+      .filter((e) => e.type.startsWith("xstate.done.actor."));
+    // approve runs twice (paused, then answered).
+    expect(
+      answered.map((e) => (e.output as TaskOutcome[]).map((o) => o.id.split(":")[1]).join("+")),
+    ).toEqual([START, "plan", "research+write", "review", "approve", "approve"]);
+    expect(answered.map((e) => e.actorId)).toEqual([
       `task:${START}`,
       "task:plan",
+      "task:__fanout__",
       "task:review",
       "task:approve",
       "task:approve",
@@ -569,36 +628,43 @@ describe("a compiled graph's machine", () => {
       { stepping: "__dispatch__" },
       { stepping: { plan: "running" } },
     ]);
-    const running = transition(machine, barrier, STEP)[0] as Snap;
-    expect(activeNodes(ex, running)).toEqual(["plan"]);
-    expect(children(running)).toEqual(["task:plan"]);
-    expect(passesThrough(ex, running, finish("plan")(running))).toEqual([
+    const solo = transition(machine, barrier, STEP)[0] as Snap;
+    expect(activeNodes(ex, solo)).toEqual(["plan"]);
+    expect(children(solo)).toEqual(["task:plan"]);
+    expect(running(solo).map((t) => t.id)).toEqual(["1:plan:0"]);
+    expect(passesThrough(ex, solo, finish("plan")(solo))).toEqual([
       { stepping: { plan: "done" } },
       "barrier",
     ]);
   });
 
-  it("runs research and write as a fan-out of spawned actors, with no node state active", () => {
+  it("runs research and write as a fan-out in one actor, with no node state active", () => {
     const barrier = last(ex, ...toFanout);
     expect(barrier.context.tasks.map((t) => t.id)).toEqual(["2:research:0", "2:write:0"]);
     expect(passesThrough(ex, barrier, STEP)).toEqual([
       { stepping: "__dispatch__" },
-      { stepping: "__fanout__" },
+      { stepping: { __fanout__: "running" } },
     ]);
-    const [fanout, oneDone, merged] = walk(ex, ...toReview).slice(-3);
-    for (const s of [fanout!, oneDone!]) {
-      expect(s.value).toEqual({ stepping: "__fanout__" });
-      expect(activeNodes(ex, s)).toEqual([]);
-      for (const node of ex.nodes) expect(s.matches({ stepping: node })).toBe(false);
-    }
-    expect(children(fanout!)).toEqual(["2:research:0", "2:write:0"]);
-    // research's actor is stopped as soon as it reports.
-    expect(children(oneDone!)).toEqual(["2:write:0"]);
-    expect(oneDone!.context.tasks.map((t) => t.status)).toEqual(["done", "pending"]);
-    // The last one merges: review runs once, after both.
+    const [fanned, merged] = walk(ex, ...toReview).slice(-2);
+    expect(fanned!.value).toEqual({ stepping: { __fanout__: "running" } });
+    expect(activeNodes(ex, fanned!)).toEqual([]);
+    for (const node of ex.nodes) expect(fanned!.matches({ stepping: node })).toBe(false);
+    expect(children(fanned!)).toEqual(["task:__fanout__"]);
+    expect(running(fanned!).map((t) => t.id)).toEqual(["2:research:0", "2:write:0"]);
+    const answer = fanout()(fanned!);
+    expect((answer.output as TaskOutcome[]).map((o) => [o.id, o.status])).toEqual([
+      ["2:research:0", "done"],
+      ["2:write:0", "done"],
+    ]);
+    expect(passesThrough(ex, fanned!, answer)).toEqual([
+      { stepping: { __fanout__: "done" } },
+      "barrier",
+    ]);
+    // Both merge at once: review runs once, after both.
     expect([merged!.value, children(merged!)]).toEqual(["barrier", []]);
     expect(merged!.context.tasks.map((t) => t.node)).toEqual(["review"]);
     expect(merged!.context.joins).toEqual({});
+    expect(merged!.context.values).toMatchObject({ research: "by research", write: "by write" });
   });
 
   it("a paused node waits in interrupted with no in-flight actor", () => {
@@ -615,7 +681,7 @@ describe("a compiled graph's machine", () => {
       ex,
       ...toApprove,
       WRONG_ANSWER,
-      resume,
+      resumeAll,
       finish("approve"),
       STEP,
     ).slice(-4);
@@ -628,43 +694,94 @@ describe("a compiled graph's machine", () => {
     expect(end!.context.values.approve).toBe("yes");
   });
 
-  it("a fan-out where one task pauses waits in __fanout__ with no actor; RESUME spawns only that task", () => {
-    const fanout = last(fork, INPUT, STEP, finish(START, fork), STEP);
-    expect([fanout.value, children(fanout)]).toEqual([
-      { stepping: "__fanout__" },
-      ["1:ask:0", "1:work:0"],
+  it("a fan-out where one task pauses waits in __fanout__.interrupted with no actor; RESUME re-runs only that task", () => {
+    const fanned = last(fork, INPUT, STEP, finish(START, fork), STEP);
+    expect([fanned.value, children(fanned)]).toEqual([
+      { stepping: { __fanout__: "running" } },
+      ["task:__fanout__"],
     ]);
-    for (const order of [
-      ["ask", "work"],
-      ["work", "ask"],
-    ]) {
-      let s = fanout;
-      for (const node of order) s = transition(fork.machine, s, finish(node, fork)(s))[0] as Snap;
-      expect([s.value, children(s), activeNodes(fork, s)]).toEqual([
-        { stepping: "__fanout__" },
-        [],
-        [],
-      ]);
-      expect(s.context.tasks.map((t) => [t.node, t.status])).toEqual([
-        ["ask", "interrupted"],
-        ["work", "done"],
-      ]);
-      expect(transition(fork.machine, s, WRONG_ANSWER)[0].value).toEqual({
-        stepping: "__fanout__",
-      });
-      const resumed = transition(fork.machine, s, resume(s))[0] as Snap;
-      expect([resumed.value, children(resumed)]).toEqual([{ stepping: "__fanout__" }, ["1:ask:0"]]);
-      const merged = transition(fork.machine, resumed, finish("ask", fork)(resumed))[0] as Snap;
-      expect([merged.value, children(merged)]).toEqual(["barrier", []]);
-      expect(merged.context.values).toEqual({ topic: "statecharts", ask: "yes", work: "by work" });
-      expect(transition(fork.machine, merged, STEP)[0].value).toBe("done");
-    }
+    expect(running(fanned).map((t) => t.id)).toEqual(["1:ask:0", "1:work:0"]);
+    const paused = transition(fork.machine, fanned, fanout(fork)(fanned))[0] as Snap;
+    expect([paused.value, children(paused), activeNodes(fork, paused)]).toEqual([
+      { stepping: { __fanout__: "interrupted" } },
+      [],
+      [],
+    ]);
+    expect(paused.context.tasks.map((t) => [t.node, t.status])).toEqual([
+      ["ask", "interrupted"],
+      ["work", "done"],
+    ]);
+    expect(view(transition(fork.machine, paused, WRONG_ANSWER)[0] as Snap)).toEqual(view(paused));
+    const resumed = transition(fork.machine, paused, resumeAll(paused))[0] as Snap;
+    expect([resumed.value, children(resumed)]).toEqual([
+      { stepping: { __fanout__: "running" } },
+      ["task:__fanout__"],
+    ]);
+    // Only the answered task runs again; work's finished outcome is kept for the merge.
+    expect(running(resumed).map((t) => t.id)).toEqual(["1:ask:0"]);
+    const answer = fanout(fork)(resumed);
+    expect((answer.output as TaskOutcome[]).map((o) => [o.id, o.status])).toEqual([
+      ["1:ask:0", "done"],
+    ]);
+    expect(passesThrough(fork, resumed, answer)).toEqual([
+      { stepping: { __fanout__: "done" } },
+      "barrier",
+    ]);
+    const merged = transition(fork.machine, resumed, answer)[0] as Snap;
+    expect([merged.value, children(merged)]).toEqual(["barrier", []]);
+    expect(merged.context.values).toEqual({ topic: "statecharts", ask: "yes", work: "by work" });
+    expect(transition(fork.machine, merged, STEP)[0].value).toBe("done");
     // The traversal found the same paused fan-out.
-    expect(
-      forkPaths.some(
-        (p) => p.state.matches({ stepping: "__fanout__" }) && children(p.state).length === 0,
-      ),
-    ).toBe(true);
+    expect(forkPaths.some((p) => nodeState(p.state, "__fanout__") === "interrupted")).toBe(true);
+  });
+
+  it("a fan-out where two tasks pause: a partial answer re-runs one and keeps waiting for the other", () => {
+    const toPaused: Step[] = [INPUT, STEP, finish(START, poll), STEP, fanout(poll)];
+    const paused = last(poll, ...toPaused);
+    expect(nodeState(paused, "__fanout__")).toBe("interrupted");
+    expect(paused.context.tasks.map((t) => [t.node, t.status])).toEqual([
+      ["ask", "interrupted"],
+      ["check", "interrupted"],
+      ["work", "done"],
+    ]);
+    // Answer ask only: only ask re-runs; check still waits, so the step waits again.
+    const [resumed, again, resumed2, merged] = walk(
+      poll,
+      ...toPaused,
+      resume("ask"),
+      fanout(poll),
+      resume("check"),
+      fanout(poll),
+    ).slice(-4);
+    expect([nodeState(resumed!, "__fanout__"), running(resumed!).map((t) => t.node)]).toEqual([
+      "running",
+      ["ask"],
+    ]);
+    expect([nodeState(again!, "__fanout__"), children(again!)]).toEqual(["interrupted", []]);
+    expect(again!.context.tasks.map((t) => [t.node, t.status])).toEqual([
+      ["ask", "done"],
+      ["check", "interrupted"],
+      ["work", "done"],
+    ]);
+    expect(running(resumed2!).map((t) => t.node)).toEqual(["check"]);
+    expect(merged!.value).toBe("barrier");
+    expect(merged!.context.values).toEqual({
+      topic: "statecharts",
+      ask: "yes",
+      check: "yes",
+      work: "by work",
+    });
+    // Answering both re-runs both, and the step merges.
+    const [both, mergedAtOnce] = walk(poll, ...toPaused, resumeAll, fanout(poll)).slice(-2);
+    expect(running(both!).map((t) => t.node)).toEqual(["ask", "check"]);
+    expect(mergedAtOnce!.context.values).toEqual(merged!.context.values);
+    // The traversal took the partial answers as well.
+    const partial = pollPaths.filter(
+      (p) =>
+        nodeState(p.state, "__fanout__") === "interrupted" &&
+        p.state.context.tasks.filter((t) => t.status === "interrupted").length === 1,
+    );
+    expect(partial.length).toBeGreaterThan(0);
   });
 
   it("stops at a static breakpoint before review, and RESUME continues from the barrier", () => {
@@ -683,15 +800,18 @@ describe("a compiled graph's machine", () => {
 
   it("fails the run when a node's actor fails, alone or in a fan-out", () => {
     const solo = last(ex, INPUT, STEP, finish(START), STEP, failure("plan"));
-    const fanned = last(ex, ...toFanout, STEP, failure("research"));
+    const fanned = last(ex, ...toFanout, STEP, failure("__fanout__"));
+    const polled = last(poll, INPUT, STEP, finish(START, poll), STEP, failure("__fanout__", poll));
     for (const [failed, error] of [
       [solo, "plan failed"],
       [fanned, "research failed"],
+      [polled, "work failed"],
     ] as const) {
-      expect([failed.value, failed.status, failed.context.error]).toEqual([
+      expect([failed.value, failed.status, failed.context.error, children(failed)]).toEqual([
         "failed",
         "done",
         error,
+        [],
       ]);
     }
   });
@@ -718,20 +838,28 @@ describe("a compiled graph's machine", () => {
       expect(passesThrough(ex, barrier, recovered).at(-1)).toEqual({
         stepping: { [node]: "running" },
       });
-      const running = transition(machine, barrier, recovered)[0] as Snap;
-      expect(children(running)).toEqual([`task:${node}`]);
-      const merged = transition(machine, running, finish(node)(running))[0] as Snap;
+      const solo = transition(machine, barrier, recovered)[0] as Snap;
+      expect(children(solo)).toEqual([`task:${node}`]);
+      const merged = transition(machine, solo, finish(node)(solo))[0] as Snap;
       expect(merged.context).toMatchObject({
         tasks: [{ node: "review" }],
         values: { research: "by research", write: "by write" },
       });
     }
+    // One of three recovered: the other two still fan out, and only they run.
+    const pollBarrier = last(poll, INPUT, STEP, finish(START, poll));
+    const [work] = recoveries(poll, pollBarrier);
+    const fanned = transition(poll.machine, pollBarrier, work!)[0] as Snap;
+    expect([nodeState(fanned, "__fanout__"), running(fanned).map((t) => t.node)]).toEqual([
+      "running",
+      ["ask", "check"],
+    ]);
   });
 
   it("updateState as the paused node replaces its task, which then runs alone", () => {
     const paused = last(ex, ...toApprove);
     const update = { type: "UPDATE", update: { approve: "edited" }, asNode: "approve" };
-    const [barrier, running, merged, end] = walk(
+    const [barrier, solo, merged, end] = walk(
       ex,
       ...toApprove,
       update,
@@ -743,10 +871,7 @@ describe("a compiled graph's machine", () => {
     expect(barrier!.context.tasks).toMatchObject([
       { node: "approve", kind: "update", status: "pending" },
     ]);
-    expect([nodeState(running!, "approve"), children(running!)]).toEqual([
-      "running",
-      ["task:approve"],
-    ]);
+    expect([nodeState(solo!, "approve"), children(solo!)]).toEqual(["running", ["task:approve"]]);
     expect([merged!.value, end!.value, end!.context.values.approve]).toEqual([
       "barrier",
       "done",
@@ -757,27 +882,81 @@ describe("a compiled graph's machine", () => {
     expect([plain.value, plain.context.values.note]).toEqual([paused.value, "n"]);
   });
 
-  it("ignores RESUME at the barrier or with no answer, and STEP while stepping", () => {
+  it("updateState as a node on a paused fan-out replaces the step's tasks", () => {
+    const update = { type: "UPDATE", update: { ask: "edited" }, asNode: "ask" };
+    const [barrier, solo, merged, end] = walk(
+      fork,
+      INPUT,
+      STEP,
+      finish(START, fork),
+      STEP,
+      fanout(fork),
+      update,
+      STEP,
+      finish("ask", fork),
+      STEP,
+    ).slice(-4);
+    expect([barrier!.value, children(barrier!)]).toEqual(["barrier", []]);
+    expect(barrier!.context.tasks).toMatchObject([
+      { node: "ask", kind: "update", status: "pending" },
+    ]);
+    expect([activeNodes(fork, solo!), children(solo!)]).toEqual([["ask"], ["task:ask"]]);
+    expect([merged!.value, end!.value]).toEqual(["barrier", "done"]);
+    // The paused step's tasks are replaced: work's unmerged write goes with them.
+    expect(end!.context.values).toEqual({ topic: "statecharts", ask: "edited" });
+  });
+
+  it("ignores RESUME at the barrier, with no answer or while running, and STEP while stepping", () => {
     const [barrier] = walk(ex, INPUT);
     expect(barrier!.can(CONTINUE as never)).toBe(false);
     expect(view(transition(machine, barrier!, CONTINUE)[0] as Snap)).toEqual(view(barrier!));
-    const solo = last(ex, INPUT, STEP);
-    const fanout = last(ex, ...toFanout, STEP);
-    const paused = last(ex, ...toApprove);
-    for (const s of [solo, fanout, paused]) {
-      for (const ignored of [STEP, WRONG_ANSWER]) {
-        expect(s.can(ignored as never)).toBe(false);
-        expect(view(transition(machine, s, ignored)[0] as Snap)).toEqual(view(s));
+    const cases: Array<[Example, Snap]> = [
+      [ex, last(ex, INPUT, STEP)],
+      [ex, last(ex, ...toFanout, STEP)],
+      [ex, last(ex, ...toApprove)],
+      [fork, last(fork, INPUT, STEP, finish(START, fork), STEP, fanout(fork))],
+      // A resumed task runs while the other still waits: its answer must wait too.
+      [poll, last(poll, INPUT, STEP, finish(START, poll), STEP, fanout(poll), resume("ask"))],
+    ];
+    for (const [g, s] of cases) {
+      expect(s.matches("stepping")).toBe(true);
+      const ignored: AnyEventObject[] = [STEP, WRONG_ANSWER];
+      if (Object.keys(s.children).length > 0) ignored.push(resumeAll(s));
+      for (const event of ignored) {
+        expect(s.can(event as never)).toBe(false);
+        expect(view(transition(g.machine, s, event)[0] as Snap)).toEqual(view(s));
       }
     }
+    // The last case did offer a real answer while running.
+    const [, runningWithWaiting] = cases.at(-1)!;
+    expect(Object.keys(resumeAll(runningWithWaiting).answers as object)).toHaveLength(1);
+  });
+
+  it("ignores RUN.<node>, FANOUT and SETTLED outside __dispatch__", () => {
+    let checked = 0;
+    for (const [g, traversal] of traversals) {
+      const dispatch = [
+        ...g.nodes.map((n) => ({ type: `RUN.${n}` })),
+        { type: "FANOUT" },
+        { type: "SETTLED" },
+      ];
+      for (const { state } of traversal) {
+        if (state.status !== "active") continue;
+        // __dispatch__ is transient: a step never rests there.
+        expect(state.matches({ stepping: "__dispatch__" })).toBe(false);
+        for (const event of dispatch) {
+          expect(state.can(event as never)).toBe(false);
+          same(view(transition(g.machine, state, event)[0] as Snap), view(state));
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(100);
   });
 
   it("every transition the traversal takes agrees with a real run of the real node actors", async () => {
     let replayed = 0;
-    for (const [g, traversal] of [
-      [ex, paths],
-      [fork, forkPaths],
-    ] as const) {
+    for (const [g, traversal] of traversals) {
       const gates = new Map<string, (error?: unknown) => void>();
       const gated = gatedMachine(g, gates);
       for (const path of traversal) {
@@ -788,6 +967,6 @@ describe("a compiled graph's machine", () => {
         }
       }
     }
-    expect(replayed).toBeGreaterThan(100);
+    expect(replayed).toBeGreaterThan(140);
   });
 });
