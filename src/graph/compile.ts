@@ -279,7 +279,13 @@ function buildMachine(g: GraphInternals) {
       applyUpdateAsNode: assign(({ context, event }) => {
         if (event.type !== "UPDATE" || event.asNode === undefined) return {};
         const seed: TaskSeed = { node: event.asNode, kind: "update", arg: event.update };
+        // Tasks of a paused step that already finished keep their writes (as in LangGraph).
+        const finished = context.tasks.filter((t) => t.status === "done");
         return {
+          values:
+            finished.length > 0
+              ? g.channels.merge(context.values, finished, context.step)
+              : context.values,
           tasks: [newTask(context.step, seed, 0)],
           lastRan: [],
           passed: [],

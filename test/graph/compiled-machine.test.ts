@@ -882,7 +882,7 @@ describe("a compiled graph's machine", () => {
     expect([plain.value, plain.context.values.note]).toEqual([paused.value, "n"]);
   });
 
-  it("updateState as a node on a paused fan-out replaces the step's tasks", () => {
+  it("updateState as a node on a paused fan-out replaces the step's tasks, keeping finished writes", () => {
     const update = { type: "UPDATE", update: { ask: "edited" }, asNode: "ask" };
     const [barrier, solo, merged, end] = walk(
       fork,
@@ -902,8 +902,9 @@ describe("a compiled graph's machine", () => {
     ]);
     expect([activeNodes(fork, solo!), children(solo!)]).toEqual([["ask"], ["task:ask"]]);
     expect([merged!.value, end!.value]).toEqual(["barrier", "done"]);
-    // The paused step's tasks are replaced: work's unmerged write goes with them.
-    expect(end!.context.values).toEqual({ topic: "statecharts", ask: "edited" });
+    // The paused step's tasks are replaced, but work had finished: its write is merged first.
+    expect(end!.context.values).toMatchObject({ topic: "statecharts", ask: "edited" });
+    expect(Object.keys(end!.context.values).sort()).toEqual(["ask", "topic", "work"]);
   });
 
   it("ignores RESUME at the barrier, with no answer or while running, and STEP while stepping", () => {

@@ -117,4 +117,17 @@ describe("time travel", () => {
     ).rejects.toBeInstanceOf(InvalidConfigError);
     await expect(graph.updateState(config, {}, "ghost")).rejects.toThrow(/no such node/);
   });
+
+  it("updateState asNode on a paused step keeps the writes of the tasks that finished", async () => {
+    const graph = new Graph()
+      .addNode("ask", () => ({ answer: interrupt("?") }))
+      .addNode("work", () => ({ worked: true }))
+      .addEdge(START, "ask")
+      .addEdge(START, "work")
+      .compile({ checkpointer: new MemoryCheckpointer() });
+    const config = { configurable: { thread_id: "tt-asnode-paused" } };
+    await graph.invoke({}, { config });
+    await graph.updateState(config, { answer: "edited" }, "ask");
+    expect((await graph.getState(config)).values).toEqual({ worked: true, answer: "edited" });
+  });
 });
