@@ -21,7 +21,7 @@ export const s1: Scenario = {
         const r = await p.invoke({ n: 0 });
         check(r.n === 10, "S1 peer n === 10", r);
       },
-      quick ? { warmup: 5, batches: 3, batchSize: 5 } : { warmup: 20, batches: 9, batchSize: 10 },
+      quick ? { warmup: 5, batches: 3, batchSize: 5 } : { warmup: 300, batches: 15, batchSize: 20 },
     );
     return result({
       scenario: "S1",

@@ -30,7 +30,7 @@ export const s2: Scenario = {
         const r = await p.invoke({ n: 0 }, { configurable: { thread_id: `s2-${thread++}` } });
         check(r.n === 10, "S2 peer n === 10", r);
       },
-      quick ? { warmup: 5, batches: 3, batchSize: 5 } : { warmup: 20, batches: 9, batchSize: 10 },
+      quick ? { warmup: 5, batches: 3, batchSize: 5 } : { warmup: 300, batches: 15, batchSize: 20 },
     );
 
     const threads = quick ? 200 : HEAP_THREADS;

@@ -51,7 +51,7 @@ export const s3: Scenario = {
           done,
         );
       },
-      quick ? { warmup: 5, batches: 3, batchSize: 5 } : { warmup: 30, batches: 9, batchSize: 20 },
+      quick ? { warmup: 5, batches: 3, batchSize: 5 } : { warmup: 300, batches: 15, batchSize: 20 },
     );
     return result({
       scenario: "S3",

@@ -32,7 +32,7 @@ export const s4: Scenario = {
         const r = await p.invoke({ items: [] });
         check(allBranches(r.items) && r.count === WIDTH, "S4 peer: 50 items, joined once", r);
       },
-      quick ? { warmup: 2, batches: 3, batchSize: 2 } : { warmup: 5, batches: 7, batchSize: 3 },
+      quick ? { warmup: 2, batches: 3, batchSize: 2 } : { warmup: 30, batches: 9, batchSize: 5 },
     );
     return result({
       scenario: "S4",
