@@ -12,6 +12,10 @@ import type {
  * The SQL shared by `PGliteCheckpointer` and `PostgresCheckpointer`. Each driver only
  * supplies a way to run a statement and a transaction; schema, statements and the
  * optimistic-concurrency protocol live here once.
+ *
+ * Every call a run makes on its hot path is one statement, one round trip: `put` (the
+ * head-row check and the checkpoint insert in one statement, no transaction), `putWrites`,
+ * `getLatest` and `get` (the checkpoint and its writes in one result).
  */
 
 /** Runs one statement with `$1…$n` parameters. `rowCount` is the rows the statement touched. */
@@ -23,6 +27,13 @@ export type Query = (
 /** What a Postgres driver must provide to back a `SqlCheckpointer`. */
 export interface SqlDriver {
   query: Query;
+  /**
+   * Optional: runs one of the store's hot statements (`put`, `putWrites`, `getLatest`,
+   * `get`) like `query`, keeping it prepared on the connection so that it is parsed and
+   * planned once, not on every call. Parameters are strings, numbers or null. Without it
+   * the store uses `query`.
+   */
+  queryPrepared?: Query;
   /** Runs `fn` on one connection inside BEGIN…COMMIT; rolls back and rethrows if it throws. */
   transaction<T>(fn: (query: Query) => Promise<T>): Promise<T>;
 }
@@ -130,15 +141,31 @@ function statements(t: Tables) {
     select 1, w.seq, w.payload from ${t.writes} w join c on w.checkpoint_id = c.id
       where w.thread_id = $1 and w.ns = $2
     order by kind, seq`;
-  return {
-    claimThread: `insert into ${t.threads} (thread_id, ns, latest_id) values ($1, $2, $3)
-      on conflict do nothing`,
-    advanceThread: `update ${t.threads} set latest_id = $3
-      where thread_id = $1 and ns = $2 and latest_id = $4`,
-    latestId: `select latest_id from ${t.threads} where thread_id = $1 and ns = $2`,
-    insertCheckpoint: `insert into ${t.checkpoints}
+  // A checkpoint write is ONE autocommitted statement: the head-row claim or advance in a
+  // data-modifying CTE, and the checkpoint insert selecting from it. The insert writes a row
+  // only when the head row was claimed/advanced (`head` returned one), so the statement's
+  // row count is 1 on success and 0 when `expectedLatestId` was not the latest. A unique
+  // violation in the insert aborts the whole statement, head change included.
+  const insertCheckpointFrom = `insert into ${t.checkpoints}
       (thread_id, ns, id, parent_id, step, source, created_at, payload)
-      values ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      select $1, $2, $3, $4::text, $5::integer, $6::text, $7::timestamptz, $8::text from head`;
+  return {
+    // ON CONFLICT DO NOTHING waits for a concurrent claim of the same (thread, ns) to end:
+    // if it commits, this one claims nothing; only one first checkpoint of a thread wins.
+    claimAndInsert: `with head as (
+        insert into ${t.threads} (thread_id, ns, latest_id) values ($1, $2, $3)
+        on conflict do nothing
+        returning 1)
+      ${insertCheckpointFrom}`,
+    // Under READ COMMITTED an UPDATE blocked on the head row's lock re-evaluates its WHERE
+    // against the row the other writer committed, so of two writers expecting the same
+    // latest exactly one matches. No head row (new or deleted thread): nothing matches.
+    advanceAndInsert: `with head as (
+        update ${t.threads} set latest_id = $3
+        where thread_id = $1 and ns = $2 and latest_id = $9
+        returning 1)
+      ${insertCheckpointFrom}`,
+    latestId: `select latest_id from ${t.threads} where thread_id = $1 and ns = $2`,
     upsertWrite: `insert into ${t.writes} (thread_id, ns, checkpoint_id, task_id, node, payload)
       values ($1, $2, $3, $4, $5, $6)
       on conflict (thread_id, ns, checkpoint_id, task_id)
@@ -210,38 +237,37 @@ export abstract class SqlCheckpointer implements Checkpointer {
     const expected = options.expectedLatestId;
     const sql = this.#sql;
     const driver = await this.#ready();
-    await driver.transaction(async (query) => {
-      // Claiming or advancing the head row locks it until commit, so of two writers
-      // expecting the same latest exactly one matches; the other sees 0 rows.
-      const head =
+    const params = [
+      threadId,
+      ns,
+      id,
+      checkpoint.parentId,
+      typeof metadata?.step === "number" ? metadata.step : null,
+      typeof metadata?.source === "string" ? metadata.source : null,
+      checkpoint.createdAt,
+      payload,
+    ];
+    const query = driver.queryPrepared ?? driver.query;
+    let written: number;
+    try {
+      written =
         expected === null
-          ? await query(sql.claimThread, [threadId, ns, id])
-          : await query(sql.advanceThread, [threadId, ns, id, expected]);
-      if (head.rowCount !== 1) {
-        const { rows } = await query(sql.latestId, [threadId, ns]);
-        const actual = (rows[0]?.latest_id as string | undefined) ?? null;
-        throw new ConcurrentUpdateError(threadId, ns, expected, actual);
-      }
-      try {
-        await query(sql.insertCheckpoint, [
-          threadId,
-          ns,
-          id,
-          checkpoint.parentId,
-          typeof metadata?.step === "number" ? metadata.step : null,
-          typeof metadata?.source === "string" ? metadata.source : null,
-          checkpoint.createdAt,
-          payload,
-        ]);
-      } catch (error) {
-        if (sqlState(error) !== UNIQUE_VIOLATION) throw error;
-        throw new StateweaverError(
-          "DUPLICATE_CHECKPOINT",
-          `Thread "${threadId}" already has a checkpoint with id ${id}; give every checkpoint a fresh id from checkpointId().`,
-          { cause: error },
-        );
-      }
-    });
+          ? (await query(sql.claimAndInsert, params)).rowCount
+          : (await query(sql.advanceAndInsert, [...params, expected])).rowCount;
+    } catch (error) {
+      if (sqlState(error) !== UNIQUE_VIOLATION) throw error;
+      throw new StateweaverError(
+        "DUPLICATE_CHECKPOINT",
+        `Thread "${threadId}" already has a checkpoint with id ${id}; give every checkpoint a fresh id from checkpointId().`,
+        { cause: error },
+      );
+    }
+    if (written !== 1) {
+      // Failure path only: read what the latest is, for the error.
+      const { rows } = await driver.query(sql.latestId, [threadId, ns]);
+      const actual = (rows[0]?.latest_id as string | undefined) ?? null;
+      throw new ConcurrentUpdateError(threadId, ns, expected, actual);
+    }
   }
 
   async putWrites(
@@ -253,7 +279,7 @@ export abstract class SqlCheckpointer implements Checkpointer {
     const payload = JSON.stringify(write);
     const driver = await this.#ready();
     try {
-      await driver.query(this.#sql.upsertWrite, [
+      await (driver.queryPrepared ?? driver.query)(this.#sql.upsertWrite, [
         threadId,
         ns,
         checkpointId,
@@ -273,12 +299,14 @@ export abstract class SqlCheckpointer implements Checkpointer {
 
   async getLatest(threadId: string, ns = ""): Promise<CheckpointTuple | undefined> {
     const driver = await this.#ready();
-    return toTuple(await driver.query(this.#sql.latestTuple, [threadId, ns]));
+    const query = driver.queryPrepared ?? driver.query;
+    return toTuple(await query(this.#sql.latestTuple, [threadId, ns]));
   }
 
   async get(threadId: string, ns: string, id: string): Promise<CheckpointTuple | undefined> {
     const driver = await this.#ready();
-    return toTuple(await driver.query(this.#sql.tupleById, [threadId, ns, id]));
+    const query = driver.queryPrepared ?? driver.query;
+    return toTuple(await query(this.#sql.tupleById, [threadId, ns, id]));
   }
 
   async list(threadId: string, options: ListOptions = {}): Promise<Checkpoint[]> {

@@ -304,6 +304,34 @@ export function describeCheckpointerConformance(
       const next = makeCheckpoint(threadId, "", checkpoint!.id, 0);
       await store.put(next, { expectedLatestId: checkpoint!.id });
       expect((await store.getLatest(threadId))?.checkpoint).toEqual(next);
+
+      // An older id again, expecting the right latest: refused, and the latest stays `next`.
+      await expect(
+        store.put({ ...checkpoint!, parentId: next.id }, { expectedLatestId: next.id }),
+      ).rejects.toMatchObject({ code: "DUPLICATE_CHECKPOINT" });
+      expect((await store.getLatest(threadId))?.checkpoint).toEqual(next);
+      expect((await store.list(threadId)).map((c) => c.id)).toEqual([next.id, checkpoint!.id]);
+      await expect(
+        store.put(makeCheckpoint(threadId, "", checkpoint!.id, 1), {
+          expectedLatestId: checkpoint!.id,
+        }),
+      ).rejects.toBeInstanceOf(ConcurrentUpdateError);
+      const last = makeCheckpoint(threadId, "", next.id, 1);
+      await store.put(last, { expectedLatestId: next.id });
+      expect((await store.getLatest(threadId))?.checkpoint).toEqual(last);
+    });
+
+    it("put expecting the latest of a deleted thread throws and stores nothing", async () => {
+      const threadId = newThreadId();
+      const [, latest] = await putChain(store, threadId, "", 2);
+      await store.deleteThread(threadId);
+
+      const stale = makeCheckpoint(threadId, "", latest!.id, 1);
+      await expect(store.put(stale, { expectedLatestId: latest!.id })).rejects.toBeInstanceOf(
+        ConcurrentUpdateError,
+      );
+      expect(await store.getLatest(threadId)).toBeUndefined();
+      expect(await store.list(threadId)).toEqual([]);
     });
 
     it("deleteThread removes every namespace of the thread and leaves other threads", async () => {

@@ -1,16 +1,18 @@
 /**
  * How the SQL shape of a checkpoint write compares with one plain insert on PGlite
- * (evidence for S6): the store's transaction (BEGIN, head-row claim or advance, insert,
- * COMMIT) against the same two statements as one autocommitted CTE statement. A thread's
- * first checkpoint claims the head row; every later one advances it. The last shape drops
- * the head row: the checkpoint row records the latest id its writer expected, and a unique
- * index on (thread, ns, expected) NULLS NOT DISTINCT lets only one writer follow a given
- * latest (a unique violation there is the ConcurrentUpdateError).
+ * (evidence for S6): the old put's transaction (BEGIN, head-row claim or advance, insert,
+ * COMMIT), the same two statements as one autocommitted CTE statement (through
+ * `db.query`, which parses, plans and describes it on every call), and the store's `put`
+ * as it is: that CTE statement kept prepared, so one exchange with PGlite that only binds
+ * and executes. A thread's first checkpoint claims the head row; every later one advances
+ * it. The "unique (thread, ns, expected id)" shape drops the head row: the checkpoint row
+ * records the latest id its writer expected, and a unique index on (thread, ns, expected)
+ * NULLS NOT DISTINCT lets only one writer follow a given latest.
  *
  *   node --conditions=source --import tsx test/bench/put-shapes.ts
  */
 import { PGlite } from "@electric-sql/pglite";
-import { PGliteCheckpointer } from "../../src/checkpoint/index.js";
+import { type Checkpoint, PGliteCheckpointer } from "../../src/checkpoint/index.js";
 import { median, timeBatch } from "./measure.js";
 
 const db = new PGlite("memory://");
@@ -48,11 +50,27 @@ await db.exec(`
     nulls not distinct;`);
 let expected: string | null = null;
 
+// The store's own put, on checkpoints whose JSON is about as long as `payload`.
+const checkpointOf = (threadId: string, id: string, parentId: string | null): Checkpoint => ({
+  id,
+  threadId,
+  ns: "",
+  parentId,
+  snapshot: { status: "active", value: "waiting", context: {} },
+  values: { text: "x".repeat(700) },
+  next: ["node"],
+  interrupts: [],
+  metadata: { step: 1, source: "loop" },
+  createdAt: new Date().toISOString(),
+});
+let storeHead = `store-adv-${n++}`;
+await store.put(checkpointOf("store-adv", storeHead, null), { expectedLatestId: null });
+
 const shapes: Record<string, () => Promise<void>> = {
   "raw insert (1 statement)": async () => {
     await db.query(insert, row());
   },
-  "transaction: claim + insert (today's put)": async () => {
+  "transaction: claim + insert (put before)": async () => {
     const r = row();
     await db.transaction(async (tx) => {
       await tx.query(claim, r.slice(0, 3));
@@ -64,7 +82,7 @@ const shapes: Record<string, () => Promise<void>> = {
     await db.query(claim, r.slice(0, 3));
     await db.query(insert, r);
   },
-  "transaction: advance + insert (today's put, later steps)": async () => {
+  "transaction: advance + insert (put before, later steps)": async () => {
     const { r, previous } = advanceRow();
     await db.transaction(async (tx) => {
       const moved = await tx.query(advance, [...r.slice(0, 3), previous]);
@@ -106,6 +124,15 @@ const shapes: Record<string, () => Promise<void>> = {
        select $1, $2, $3, $4, $5, $6, $7, $8 from head`,
       row(),
     );
+  },
+  "PGliteCheckpointer.put, first (claim CTE, prepared)": async () => {
+    const i = n++;
+    await store.put(checkpointOf(`store-${i}`, `id${i}`, null), { expectedLatestId: null });
+  },
+  "PGliteCheckpointer.put, later (advance CTE, prepared)": async () => {
+    const id = `store-adv-${n++}`;
+    await store.put(checkpointOf("store-adv", id, storeHead), { expectedLatestId: storeHead });
+    storeHead = id;
   },
 };
 

@@ -83,6 +83,114 @@ describe.skipIf(!url)("PostgresCheckpointer", () => {
     }
   });
 
+  /** Resolves once the server reports a session waiting on a lock `blocker` holds. */
+  async function blockedBy(blocker: pg.PoolClient): Promise<void> {
+    const { rows } = await blocker.query<{ pid: number }>("select pg_backend_pid() as pid");
+    const pid = rows[0]!.pid;
+    for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
+      const waiting = await sharedPool.query(
+        "select 1 from pg_stat_activity where $1 = any(pg_blocking_pids(pid))",
+        [pid],
+      );
+      if (waiting.rowCount) return;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    throw new Error("no session ever waited on the blocker's lock");
+  }
+
+  // A put that finds the head row locked by another writer waits for it, then decides on
+  // what that writer left (READ COMMITTED re-checks the UPDATE's WHERE on the new row
+  // version; ON CONFLICT DO NOTHING sees the committed row). Step by step, on one server.
+  it("a put waiting on another writer's head row decides on what that writer committed", async () => {
+    const store = new PostgresCheckpointer({ connectionString: url! });
+    const threads = "stateweaver_threads";
+    try {
+      for (const outcome of ["commit", "rollback"] as const) {
+        // Later puts: another session moves the head away (or tries to) while ours waits.
+        const threadId = `lock-${randomUUID()}`;
+        const head = checkpoint(threadId, null, -1);
+        await store.put(head, { expectedLatestId: null });
+        const blocker = await sharedPool.connect();
+        try {
+          await blocker.query("begin");
+          await blocker.query(`update ${threads} set latest_id = 'moved' where thread_id = $1`, [
+            threadId,
+          ]);
+          const next = checkpoint(threadId, head.id, 0);
+          const put = store.put(next, { expectedLatestId: head.id }).then(
+            () => "stored",
+            (error: unknown) => error,
+          );
+          await blockedBy(blocker);
+          await blocker.query(outcome);
+          const result = await put;
+          if (outcome === "commit") {
+            expect(result).toBeInstanceOf(ConcurrentUpdateError);
+            expect((result as Error).message).toContain("moved");
+            expect(await store.get(threadId, "", next.id)).toBeUndefined();
+          } else {
+            expect(result).toBe("stored");
+            expect((await store.getLatest(threadId))?.checkpoint).toEqual(next);
+          }
+        } finally {
+          blocker.release();
+        }
+        await store.deleteThread(threadId);
+
+        // A first put: another session claims the thread (or tries to) while ours waits.
+        const fresh = `lock-${randomUUID()}`;
+        const claimer = await sharedPool.connect();
+        try {
+          await claimer.query("begin");
+          await claimer.query(
+            `insert into ${threads} (thread_id, ns, latest_id) values ($1, '', 'theirs')`,
+            [fresh],
+          );
+          const first = checkpoint(fresh, null, -1);
+          const put = store.put(first, { expectedLatestId: null }).then(
+            () => "stored",
+            (error: unknown) => error,
+          );
+          await blockedBy(claimer);
+          await claimer.query(outcome);
+          const result = await put;
+          if (outcome === "commit") {
+            expect(result).toBeInstanceOf(ConcurrentUpdateError);
+            expect((result as Error).message).toContain("theirs");
+            expect(await store.list(fresh)).toEqual([]);
+          } else {
+            expect(result).toBe("stored");
+            expect((await store.getLatest(fresh))?.checkpoint).toEqual(first);
+          }
+        } finally {
+          claimer.release();
+        }
+        await store.deleteThread(fresh);
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("a duplicate id rolls back the head-row change made by the same statement", async () => {
+    const store = new PostgresCheckpointer({ pool: sharedPool });
+    const threadId = `dup-${randomUUID()}`;
+    const first = checkpoint(threadId, null, -1);
+    const second = checkpoint(threadId, first.id, 0);
+    await store.put(first, { expectedLatestId: null });
+    await store.put(second, { expectedLatestId: first.id });
+
+    await expect(
+      store.put({ ...first, parentId: second.id }, { expectedLatestId: second.id }),
+    ).rejects.toMatchObject({ code: "DUPLICATE_CHECKPOINT" });
+    const { rows } = await sharedPool.query(
+      "select latest_id from stateweaver_threads where thread_id = $1",
+      [threadId],
+    );
+    expect(rows).toEqual([{ latest_id: second.id }]);
+    await store.deleteThread(threadId);
+  });
+
   it("creates the schema once when several fresh stores start at the same moment", async () => {
     const prefix = freshPrefix();
     prefixes.push(prefix);

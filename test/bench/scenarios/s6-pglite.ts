@@ -1,7 +1,8 @@
 /**
  * S6: the S3 interrupt -> resume cycle on PGlite (in memory), next to the cost of a raw
  * PGlite insert of the same checkpoint row. `ours_us` is the checkpoint write as the cycle
- * does it (`put`: JSON check, stringify, the transaction with its head-row claim); `peer_us`
+ * does it (`put`: stringify, then one prepared statement that claims or advances the
+ * thread's head row and inserts the checkpoint); `peer_us`
  * is one plain `insert` of a real checkpoint row, read back from our table, into a scratch
  * table of the same shape.
  */
