@@ -1,6 +1,5 @@
 import { type AnyStateMachine, assign, fromPromise, raise, setup } from "xstate";
 import { runMachine } from "../../machines/run.machine.js";
-import { taskLifecycle } from "../../machines/task.machine.js";
 import { RecursionLimitError } from "../errors/index.js";
 import { runEnvOf } from "../runtime/run-env.js";
 import { runTask } from "../runtime/run-task.js";
