@@ -8,11 +8,16 @@ import type {
   PutOptions,
 } from "./checkpointer.js";
 
-/** One (thread, ns) history. Bodies are JSON strings: compact, and never aliased with callers. */
+/**
+ * One (thread, ns) history. Bodies are JSON strings: compact, and never aliased with
+ * callers. What the history already knows is left out of them: the id, thread and
+ * namespace, the parent id when it is the previous entry (as it nearly always is), and
+ * empty `next` and `interrupts`.
+ */
 interface History {
   /** Checkpoint ids in insertion order; the last one is the latest. */
   ids: string[];
-  /** `JSON.stringify(checkpoint)`, parallel to `ids`. */
+  /** The rest of each checkpoint as JSON, parallel to `ids`. */
   bodies: string[];
   /** checkpoint id -> task id -> `JSON.stringify(write)`; created on the first write. */
   writes: Map<string, Map<string, string>> | undefined;
@@ -34,9 +39,13 @@ export class MemoryCheckpointer implements Checkpointer {
   // so concurrent calls cannot interleave between the expectedLatestId check and the write.
 
   async put(checkpoint: Checkpoint, options: PutOptions): Promise<void> {
-    const body = JSON.stringify(checkpoint);
-    const { threadId, ns, id } = checkpoint;
+    const { id, threadId, ns, parentId, next, interrupts, ...rest } = checkpoint;
     const history = this.#history(threadId, ns);
+    const stored: Record<string, unknown> = rest;
+    if (parentId !== (history?.ids.at(-1) ?? null)) stored.parentId = parentId;
+    if (next.length > 0) stored.next = next;
+    if (interrupts.length > 0) stored.interrupts = interrupts;
+    const body = JSON.stringify(stored);
     const latest = history?.ids.at(-1) ?? null;
     if (latest !== options.expectedLatestId) {
       throw new ConcurrentUpdateError(threadId, ns, options.expectedLatestId, latest);
@@ -81,24 +90,25 @@ export class MemoryCheckpointer implements Checkpointer {
 
   async getLatest(threadId: string, ns = ""): Promise<CheckpointTuple | undefined> {
     const history = this.#history(threadId, ns);
-    return history && tuple(history, history.ids.length - 1);
+    return history && tuple(history, threadId, ns, history.ids.length - 1);
   }
 
   async get(threadId: string, ns: string, id: string): Promise<CheckpointTuple | undefined> {
     const history = this.#history(threadId, ns);
-    return history && tuple(history, history.ids.lastIndexOf(id));
+    return history && tuple(history, threadId, ns, history.ids.lastIndexOf(id));
   }
 
   async list(threadId: string, options: ListOptions = {}): Promise<Checkpoint[]> {
     const history = this.#history(threadId, options.ns ?? "");
     if (!history) return [];
-    const { ids, bodies } = history;
+    const { ids } = history;
     // An unknown `before` id gives -1 - 1: nothing, as in the SQL stores.
     const from =
       options.before === undefined ? ids.length - 1 : ids.lastIndexOf(options.before) - 1;
     const to = options.limit === undefined ? -1 : Math.max(from - options.limit, -1);
     const result: Checkpoint[] = [];
-    for (let i = from; i > to; i--) result.push(JSON.parse(bodies[i]!) as Checkpoint);
+    for (let i = from; i > to; i--)
+      result.push(checkpointAt(history, threadId, options.ns ?? "", i));
     return result;
   }
 
@@ -113,11 +123,35 @@ export class MemoryCheckpointer implements Checkpointer {
   }
 }
 
-function tuple(history: History, index: number): CheckpointTuple | undefined {
+/** Rebuild the stored checkpoint at `index`, with its fields in their usual order. */
+function checkpointAt(history: History, threadId: string, ns: string, index: number): Checkpoint {
+  const { parentId, snapshot, values, next, interrupts, metadata, createdAt, ...extra } =
+    JSON.parse(history.bodies[index]!) as Partial<Checkpoint>;
+  return {
+    id: history.ids[index]!,
+    threadId,
+    ns,
+    parentId: parentId !== undefined ? parentId : (history.ids[index - 1] ?? null),
+    snapshot,
+    values,
+    next: next ?? [],
+    interrupts: interrupts ?? [],
+    metadata,
+    createdAt,
+    ...extra,
+  } as Checkpoint;
+}
+
+function tuple(
+  history: History,
+  threadId: string,
+  ns: string,
+  index: number,
+): CheckpointTuple | undefined {
   if (index < 0) return undefined;
   const tasks = history.writes?.get(history.ids[index]!);
   return {
-    checkpoint: JSON.parse(history.bodies[index]!) as Checkpoint,
+    checkpoint: checkpointAt(history, threadId, ns, index),
     pendingWrites: tasks
       ? Array.from(tasks.values(), (body) => JSON.parse(body) as PendingWrite)
       : [],
