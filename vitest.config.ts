@@ -4,6 +4,10 @@ export default defineConfig({
   resolve: { conditions: ["source"] },
   ssr: { resolve: { conditions: ["source"] } },
   test: {
+    // In CI the results also go to a file, so .ci/run can print one closing tally.
+    reporters: process.env.CI
+      ? ["default", ["json", { outputFile: ".tmp/vitest-results.json" }]]
+      : ["default"],
     include: ["test/**/*.test.ts", "machines/**/*.test.ts"],
     testTimeout: 20_000,
     hookTimeout: 30_000,
