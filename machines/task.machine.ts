@@ -120,6 +120,3 @@ export const taskLifecycle = {
   initial: taskMachine.config.initial,
   states: taskMachine.config.states,
 };
-
-/** The state names of a node's lifecycle, as they appear in snapshots. */
-export type TaskLifecycleState = "running" | "interrupted" | "done";
