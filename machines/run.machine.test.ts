@@ -10,27 +10,47 @@
  * SETTLED are not sent: the chart raises them itself. So every path found is
  * one a real actor can take, which is checked at the end.
  */
-import { getShortestPaths, getSimplePaths, type StatePath } from "@xstate/graph";
+import { getSimplePaths } from "@xstate/graph";
 import { describe, expect, it, vi } from "vitest";
 import {
   type AnyEventObject,
   createActor,
-  fromPromise,
-  getInitialMicrosteps,
   getMicrosteps,
   type InputFrom,
   initialTransition,
   type SnapshotFrom,
   transition,
 } from "xstate";
+import {
+  answer,
+  type ChartPath,
+  children,
+  extendedPaths,
+  fails,
+  finishes,
+  gated,
+  microsteps,
+  passesThrough,
+  pauses,
+  replay,
+  same,
+  shortestPathsOf,
+  stateNodes,
+  statesEntered,
+  TASK_DONE,
+  TASK_ERROR,
+  type TaskInput,
+  type TaskStatus,
+  taskAnswers,
+  until,
+  view,
+} from "./chart-replay.js";
 import { runMachine } from "./run.machine.js";
-import { runTaskStandIn, taskMachine } from "./task.machine.js";
+import { taskMachine } from "./task.machine.js";
 
 type Input = NonNullable<InputFrom<typeof runMachine>>;
 type Snap = SnapshotFrom<typeof runMachine>;
-type Path = StatePath<Snap, AnyEventObject>;
-type TaskInput = { count: number; pauses: number; fail: boolean };
-type Status = "done" | "interrupted";
+type Path = ChartPath<Snap>;
 
 const INPUT = { type: "INPUT" } as const;
 const STEP = { type: "STEP" } as const;
@@ -40,29 +60,6 @@ const UPDATE_AS_NODE = { type: "UPDATE", asNode: "task" } as const;
 /** The events the chart raises for itself, in `stepping.__dispatch__` only. */
 const DISPATCH = [{ type: "RUN.task" }, { type: "FANOUT" }, { type: "SETTLED" }] as const;
 
-const DONE = "xstate.done.actor.runTask";
-const ERROR = "xstate.error.actor.runTask";
-/** The task actor's answer: one outcome per task it ran, in order. */
-const answer = (...statuses: Status[]) => ({
-  type: DONE,
-  actorId: "runTask",
-  output: statuses.map((status) => ({ status })),
-});
-const finishes = answer("done");
-const pauses = answer("interrupted");
-const fails = { type: ERROR, actorId: "runTask", error: "task failed" };
-
-/** What the running task actor answers: it follows the input the chart gave it. */
-function taskAnswers(s: Snap): AnyEventObject[] {
-  const child = s.children.runTask;
-  if (!child) return [];
-  const { count, pauses, fail } = child.getSnapshot().input as TaskInput;
-  if (fail) return [fails];
-  return [
-    answer(...Array.from({ length: count }, (_, i) => (i < pauses ? "interrupted" : "done"))),
-  ];
-}
-
 /**
  * Everything that can happen next. A finished actor takes no more events (a
  * pure transition would still apply the root's INPUT to a `done` snapshot).
@@ -70,10 +67,8 @@ function taskAnswers(s: Snap): AnyEventObject[] {
  * invoked, so leaving `stepping` (INPUT, UPDATE as a node) stops it, and the
  * events a state must ignore are checked as well.
  */
-const events = (s: Snap) =>
-  (s.status !== "active"
-    ? []
-    : [...taskAnswers(s), INPUT, UPDATE, UPDATE_AS_NODE, STEP, RESUME]) as never[];
+const events = (s: Snap): AnyEventObject[] =>
+  s.status !== "active" ? [] : [...taskAnswers(s), INPUT, UPDATE, UPDATE_AS_NODE, STEP, RESUME];
 
 /** Snapshots with the same state and context differ by the task actor they hold. */
 const serializeState = (s: Snap) =>
@@ -104,60 +99,11 @@ const scenarios: Record<string, Input> = {
   "an exhausted recursion budget": { stepsLeft: 0 },
 };
 
-const traversals = new Map<Input, Path[]>();
 /** The shortest path to every state the chart reaches from `input` (computed once per input). */
-function shortestPaths(input: Input): Path[] {
-  let paths = traversals.get(input);
-  if (!paths) {
-    paths = getShortestPaths(runMachine, {
-      input,
-      events,
-      serializeState: serializeState as never,
-    }) as unknown as Path[];
-    traversals.set(input, paths);
-  }
-  return paths;
-}
+const shortestPaths = shortestPathsOf(runMachine, { events, serializeState });
 
-/** Every state node of the chart, with the dotted path `snapshot.matches` takes. */
-const stateNodes: Array<{ id: string; path: string }> = [];
-const visit = (node: { states: Record<string, { id: string; path: string[] }> }) => {
-  for (const child of Object.values(node.states)) {
-    stateNodes.push({ id: child.id, path: child.path.join(".") });
-    visit(child as never);
-  }
-};
-visit(runMachine.root);
-
-/**
- * Every snapshot the traversal passes through, transient microsteps included:
- * the initial microsteps, and those of every event offered in every state
- * reached (each traversed transition, not only the shortest paths' own).
- */
-const passed = new Map<Input, Snap[]>();
-function microsteps(input: Input): Snap[] {
-  let out = passed.get(input);
-  if (!out) {
-    out = getInitialMicrosteps(runMachine, input).map(([s]) => s);
-    for (const { state } of shortestPaths(input)) {
-      for (const event of events(state) as AnyEventObject[]) {
-        out.push(...getMicrosteps(runMachine, state, event as never).map(([s]) => s));
-      }
-    }
-    passed.set(input, out);
-  }
-  return out;
-}
-
-/** Ids of every state node active at some microstep of the traversal. */
-function statesEntered(input: Input): Set<string> {
-  const byValue = new Map(microsteps(input).map((s) => [JSON.stringify(s.value), s]));
-  const ids = new Set<string>();
-  for (const s of byValue.values()) {
-    for (const node of stateNodes) if (s.matches(node.path as never)) ids.add(node.id);
-  }
-  return ids;
-}
+/** Every snapshot the traversal from `input` passes through, transient microsteps included. */
+const passed = (input: Input) => microsteps(runMachine, input, shortestPaths(input), events);
 
 /** The snapshots after each event of `sequence`, from the chart's initial state. */
 function snapshots(input: Input, sequence: AnyEventObject[]): Snap[] {
@@ -172,118 +118,11 @@ function snapshots(input: Input, sequence: AnyEventObject[]): Snap[] {
 const walk = (input: Input, sequence: AnyEventObject[]) =>
   snapshots(input, sequence).map((s) => s.value);
 
-/** The ids of a snapshot's child actors. */
-const children = (s: Snap) => Object.keys(s.children).sort();
-
 /** The snapshot at `barrier` after INPUT. */
 const atBarrier = (input: Input = {}) => snapshots(input, [INPUT])[0]!;
 
-/** The distinct state values a macrostep passes through, transient ones included. */
-function passesThrough(from: Snap, event: AnyEventObject): unknown[] {
-  const values = getMicrosteps(runMachine, from, event as never).map(([s]) =>
-    JSON.stringify(s.value),
-  );
-  return values.filter((v, i) => v !== values[i - 1]).map((v) => JSON.parse(v));
-}
-
-/**
- * Each shortest path, extended by every event the traversal offers at its end
- * (so self-loops, the events a state ignores, are checked as well).
- */
-function extendedPaths(input: Input): Path[] {
-  return shortestPaths(input).flatMap((path) =>
-    (events(path.state) as AnyEventObject[]).map((event) => ({
-      ...path,
-      steps: [
-        ...path.steps,
-        { event, state: transition(runMachine, path.state, event as never)[0] },
-      ],
-    })),
-  );
-}
-
-/** Flush microtasks, then the event loop, until `ready()` holds (bounded). */
-async function until(ready: () => boolean): Promise<void> {
-  for (let i = 0; i < 100 && !ready(); i++) {
-    await (i < 50 ? Promise.resolve() : new Promise((r) => setImmediate(r)));
-  }
-}
-
-/**
- * The stand-in tasks' actor, held until the replay lets it answer: then it
- * runs the real stand-in with the input the chart gave it. A stopped actor's
- * gate is dropped, so only a running actor can be let answer.
- */
-function gated(gates: Map<string, () => void>) {
-  const standIn = (runTaskStandIn as unknown as { config: (args: unknown) => Promise<unknown> })
-    .config;
-  return fromPromise<unknown, TaskInput>(async (args) => {
-    await new Promise<void>((open) => {
-      gates.set(args.self.id, open);
-      args.signal.addEventListener("abort", () => {
-        if (gates.get(args.self.id) === open) gates.delete(args.self.id);
-      });
-    });
-    return standIn(args);
-  });
-}
-
-/** The state, context, status and child actors of a snapshot. */
-const view = (s: Snap) => ({
-  value: s.value,
-  context: s.context,
-  status: s.status,
-  children: children(s),
-});
-
-const ACTOR_EVENT = /^xstate\.(done|error)\.actor\.(.+)$/;
-
-/** `expect(actual).toEqual(expected)`, with a quick check first (replays compare a lot). */
-function same(actual: unknown, expected: unknown): void {
-  if (JSON.stringify(actual) !== JSON.stringify(expected)) expect(actual).toEqual(expected);
-}
-
-/**
- * Run `path` on a real actor: send the driver's events, let the real task
- * actor the traversal names answer in place of its event (checking it answers
- * the same), and compare state, context and child actors after every step.
- */
-const gates = new Map<string, () => void>();
-const gatedMachine = runMachine.provide({ actors: { runTask: gated(gates) as never } });
-
-async function replay(input: Input, path: Path): Promise<void> {
-  gates.clear();
-  const received: AnyEventObject[] = [];
-  const actor = createActor(gatedMachine, {
-    input,
-    inspect: (e) => {
-      if (e.type === "@xstate.event" && e.actorRef === actor) received.push(e.event);
-    },
-  });
-  actor.start();
-  const real = [view(actor.getSnapshot())];
-  for (const { event } of path.steps.slice(1)) {
-    const actorId = ACTOR_EVENT.exec(event.type)?.[2];
-    if (actorId) {
-      const before = received.length;
-      if (!gates.has(actorId)) expect.fail(`no running actor ${actorId}`);
-      gates.get(actorId)!();
-      gates.delete(actorId);
-      await until(() => received.length > before);
-      const answer = received.at(-1)!;
-      same([answer.type, answer.actorId], [event.type, actorId]);
-      if (event.type.startsWith("xstate.done")) same(answer.output, event.output);
-    } else {
-      actor.send(event as never);
-    }
-    real.push(view(actor.getSnapshot()));
-  }
-  actor.stop();
-  same(
-    real,
-    path.steps.map((step) => view(step.state)),
-  );
-}
+/** The chart, its stand-in task actor held until a replay lets it answer. */
+const held = gated(runMachine);
 
 describe("run loop chart", () => {
   it("stepping holds one state at a time: __dispatch__, the node's lifecycle, or __fanout__", () => {
@@ -315,9 +154,9 @@ describe("run loop chart", () => {
   it("every run loop and lifecycle state is reachable", () => {
     const reached = new Set<string>();
     for (const input of Object.values(scenarios)) {
-      for (const id of statesEntered(input)) reached.add(id);
+      for (const id of statesEntered(runMachine, passed(input))) reached.add(id);
     }
-    const all = stateNodes.map((n) => n.id);
+    const all = stateNodes(runMachine).map((n) => n.id);
     expect(all).toHaveLength(15);
     expect([...reached].sort()).toEqual([...all].sort());
   });
@@ -328,7 +167,7 @@ describe("run loop chart", () => {
     let fanout = 0;
     for (const input of Object.values(scenarios)) {
       const distinct = new Map(
-        microsteps(input).map((s) => [JSON.stringify([s.value, s.status, children(s)]), s]),
+        passed(input).map((s) => [JSON.stringify([s.value, s.status, children(s)]), s]),
       );
       for (const s of distinct.values()) {
         const kids = children(s).join();
@@ -362,7 +201,12 @@ describe("run loop chart", () => {
       shortestPaths(scenarios[scenario]!)
         .filter((p) => JSON.stringify(p.state.value) === JSON.stringify(value))
         .map((p) => p.steps.slice(1).map((s) => s.event.type));
-    expect(sequence("a one-task step", "done")).toContainEqual(["INPUT", "STEP", DONE, "STEP"]);
+    expect(sequence("a one-task step", "done")).toContainEqual([
+      "INPUT",
+      "STEP",
+      TASK_DONE,
+      "STEP",
+    ]);
     // INPUT restarts the run from anywhere; the second step is over budget.
     expect(sequence("a one-task step", "failed")).toContainEqual([
       "INPUT",
@@ -373,28 +217,28 @@ describe("run loop chart", () => {
     expect(sequence("an exhausted recursion budget", "failed")).toContainEqual(["INPUT", "STEP"]);
     expect(
       sequence("a task that pauses once", { stepping: { task: "interrupted" } }),
-    ).toContainEqual(["INPUT", "STEP", DONE]);
+    ).toContainEqual(["INPUT", "STEP", TASK_DONE]);
     expect(sequence("a static breakpoint", "breakpoint")).toContainEqual(["INPUT", "STEP"]);
     expect(sequence("a fan-out", { stepping: { __fanout__: "running" } })).toContainEqual([
       "INPUT",
       "STEP",
     ]);
-    expect(sequence("a fan-out", "done")).toContainEqual(["INPUT", "STEP", DONE, "STEP"]);
+    expect(sequence("a fan-out", "done")).toContainEqual(["INPUT", "STEP", TASK_DONE, "STEP"]);
     expect(
       sequence("a fan-out where one task pauses", { stepping: { __fanout__: "interrupted" } }),
-    ).toContainEqual(["INPUT", "STEP", DONE]);
+    ).toContainEqual(["INPUT", "STEP", TASK_DONE]);
     expect(sequence("a fan-out where one task pauses", "done")).toContainEqual([
       "INPUT",
       "STEP",
-      DONE,
+      TASK_DONE,
       "RESUME",
-      DONE,
+      TASK_DONE,
       "STEP",
     ]);
     expect(sequence("a fan-out whose tasks throw", "failed")).toContainEqual([
       "INPUT",
       "STEP",
-      ERROR,
+      TASK_ERROR,
     ]);
     expect(sequence("a restart whose tasks all finished before the crash", "done")).toContainEqual([
       "INPUT",
@@ -410,7 +254,7 @@ describe("run loop chart", () => {
       "barrier",
       "done",
     ]);
-    expect(passesThrough(atBarrier(), STEP)).toEqual([
+    expect(passesThrough(runMachine, atBarrier(), STEP)).toEqual([
       { stepping: "__dispatch__" },
       { stepping: { task: "running" } },
     ]);
@@ -448,7 +292,7 @@ describe("run loop chart", () => {
       STEP,
     ]);
     expect(barrier!.context.pending).toBe(2);
-    expect(passesThrough(barrier!, STEP)).toEqual([
+    expect(passesThrough(runMachine, barrier!, STEP)).toEqual([
       { stepping: "__dispatch__" },
       { stepping: { __fanout__: "running" } },
     ]);
@@ -578,7 +422,10 @@ describe("run loop chart", () => {
 
   it("a step whose tasks all finished before a crash settles at once (SETTLED)", () => {
     const barrier = atBarrier({ width: 2, recovered: 2 });
-    expect(passesThrough(barrier, STEP)).toEqual([{ stepping: "__dispatch__" }, "barrier"]);
+    expect(passesThrough(runMachine, barrier, STEP)).toEqual([
+      { stepping: "__dispatch__" },
+      "barrier",
+    ]);
     const [merged] = transition(runMachine, barrier, STEP);
     expect([merged.context.pending, merged.context.recovered, children(merged)]).toEqual([
       0,
@@ -588,7 +435,7 @@ describe("run loop chart", () => {
     expect(transition(runMachine, merged, STEP)[0].value).toBe("done");
     // One of two recovered: the other task runs alone, in the node's state.
     const partial = atBarrier({ width: 2, recovered: 1 });
-    expect(passesThrough(partial, STEP)).toEqual([
+    expect(passesThrough(runMachine, partial, STEP)).toEqual([
       { stepping: "__dispatch__" },
       { stepping: { task: "running" } },
     ]);
@@ -620,7 +467,9 @@ describe("run loop chart", () => {
     const [updated] = transition(runMachine, paused, UPDATE_AS_NODE);
     expect([updated.value, children(updated)]).toEqual(["barrier", []]);
     expect(updated.context).toMatchObject({ pending: 1, interrupted: 0, resuming: 0 });
-    expect(passesThrough(updated, STEP).at(-1)).toEqual({ stepping: { task: "running" } });
+    expect(passesThrough(runMachine, updated, STEP).at(-1)).toEqual({
+      stepping: { task: "running" },
+    });
     expect(transition(runMachine, updated, STEP)[0].children.runTask!.getSnapshot().input).toEqual({
       count: 1,
       pauses: 0,
@@ -698,8 +547,7 @@ describe("run loop chart", () => {
   });
 
   it("done and failed are final: the actor takes no more events", async () => {
-    const gates = new Map<string, () => void>();
-    const machine = runMachine.provide({ actors: { runTask: gated(gates) as never } });
+    const { machine, gates } = gated(runMachine);
     const done = createActor(machine, { input: {} }).start();
     done.send(INPUT);
     done.send(STEP);
@@ -723,8 +571,8 @@ describe("run loop chart", () => {
   it("every transition the traversal takes agrees with a real run", async () => {
     let replayed = 0;
     for (const input of Object.values(scenarios)) {
-      for (const path of extendedPaths(input)) {
-        await replay(input, path);
+      for (const path of extendedPaths(runMachine, shortestPaths(input), events)) {
+        await replay(held, input, path);
         replayed++;
       }
     }
@@ -734,12 +582,8 @@ describe("run loop chart", () => {
 
   it("every simple path through a fan-out whose tasks pause agrees with a real run", async () => {
     // The driver's events for one run, and the task actor's answers.
-    const oneRun = (s: Snap) =>
-      (s.status !== "active"
-        ? []
-        : s.matches("idle")
-          ? [INPUT]
-          : [...taskAnswers(s), STEP, RESUME]) as never[];
+    const oneRun = (s: Snap): AnyEventObject[] =>
+      s.status !== "active" ? [] : s.matches("idle") ? [INPUT] : [...taskAnswers(s), STEP, RESUME];
     const toDone: Record<string, string[][]> = {};
     for (const input of [
       { width: 2, pauses: 1 },
@@ -747,18 +591,18 @@ describe("run loop chart", () => {
     ]) {
       const paths = getSimplePaths(runMachine, {
         input,
-        events: oneRun,
+        events: oneRun as never,
         serializeState: serializeState as never,
       }) as unknown as Path[];
       toDone[input.pauses] = paths
         .filter((p) => p.state.value === "done")
         .map((p) =>
           p.steps.slice(1).map((s) => {
-            const out = s.event.output as Array<{ status: Status }> | undefined;
+            const out = s.event.output as Array<{ status: TaskStatus }> | undefined;
             return out ? out.map((o) => o.status[0]).join("") : s.event.type;
           }),
         );
-      for (const path of paths) await replay(input, path);
+      for (const path of paths) await replay(held, input, path);
     }
     // The actor's outcomes as letters: d(one) and i(nterrupted), one per task it ran.
     expect(toDone).toEqual({

@@ -11,53 +11,42 @@
  * every path found can also be replayed on a real actor, which is checked at
  * the end.
  */
-import { getShortestPaths, getSimplePaths, type StatePath } from "@xstate/graph";
+import { getSimplePaths } from "@xstate/graph";
 import { describe, expect, it } from "vitest";
 import {
   type AnyEventObject,
-  createActor,
-  fromPromise,
-  getInitialMicrosteps,
   getMicrosteps,
   type InputFrom,
   initialTransition,
   type SnapshotFrom,
   transition,
 } from "xstate";
-import { runTaskStandIn, taskMachine } from "./task.machine.js";
+import {
+  answer,
+  type ChartPath,
+  extendedPaths,
+  fails,
+  finishes,
+  gated,
+  microsteps,
+  pauses,
+  replay,
+  shortestPathsOf,
+  statesEntered,
+  TASK_DONE,
+  taskAnswers,
+} from "./chart-replay.js";
+import { taskMachine } from "./task.machine.js";
 
 type Input = NonNullable<InputFrom<typeof taskMachine>>;
 type Snap = SnapshotFrom<typeof taskMachine>;
-type Path = StatePath<Snap, AnyEventObject>;
-type TaskInput = { count: number; pauses: number; fail: boolean };
-type Status = "done" | "interrupted";
+type Path = ChartPath<Snap>;
 
-const DONE = "xstate.done.actor.runTask";
-const ERROR = "xstate.error.actor.runTask";
 const RESUME = { type: "RESUME", answers: { q: "yes" } } as const;
-/** The actor's answer: one outcome per task it ran, in order. */
-const answer = (...statuses: Status[]) => ({
-  type: DONE,
-  actorId: "runTask",
-  output: statuses.map((status) => ({ status })),
-});
-const finishes = answer("done");
-const pauses = answer("interrupted");
-const throws = { type: ERROR, actorId: "runTask", error: "task failed" };
-
-/** What the running stand-in tasks answer: they follow the input the chart gave their actor. */
-function actorAnswer(s: Snap): AnyEventObject[] {
-  const child = s.children.runTask;
-  if (!child) return [];
-  const { count, pauses, fail } = child.getSnapshot().input as TaskInput;
-  if (fail) return [throws];
-  return [
-    answer(...Array.from({ length: count }, (_, i) => (i < pauses ? "interrupted" : "done"))),
-  ];
-}
 
 /** Everything that can happen to a step's work: its actor answers, or the driver sends RESUME. */
-const events = (s: Snap) => (s.status === "active" ? [...actorAnswer(s), RESUME] : []) as never[];
+const events = (s: Snap): AnyEventObject[] =>
+  s.status === "active" ? [...taskAnswers(s), RESUME] : [];
 
 /** The stand-in tasks' configurations; together they exercise every branch. */
 const scenarios: Record<string, Input> = {
@@ -70,37 +59,8 @@ const scenarios: Record<string, Input> = {
   "a fan-out whose tasks throw": { width: 2, fails: true },
 };
 
-const traversals = new Map<Input, Path[]>();
 /** The shortest path to every state the chart reaches from `input` (computed once per input). */
-function shortestPaths(input: Input): Path[] {
-  let paths = traversals.get(input);
-  if (!paths) {
-    paths = getShortestPaths(taskMachine, { input, events }) as unknown as Path[];
-    traversals.set(input, paths);
-  }
-  return paths;
-}
-
-/**
- * Ids of every state node active at some microstep of the traversal, transient
- * states included: the initial microsteps, and those of every event offered in
- * every state reached.
- */
-function statesEntered(input: Input, paths: Path[]): Set<string> {
-  const snapshots = getInitialMicrosteps(taskMachine, input).map(([s]) => s);
-  for (const { state } of paths) {
-    for (const event of events(state) as AnyEventObject[]) {
-      snapshots.push(...getMicrosteps(taskMachine, state, event as never).map(([s]) => s));
-    }
-  }
-  const ids = new Set<string>();
-  for (const s of snapshots) {
-    for (const [key, node] of Object.entries(taskMachine.root.states)) {
-      if (s.matches(key as never)) ids.add(node.id);
-    }
-  }
-  return ids;
-}
+const shortestPaths = shortestPathsOf(taskMachine, { events });
 
 /** The state values after each event of `sequence`, from the chart's initial state. */
 function walk(input: Input, sequence: AnyEventObject[]): unknown[] {
@@ -111,96 +71,15 @@ function walk(input: Input, sequence: AnyEventObject[]): unknown[] {
   });
 }
 
-/**
- * Each shortest path, extended by every event the traversal offers at its end
- * (so self-loops, the events a state ignores, are checked as well).
- */
-function extendedPaths(input: Input): Path[] {
-  return shortestPaths(input).flatMap((path) =>
-    (events(path.state) as AnyEventObject[]).map((event) => ({
-      ...path,
-      steps: [
-        ...path.steps,
-        { event, state: transition(taskMachine, path.state, event as never)[0] },
-      ],
-    })),
-  );
-}
-
-/** Flush the event loop until `done()` holds (bounded). */
-async function until(done: () => boolean): Promise<void> {
-  for (let i = 0; i < 50 && !done(); i++) await new Promise((r) => setImmediate(r));
-}
-
-/**
- * The stand-in tasks' actor, held until the replay lets it answer: then it
- * runs the real stand-in with the input the chart gave it.
- */
-function gated(gates: Map<string, () => void>) {
-  const standIn = (runTaskStandIn as unknown as { config: (args: unknown) => Promise<unknown> })
-    .config;
-  return fromPromise<unknown, TaskInput>(async (args) => {
-    await new Promise<void>((open) => gates.set(args.self.id, open));
-    return standIn(args);
-  });
-}
-
-/** The state, context, status and children of a snapshot. */
-const view = (s: Snap) => ({
-  value: s.value,
-  context: s.context,
-  status: s.status,
-  children: Object.keys(s.children).sort(),
-});
-
-/** `expect(actual).toEqual(expected)`, with a quick check first (replays compare a lot). */
-function same(actual: unknown, expected: unknown): void {
-  if (JSON.stringify(actual) !== JSON.stringify(expected)) expect(actual).toEqual(expected);
-}
-
-/**
- * Run `path` on a real actor: send the driver's events, let the real stand-in
- * actor answer in place of the traversal's actor events (checking it answers
- * the same), and compare state, context and children after every step.
- */
-async function replay(input: Input, path: Path): Promise<void> {
-  const gates = new Map<string, () => void>();
-  const received: AnyEventObject[] = [];
-  const actor = createActor(taskMachine.provide({ actors: { runTask: gated(gates) as never } }), {
-    input,
-    inspect: (e) => {
-      if (e.type === "@xstate.event" && e.actorRef === actor) received.push(e.event);
-    },
-  });
-  actor.start();
-  const real = [view(actor.getSnapshot())];
-  for (const { event } of path.steps.slice(1)) {
-    if (event.type === DONE || event.type === ERROR) {
-      const before = received.length;
-      if (!gates.has("runTask")) expect.fail("no running actor runTask");
-      gates.get("runTask")!();
-      gates.delete("runTask");
-      await until(() => received.length > before);
-      const answer = received.at(-1)!;
-      same([answer.type, answer.actorId], [event.type, "runTask"]);
-      if (event.type === DONE) same(answer.output, event.output);
-    } else {
-      actor.send(event as never);
-    }
-    real.push(view(actor.getSnapshot()));
-  }
-  actor.stop();
-  same(
-    real,
-    path.steps.map((step) => view(step.state)),
-  );
-}
+/** The chart, its stand-in task actor held until a replay lets it answer. */
+const held = gated(taskMachine);
 
 describe("task lifecycle chart", () => {
   it("every lifecycle state is reachable", () => {
     const reached = new Set<string>();
     for (const input of Object.values(scenarios)) {
-      for (const id of statesEntered(input, shortestPaths(input))) reached.add(id);
+      const passed = microsteps(taskMachine, input, shortestPaths(input), events);
+      for (const id of statesEntered(taskMachine, passed)) reached.add(id);
     }
     const all = Object.values(taskMachine.root.states).map((node) => node.id);
     expect(all).toEqual(["task.running", "task.interrupted", "task.done"]);
@@ -232,15 +111,15 @@ describe("task lifecycle chart", () => {
     for (const input of [{}, { width: 2 }]) {
       expect(sequences(input)).toEqual([
         ["running", []],
-        ["done", [DONE]],
+        ["done", [TASK_DONE]],
       ]);
     }
     for (const input of [{ pauses: 1 }, { width: 2, pauses: 1 }, { width: 2, pauses: 2 }]) {
       expect(sequences(input)).toEqual([
         ["running", []],
-        ["interrupted", [DONE]],
-        ["running", [DONE, "RESUME"]],
-        ["done", [DONE, "RESUME", DONE]],
+        ["interrupted", [TASK_DONE]],
+        ["running", [TASK_DONE, "RESUME"]],
+        ["done", [TASK_DONE, "RESUME", TASK_DONE]],
       ]);
     }
     expect(sequences({ fails: true })).toEqual([["running", []]]);
@@ -341,7 +220,7 @@ describe("task lifecycle chart", () => {
   it("a failing task raises TASK_FAILED with the error for the run loop", () => {
     for (const width of [1, 2]) {
       const [running] = initialTransition(taskMachine, { width, fails: true });
-      const micro = getMicrosteps(taskMachine, running, { ...throws, error: "boom" } as never);
+      const micro = getMicrosteps(taskMachine, running, { ...fails, error: "boom" } as never);
       const raised = micro
         .flatMap(([, actions]) => actions)
         .filter((a) => a.type === "xstate.raise")
@@ -380,8 +259,8 @@ describe("task lifecycle chart", () => {
   it("every transition the traversal takes agrees with a real run", async () => {
     let replayed = 0;
     for (const input of Object.values(scenarios)) {
-      for (const path of extendedPaths(input)) {
-        await replay(input, path);
+      for (const path of extendedPaths(taskMachine, shortestPaths(input), events)) {
+        await replay(held, input, path);
         replayed++;
       }
     }
@@ -390,10 +269,13 @@ describe("task lifecycle chart", () => {
 
   it("every simple path of tasks that pause more than once agrees with a real run", async () => {
     for (const input of [{ pauses: 2 }, { width: 2, pauses: 3 }]) {
-      const paths = getSimplePaths(taskMachine, { input, events }) as unknown as Path[];
+      const paths = getSimplePaths(taskMachine, {
+        input,
+        events: events as never,
+      }) as unknown as Path[];
       const ends = paths.map((p) => p.steps.map((s) => s.state.value).join(" > "));
       expect(ends).toContain("running > interrupted > running > interrupted > running > done");
-      for (const path of paths) await replay(input, path);
+      for (const path of paths) await replay(held, input, path);
     }
   });
 });
