@@ -8,7 +8,7 @@
  * Generic over the machine: the traversal helpers take any machine and keep
  * the snapshot type of the paths they are given.
  */
-import { getShortestPaths, type StatePath } from "@xstate/graph";
+import { getShortestPaths, getSimplePaths, type StatePath } from "@xstate/graph";
 import { expect } from "vitest";
 import {
   type AnyActorRef,
@@ -50,6 +50,8 @@ export const finishes = answer("done");
 export const pauses = answer("interrupted");
 /** The `runTask` actor's failure. */
 export const fails = { type: TASK_ERROR, actorId: "runTask", error: "task failed" };
+/** The driver's RESUME, answering whatever the stand-in tasks asked. */
+export const RESUME = { type: "RESUME", answers: { q: "yes" } } as const;
 
 /**
  * What the running `runTask` actor of `s` answers (none if none runs): it
@@ -93,6 +95,14 @@ export function shortestPathsOf<
     }
     return paths;
   };
+}
+
+/** Every simple path (no state visited twice) `machine` takes from `input`. */
+export function simplePaths<
+  M extends AnyStateMachine,
+  S extends AnyMachineSnapshot = SnapshotFrom<M>,
+>(machine: M, input: InputFrom<M>, options: TraversalOptions<S>): ChartPath<S>[] {
+  return getSimplePaths(machine, { input, ...options } as never) as unknown as ChartPath<S>[];
 }
 
 /**
@@ -292,4 +302,27 @@ export async function replay<M extends AnyStateMachine>(
     real,
     path.steps.map((step) => view(step.state)),
   );
+}
+
+/**
+ * Replay the shortest paths from each input, each extended by every event
+ * `events` offers at its end, on a real actor of the gated `machine` (see
+ * `replay`). Returns how many paths were replayed.
+ */
+export async function replayExtendedPaths<M extends AnyStateMachine, S extends AnyMachineSnapshot>(
+  machine: M,
+  inputs: Iterable<InputFrom<M>>,
+  shortestPaths: (input: InputFrom<M>) => ChartPath<S>[],
+  events: (s: S) => AnyEventObject[],
+  options: ReplayOptions = {},
+): Promise<number> {
+  const held = gated(machine);
+  let replayed = 0;
+  for (const input of inputs) {
+    for (const path of extendedPaths(machine, shortestPaths(input), events)) {
+      await replay(held, input, path, options);
+      replayed++;
+    }
+  }
+  return replayed;
 }

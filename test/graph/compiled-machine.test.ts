@@ -16,19 +16,27 @@
  * transition is replayed on a real actor running the real node actors, which
  * must answer exactly as the model did.
  */
-import { getShortestPaths, type StatePath } from "@xstate/graph";
+import { getShortestPaths } from "@xstate/graph";
 import { describe, expect, it } from "vitest";
 import {
+  type AnyActorRef,
   type AnyEventObject,
   type AnyStateMachine,
-  createActor,
-  fromPromise,
-  getInitialMicrosteps,
-  getMicrosteps,
   initialTransition,
   type MachineSnapshot,
   transition,
 } from "xstate";
+import {
+  type ChartPath,
+  children,
+  microsteps,
+  passesThrough,
+  replayExtendedPaths,
+  same,
+  stateNodes,
+  statesEntered,
+  view,
+} from "../../machines/chart-replay.js";
 import { runMachine } from "../../machines/run.machine.js";
 import { taskMachine } from "../../machines/task.machine.js";
 import { END, Graph, interrupt, RecursionLimitError, START } from "../../src/index.js";
@@ -37,7 +45,7 @@ import { attachRunEnv, type RunEnv } from "../../src/runtime/run-env.js";
 import type { GraphContext, TaskOutcome, TaskRecord, TaskSeed } from "../../src/runtime/task.js";
 
 type Snap = MachineSnapshot<GraphContext, AnyEventObject, any, any, any, any, any, any>;
-type Path = StatePath<Snap, AnyEventObject>;
+type Path = ChartPath<Snap>;
 type Step = AnyEventObject | ((s: Snap) => AnyEventObject);
 
 /** A graph under test: its machine, and what the stand-in node actors need to answer. */
@@ -272,52 +280,12 @@ const traversals = [
 /** Without crash recovery and updateState: how the driver runs the example from its input. */
 const plainPaths = traverse(ex, false);
 
-/** Every state node of a machine, with the dotted path `snapshot.matches` takes. */
-function stateNodes(m: AnyStateMachine): Array<{ id: string; path: string }> {
-  const out: Array<{ id: string; path: string }> = [];
-  const visit = (node: { states: Record<string, { id: string; path: string[] }> }) => {
-    for (const child of Object.values(node.states)) {
-      out.push({ id: child.id, path: child.path.join(".") });
-      visit(child as never);
-    }
-  };
-  visit(m.root as never);
-  return out;
-}
-
-/**
- * Every snapshot the traversal passes through, transient microsteps included:
- * the initial microsteps, and those of every event offered in every state
- * reached (each traversed transition, not only the shortest paths' own).
- */
-const passed = new Map<Path[], Snap[]>();
-function microsteps(g: Example, traversal: Path[]): Snap[] {
-  let out = passed.get(traversal);
-  if (!out) {
-    out = getInitialMicrosteps(g.machine, input).map(([s]) => s as Snap);
-    for (const { state } of traversal) {
-      for (const event of events(g, state)) {
-        out.push(...getMicrosteps(g.machine, state, event as never).map(([s]) => s as Snap));
-      }
-    }
-    passed.set(traversal, out);
-  }
-  return out;
-}
-
-/** Ids of every state node active at some microstep of the traversal. */
-function statesEntered(g: Example, traversal: Path[]): Set<string> {
-  const nodes = stateNodes(g.machine);
-  const ids = new Set<string>();
-  for (const s of microsteps(g, traversal)) {
-    for (const node of nodes) if (s.matches(node.path as never)) ids.add(node.id);
-  }
-  return ids;
-}
+/** Every snapshot the traversal passes through, transient microsteps included. */
+const passed = (g: Example, traversal: Path[]) =>
+  microsteps(g.machine, input, traversal, (s: Snap) => events(g, s));
 
 /** The graph nodes whose lifecycle state is active. */
 const activeNodes = (g: Example, s: Snap) => g.nodes.filter((n) => s.matches({ stepping: n }));
-const children = (s: Snap) => Object.keys(s.children).sort();
 /** The lifecycle state of `node` (a graph node or `__fanout__`), if active. */
 const nodeState = (s: Snap, node: string): string | undefined =>
   s.matches({ stepping: node })
@@ -355,40 +323,12 @@ function walk(g: Example, ...sequence: Step[]): Snap[] {
 }
 const last = (g: Example, ...sequence: Step[]) => walk(g, ...sequence).at(-1)!;
 
-/** The distinct state values a macrostep passes through, transient ones included. */
-function passesThrough(g: Example, from: Snap, event: AnyEventObject): unknown[] {
-  const values = getMicrosteps(g.machine, from, event as never).map(([s]) =>
-    JSON.stringify(s.value),
-  );
-  return values.filter((v, i) => v !== values[i - 1]).map((v) => JSON.parse(v));
-}
-
 /** Up to the barrier before research and write. */
 const toFanout: Step[] = [INPUT, STEP, finish(START), STEP, finish("plan")];
 /** Up to the barrier before review: research and write in parallel. */
 const toReview: Step[] = [...toFanout, STEP, fanout()];
 /** Up to approve's pause. */
 const toApprove: Step[] = [...toReview, STEP, finish("review"), STEP, finish("approve")];
-
-/** The real node actors, each held until the replay lets it answer (or fail). */
-function gatedMachine(g: Example, gates: Map<string, (error?: unknown) => void>) {
-  const actors: Record<string, unknown> = {};
-  for (const [src, logic] of Object.entries(g.machine.implementations.actors)) {
-    const run = (logic as unknown as { config: (args: unknown) => Promise<unknown> }).config;
-    actors[src] = fromPromise(async (args) => {
-      const error = await new Promise<unknown>((open) => {
-        gates.set(args.self.id, open);
-        // A stopped actor's gate is dropped: only a running actor can be let answer.
-        args.signal.addEventListener("abort", () => {
-          if (gates.get(args.self.id) === open) gates.delete(args.self.id);
-        });
-      });
-      if (error !== undefined) throw error;
-      return run(args);
-    });
-  }
-  return g.machine.provide({ actors: actors as never });
-}
 
 /** A run environment like `invoke()`'s, with a (never used) checkpointer so nodes may interrupt. */
 const env = (): RunEnv => ({
@@ -403,71 +343,11 @@ const env = (): RunEnv => ({
   stepOrigin: undefined,
 });
 
-const view = (s: Snap) => ({
-  value: s.value,
-  context: s.context,
-  status: s.status,
-  children: children(s),
-});
-const ACTOR_EVENT = /^xstate\.(done|error)\.actor\.(.+)$/;
-
-/** Flush microtasks, then the event loop, until `ready()` holds (bounded). */
-async function until(ready: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !ready(); i++) {
-    await (i < 100 ? Promise.resolve() : new Promise((r) => setImmediate(r)));
-  }
-}
-
-/** `expect(actual).toEqual(expected)`, with a quick check first (replays compare a lot). */
-function same(actual: unknown, expected: unknown): void {
-  if (JSON.stringify(actual) !== JSON.stringify(expected)) expect(actual).toEqual(expected);
-}
-
-/**
- * Run `path` on a real actor with the real node actors: send the driver's
- * events, let the node actor the traversal names answer in place of its event
- * (it must answer exactly the model's outcomes), and compare state, context
- * and child actors after every step.
- */
-async function replay(
-  gated: AnyStateMachine,
-  gates: Map<string, (error?: unknown) => void>,
-  path: Path,
-): Promise<void> {
-  gates.clear();
-  const received: AnyEventObject[] = [];
-  const actor = createActor(gated, {
-    input,
-    inspect: (e) => {
-      if (e.type === "@xstate.event" && e.actorRef === actor) received.push(e.event);
-    },
-  });
-  attachRunEnv(actor.system, env());
-  actor.start();
-  const real = [view(actor.getSnapshot() as Snap)];
-  for (const { event } of path.steps.slice(1)) {
-    const [, kind, actorId] = ACTOR_EVENT.exec(event.type) ?? [];
-    if (actorId) {
-      const before = received.length;
-      if (!gates.has(actorId)) expect.fail(`no running actor ${actorId}`);
-      gates.get(actorId)!(kind === "error" ? event.error : undefined);
-      gates.delete(actorId);
-      await until(() => received.length > before);
-      const answer = received.at(-1)!;
-      same([answer.type, answer.actorId], [event.type, actorId]);
-      if (kind === "done") same(answer.output, event.output);
-      else expect(answer.error).toBe(event.error);
-    } else {
-      actor.send(event);
-    }
-    real.push(view(actor.getSnapshot() as Snap));
-  }
-  actor.stop();
-  same(
-    real,
-    path.steps.map((step) => view(step.state)),
-  );
-}
+/** Replays let a failing node actor fail with the model's error, in an environment like `invoke()`'s. */
+const replayOptions = {
+  injectErrors: true,
+  prepare: (actor: AnyActorRef) => attachRunEnv(actor.system, env()),
+};
 
 describe("a compiled graph's machine", () => {
   it("keeps the run loop's states at the root", () => {
@@ -522,7 +402,7 @@ describe("a compiled graph's machine", () => {
   });
 
   it("reaches every node's running and done; only approve and the fork's fan-out are ever interrupted", () => {
-    const reached = statesEntered(ex, paths);
+    const reached = statesEntered(machine, passed(ex, paths));
     const all = stateNodes(machine).map((n) => n.id);
     const unreached = all.filter((id) => !reached.has(id));
     expect(unreached.sort()).toEqual(
@@ -541,7 +421,7 @@ describe("a compiled graph's machine", () => {
     // In the forks the fan-out pauses; in Fork, ask also pauses alone (after a
     // crash that recovered work's write).
     for (const [g, traversal] of traversals.slice(1)) {
-      const entered = statesEntered(g, traversal);
+      const entered = statesEntered(g.machine, passed(g, traversal));
       const lifecycles = g === fork ? ["__fanout__", "ask"] : ["__fanout__"];
       for (const node of lifecycles) {
         for (const state of ["running", "interrupted", "done"]) {
@@ -555,7 +435,7 @@ describe("a compiled graph's machine", () => {
     for (const [g, traversal] of traversals) {
       let solo = 0;
       let fanned = 0;
-      for (const s of microsteps(g, traversal)) {
+      for (const s of passed(g, traversal)) {
         if (!s.matches("stepping")) {
           if (s.status === "active") expect(children(s)).toEqual([]);
           continue;
@@ -624,7 +504,7 @@ describe("a compiled graph's machine", () => {
   it("a step with one task enters only that node's state", () => {
     const barrier = last(ex, INPUT, STEP, finish(START));
     expect(barrier.context.tasks.map((t) => t.node)).toEqual(["plan"]);
-    expect(passesThrough(ex, barrier, STEP)).toEqual([
+    expect(passesThrough(ex.machine, barrier, STEP)).toEqual([
       { stepping: "__dispatch__" },
       { stepping: { plan: "running" } },
     ]);
@@ -632,7 +512,7 @@ describe("a compiled graph's machine", () => {
     expect(activeNodes(ex, solo)).toEqual(["plan"]);
     expect(children(solo)).toEqual(["task:plan"]);
     expect(running(solo).map((t) => t.id)).toEqual(["1:plan:0"]);
-    expect(passesThrough(ex, solo, finish("plan")(solo))).toEqual([
+    expect(passesThrough(ex.machine, solo, finish("plan")(solo))).toEqual([
       { stepping: { plan: "done" } },
       "barrier",
     ]);
@@ -641,7 +521,7 @@ describe("a compiled graph's machine", () => {
   it("runs research and write as a fan-out in one actor, with no node state active", () => {
     const barrier = last(ex, ...toFanout);
     expect(barrier.context.tasks.map((t) => t.id)).toEqual(["2:research:0", "2:write:0"]);
-    expect(passesThrough(ex, barrier, STEP)).toEqual([
+    expect(passesThrough(ex.machine, barrier, STEP)).toEqual([
       { stepping: "__dispatch__" },
       { stepping: { __fanout__: "running" } },
     ]);
@@ -656,7 +536,7 @@ describe("a compiled graph's machine", () => {
       ["2:research:0", "done"],
       ["2:write:0", "done"],
     ]);
-    expect(passesThrough(ex, fanned!, answer)).toEqual([
+    expect(passesThrough(ex.machine, fanned!, answer)).toEqual([
       { stepping: { __fanout__: "done" } },
       "barrier",
     ]);
@@ -723,7 +603,7 @@ describe("a compiled graph's machine", () => {
     expect((answer.output as TaskOutcome[]).map((o) => [o.id, o.status])).toEqual([
       ["1:ask:0", "done"],
     ]);
-    expect(passesThrough(fork, resumed, answer)).toEqual([
+    expect(passesThrough(fork.machine, resumed, answer)).toEqual([
       { stepping: { __fanout__: "done" } },
       "barrier",
     ]);
@@ -826,7 +706,10 @@ describe("a compiled graph's machine", () => {
   it("settles at once when every task of the step was recovered (SETTLED), or runs the rest", () => {
     const barrier = last(ex, ...toFanout);
     const [research, write, both] = recoveries(ex, barrier);
-    expect(passesThrough(ex, barrier, both!)).toEqual([{ stepping: "__dispatch__" }, "barrier"]);
+    expect(passesThrough(ex.machine, barrier, both!)).toEqual([
+      { stepping: "__dispatch__" },
+      "barrier",
+    ]);
     const settled = transition(machine, barrier, both!)[0] as Snap;
     expect(settled.context.tasks.map((t) => t.node)).toEqual(["review"]);
     expect(settled.context.values).toMatchObject({ research: "by research", write: "by write" });
@@ -835,7 +718,7 @@ describe("a compiled graph's machine", () => {
       [research!, "write"],
       [write!, "research"],
     ] as const) {
-      expect(passesThrough(ex, barrier, recovered).at(-1)).toEqual({
+      expect(passesThrough(ex.machine, barrier, recovered).at(-1)).toEqual({
         stepping: { [node]: "running" },
       });
       const solo = transition(machine, barrier, recovered)[0] as Snap;
@@ -958,15 +841,9 @@ describe("a compiled graph's machine", () => {
   it("every transition the traversal takes agrees with a real run of the real node actors", async () => {
     let replayed = 0;
     for (const [g, traversal] of traversals) {
-      const gates = new Map<string, (error?: unknown) => void>();
-      const gated = gatedMachine(g, gates);
-      for (const path of traversal) {
-        for (const event of events(g, path.state)) {
-          const next = transition(g.machine, path.state, event)[0] as Snap;
-          await replay(gated, gates, { ...path, steps: [...path.steps, { event, state: next }] });
-          replayed++;
-        }
-      }
+      const offered = (s: Snap) => events(g, s);
+      const paths = () => traversal;
+      replayed += await replayExtendedPaths(g.machine, [input], paths, offered, replayOptions);
     }
     expect(replayed).toBeGreaterThan(140);
   });
