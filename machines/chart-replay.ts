@@ -6,7 +6,9 @@
  * are held until the replay lets them answer.
  *
  * Generic over the machine: the traversal helpers take any machine and keep
- * the snapshot type of the paths they are given.
+ * the snapshot type of the paths they are given. The standalone charts' task
+ * actor (`runTask`) also has its answer events here, for the traversals to
+ * offer.
  */
 import { getShortestPaths, getSimplePaths, type StatePath } from "@xstate/graph";
 import { expect } from "vitest";
