@@ -1,5 +1,5 @@
 import { assign, raise, setup } from "xstate";
-import { interruptedIn, runTaskStandIn, taskLifecycle } from "./task.machine.js";
+import { lifecycleStandIn, runTaskStandIn, taskLifecycle } from "./task.machine.js";
 
 /** The standalone chart's stand-in context (one node, `task`, that may run as several tasks). */
 interface RunChartContext {
@@ -51,23 +51,17 @@ export const runMachine = setup({
   },
   actors: { runTask: runTaskStandIn },
   guards: {
-    anyTaskInterrupted: ({ event }) => interruptedIn(event) > 0,
-    resumeAnswersTask: ({ context }) => context.interrupted > 0,
+    anyTaskInterrupted: lifecycleStandIn.anyTaskInterrupted,
+    resumeAnswersTask: lifecycleStandIn.resumeAnswersTask,
     finished: ({ context }) => context.pending === 0,
     overRecursionLimit: ({ context }) => context.stepsLeft <= 0,
     atBreakpoint: ({ context }) => context.breakpoint,
     hasAsNode: ({ event }) => event.type === "UPDATE" && event.asNode !== undefined,
   },
   actions: {
-    recordTaskResults: assign(({ context, event }) => {
-      const interrupted = interruptedIn(event);
-      return { interrupted, resuming: 0, pauses: Math.max(0, context.pauses - interrupted) };
-    }),
-    applyAnswers: assign(({ context }) => ({ resuming: context.interrupted, interrupted: 0 })),
-    reportFailure: raise(({ event }) => ({
-      type: "TASK_FAILED" as const,
-      error: (event as { error?: unknown }).error,
-    })),
+    recordTaskResults: assign((args) => lifecycleStandIn.recordTaskResults(args)),
+    applyAnswers: assign((args) => lifecycleStandIn.applyAnswers(args)),
+    reportFailure: raise(lifecycleStandIn.failure),
     dispatchTasks: raise(({ context }) =>
       context.pending === 0
         ? { type: "SETTLED" as const }

@@ -38,6 +38,29 @@ export const interruptedIn = (event: unknown) =>
   ).length;
 
 /**
+ * The stand-in logic of the lifecycle's guards and actions, shared by both
+ * standalone charts (`compileGraph` supplies the real ones).
+ */
+export const lifecycleStandIn = {
+  anyTaskInterrupted: ({ event }: { event: unknown }) => interruptedIn(event) > 0,
+  resumeAnswersTask: ({ context }: { context: { interrupted: number } }) => context.interrupted > 0,
+  /** How many tasks now wait, and how many pauses the stand-in has left. */
+  recordTaskResults: ({ context, event }: { context: { pauses: number }; event: unknown }) => {
+    const interrupted = interruptedIn(event);
+    return { interrupted, resuming: 0, pauses: Math.max(0, context.pauses - interrupted) };
+  },
+  /** The waiting tasks are answered: the next run re-runs just them. */
+  applyAnswers: ({ context }: { context: { interrupted: number } }) => ({
+    resuming: context.interrupted,
+    interrupted: 0,
+  }),
+  failure: ({ event }: { event: unknown }) => ({
+    type: "TASK_FAILED" as const,
+    error: (event as { error?: unknown }).error,
+  }),
+};
+
+/**
  * The lifecycle of a step's work: a graph node that runs alone in its super-step,
  * or (as the run loop's `__fanout__`) all tasks of a step that has several.
  *
@@ -63,19 +86,13 @@ export const taskMachine = setup({
     runTask: runTaskStandIn,
   },
   guards: {
-    anyTaskInterrupted: ({ event }) => interruptedIn(event) > 0,
-    resumeAnswersTask: ({ context }) => context.interrupted > 0,
+    anyTaskInterrupted: lifecycleStandIn.anyTaskInterrupted,
+    resumeAnswersTask: lifecycleStandIn.resumeAnswersTask,
   },
   actions: {
-    recordTaskResults: assign(({ context, event }) => {
-      const interrupted = interruptedIn(event);
-      return { interrupted, resuming: 0, pauses: Math.max(0, context.pauses - interrupted) };
-    }),
-    applyAnswers: assign(({ context }) => ({ resuming: context.interrupted, interrupted: 0 })),
-    reportFailure: raise(({ event }) => ({
-      type: "TASK_FAILED" as const,
-      error: (event as { error?: unknown }).error,
-    })),
+    recordTaskResults: assign((args) => lifecycleStandIn.recordTaskResults(args)),
+    applyAnswers: assign((args) => lifecycleStandIn.applyAnswers(args)),
+    reportFailure: raise(lifecycleStandIn.failure),
   },
 }).createMachine({
   id: "task",
