@@ -37,12 +37,17 @@ const agent = createAgent({
 });
 
 const config = { configurable: { thread_id: "agent-reject" } };
-const paused = await agent.invoke({ messages: [message.user("Delete old records")] }, { config });
+const paused = await agent.invoke(
+  { messages: [message.user("Clear out last year's records")] },
+  { config },
+);
 assert.equal(paused.status, "interrupted");
 
 const done = await agent.resume(
   {
-    decisions: [{ type: "reject", message: "Do not delete records; ask for a date range first." }],
+    decisions: [
+      { type: "reject", message: "Keep the records; list the oldest ones for me instead." },
+    ],
   },
   { config },
 );

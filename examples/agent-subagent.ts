@@ -28,7 +28,7 @@ const model = new FakeChatModel({
   responses: [
     {
       toolCalls: [
-        { name: "task", args: { subagent: "file-manager", description: "Delete old.log" } },
+        { name: "task", args: { subagent: "housekeeper", description: "Delete old.log" } },
       ],
     },
     { toolCalls: [{ name: "delete_file", args: { path: "old.log" } }] },
@@ -43,8 +43,8 @@ const agent = createAgent({
   subagents: [
     // No interruptOn of its own: it inherits the parent's delete_file review.
     subagent({
-      name: "file-manager",
-      description: "Manages file operations.",
+      name: "housekeeper",
+      description: "Tidies up the workspace: deletes and reads files.",
       tools: [deleteFile],
     }),
   ],

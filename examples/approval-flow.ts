@@ -5,7 +5,7 @@ import { MemoryCheckpointer } from "stateweaver/checkpoint";
 
 const graph = new Graph({ name: "ApprovalFlow" })
   .addNode("approval", (state) => ({
-    approved: interrupt<boolean>({ question: "Approve this action?", details: state.details }),
+    approved: interrupt<boolean>({ question: "Go ahead with this?", details: state.details }),
   }))
   .addEdge(START, "approval")
   .addEdge("approval", END)

@@ -6,7 +6,10 @@ import { MemoryCheckpointer } from "stateweaver/checkpoint";
 const graph = new Graph({ name: "EditDraft" })
   .addNode("generate", (state) => ({ text: `A short note about ${state.topic}.` }))
   .addNode("review", (state) => ({
-    text: interrupt<string>({ instruction: "Review and edit this draft", content: state.text }),
+    text: interrupt<string>({
+      instruction: "Check this draft and send back your version",
+      content: state.text,
+    }),
   }))
   .addEdge(START, "generate")
   .addEdge("generate", "review")

@@ -9,7 +9,7 @@ const graph = new Graph({ name: "ValidateAge" })
     for (;;) {
       const answer = interrupt(prompt);
       if (Number.isInteger(answer) && answer > 0) return { age: answer };
-      prompt = `'${answer}' is not a valid age. Please enter a positive number.`;
+      prompt = `'${answer}' is not an age we can use: answer with a whole number above zero.`;
     }
   })
   .addEdge(START, "age")

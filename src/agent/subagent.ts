@@ -17,7 +17,7 @@ import type { AgentState } from "./state.js";
  *   configuration you gave it.
  *
  * @example
- * const spec: SubagentSpec = { name: "file-manager", description: "Manages files.", tools: [removeFile] };
+ * const spec: SubagentSpec = { name: "housekeeper", description: "Tidies up files.", tools: [removeFile] };
  */
 export type SubagentSpec<C = unknown> =
   | {
@@ -45,8 +45,8 @@ export type SubagentSpec<C = unknown> =
  *   model, tools: [removeFile, readFile], checkpointer,
  *   interruptOn: { remove_file: true, read_file: false },
  *   subagents: [subagent({
- *     name: "file-manager",
- *     description: "Manages file operations.",
+ *     name: "housekeeper",
+ *     description: "Tidies up the workspace: deletes and reads files.",
  *     systemPrompt: "Review filesystem work carefully.",
  *     tools: [removeFile, readFile],
  *     interruptOn: { remove_file: true, read_file: true },
@@ -56,7 +56,7 @@ export type SubagentSpec<C = unknown> =
 export function subagent<C = unknown>(spec: SubagentSpec<C>): SubagentSpec<C> {
   if (typeof spec?.name !== "string" || !/^[A-Za-z_][\w-]*$/.test(spec.name)) {
     throw new AgentConfigError(
-      `Subagent name ${JSON.stringify(spec?.name)} is not valid: use letters, digits, "_" and "-", starting with a letter, e.g. "file-manager".`,
+      `Subagent name ${JSON.stringify(spec?.name)} is not valid: use letters, digits, "_" and "-", starting with a letter, e.g. "housekeeper".`,
     );
   }
   if (typeof spec.description !== "string" || spec.description.trim() === "") {

@@ -19,7 +19,7 @@ describe("subagents", () => {
           toolCalls: [
             {
               name: "task",
-              args: { subagent: "file-manager", description: "Delete old.log and read notes.txt" },
+              args: { subagent: "housekeeper", description: "Delete old.log and read notes.txt" },
             },
           ],
         },
@@ -43,8 +43,8 @@ describe("subagents", () => {
       interruptOn: { remove_file: true, read_file: false },
       subagents: [
         subagent({
-          name: "file-manager",
-          description: "Manages file operations.",
+          name: "housekeeper",
+          description: "Tidies up the workspace: deletes and reads files.",
           systemPrompt: "Review filesystem work carefully.",
           tools: [ws.tools.removeFile, ws.tools.readText],
           model: childModel,

@@ -20,7 +20,7 @@ const append = (existing: unknown[] = [], update: unknown) => [...existing, ...[
 function approvalFlow(checkpointer = new MemoryCheckpointer()) {
   return new Graph({ name: "ApprovalFlow" })
     .addNode("approval", (state) => ({
-      approved: interrupt({ question: "Approve this action?", details: state.details }),
+      approved: interrupt({ question: "Go ahead with this?", details: state.details }),
     }))
     .addEdge(START, "approval")
     .addEdge("approval", END)
@@ -35,7 +35,7 @@ describe("pausing with interrupt()", () => {
     expect(r.status).toBe("interrupted");
     if (r.status !== "interrupted") return;
     expect(r.interrupt).toMatchObject({
-      value: { question: "Approve this action?", details: "Transfer $500" },
+      value: { question: "Go ahead with this?", details: "Transfer $500" },
       node: "approval",
       ns: "",
       timing: "during",
@@ -119,7 +119,7 @@ describe("pausing with interrupt()", () => {
         for (;;) {
           const answer = interrupt(prompt);
           if (Number.isInteger(answer) && answer > 0) return { age: answer };
-          prompt = `'${answer}' is not a valid age. Please enter a positive number.`;
+          prompt = `'${answer}' is not an age we can use: answer with a whole number above zero.`;
         }
       })
       .addEdge(START, "age")
@@ -128,11 +128,11 @@ describe("pausing with interrupt()", () => {
     await graph.invoke({}, { config });
     let r = await graph.resume("abc", { config });
     expect(r.status === "interrupted" && r.interrupt.value).toBe(
-      "'abc' is not a valid age. Please enter a positive number.",
+      "'abc' is not an age we can use: answer with a whole number above zero.",
     );
     r = await graph.resume(-3, { config });
     expect(r.status === "interrupted" && r.interrupt.value).toBe(
-      "'-3' is not a valid age. Please enter a positive number.",
+      "'-3' is not an age we can use: answer with a whole number above zero.",
     );
     r = await graph.resume(42, { config });
     expect(r).toEqual({ status: "done", state: { age: 42 } });
@@ -142,7 +142,10 @@ describe("pausing with interrupt()", () => {
     const graph = new Graph()
       .addNode("generate", () => ({ text: "Draft v1" }))
       .addNode("review", (s) => ({
-        text: interrupt({ instruction: "Review and edit this draft", content: s.text }),
+        text: interrupt({
+          instruction: "Check this draft and send back your version",
+          content: s.text,
+        }),
       }))
       .addEdge(START, "generate")
       .addEdge("generate", "review")
@@ -150,7 +153,7 @@ describe("pausing with interrupt()", () => {
     const config = thread();
     const r = await graph.invoke({}, { config });
     expect(r.status === "interrupted" && r.interrupt.value).toEqual({
-      instruction: "Review and edit this draft",
+      instruction: "Check this draft and send back your version",
       content: "Draft v1",
     });
     expect((await graph.resume("Draft v2 (edited)", { config })).state.text).toBe(
@@ -306,7 +309,7 @@ describe("rules of interrupts", () => {
     const audit: string[] = [];
     const graph = new Graph()
       .addNode("audit", () => {
-        const approved = interrupt("Create audit log?");
+        const approved = interrupt("Record this in the audit trail?");
         if (approved) audit.push("event-1");
         return { approved };
       })

@@ -34,7 +34,7 @@ const Review = Annotation.Root({
 export function approval(checkpointer: BaseCheckpointSaver) {
   return new StateGraph(Review)
     .addNode("approval", (s) => ({
-      approved: interrupt({ question: "Approve this action?", details: s.details }),
+      approved: interrupt({ question: "Go ahead with this?", details: s.details }),
     }))
     .addEdge(START, "approval")
     .addEdge("approval", END)

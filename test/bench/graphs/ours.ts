@@ -16,7 +16,7 @@ export function chain(length: number, checkpointer?: Checkpointer) {
 export function approval(checkpointer: Checkpointer) {
   return new Graph({ name: "Approval" })
     .addNode("approval", (s) => ({
-      approved: interrupt({ question: "Approve this action?", details: s.details }),
+      approved: interrupt({ question: "Go ahead with this?", details: s.details }),
     }))
     .addEdge(START, "approval")
     .addEdge("approval", END)

@@ -7,7 +7,7 @@ import { comparePair } from "../measure.js";
 import { check, result, type Scenario } from "../scenario.js";
 
 export const TARGET = 0.15;
-const QUESTION = "Approve this action?";
+const QUESTION = "Go ahead with this?";
 
 export const s3: Scenario = {
   id: "S3",
