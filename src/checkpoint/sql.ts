@@ -324,9 +324,12 @@ export abstract class SqlCheckpointer implements Checkpointer {
     const sql = this.#sql;
     const driver = await this.#ready();
     await driver.transaction(async (query) => {
+      // Head rows first: that locks them, so a concurrent put (which must update or claim
+      // a head row) waits for this delete and then fails or starts a fresh thread, instead
+      // of slipping a checkpoint in between and leaving it without a head.
+      await query(sql.deleteThreads, [threadId]);
       await query(sql.deleteWrites, [threadId]);
       await query(sql.deleteCheckpoints, [threadId]);
-      await query(sql.deleteThreads, [threadId]);
     });
   }
 
