@@ -1,4 +1,5 @@
-import Anthropic from "@anthropic-ai/sdk";
+import { createRequire } from "node:module";
+import type Anthropic from "@anthropic-ai/sdk";
 import { ModelConfigError } from "../errors/index.js";
 import { anthropicChunks, anthropicRequest, parseAnthropicMessage } from "./anthropic-messages.js";
 import { resolveApiKey } from "./api-key.js";
@@ -6,6 +7,12 @@ import type { ChatModel, ChatModelCallOptions, ChatModelChunk } from "./chat-mod
 import type { AssistantMessage, Message } from "./message.js";
 import { type ProviderIdentity, toModelError } from "./provider-error.js";
 import type { ProviderOptions } from "./provider-options.js";
+
+// The SDK loads on first use, so importing `stateweaver/models` (or a fake-model test)
+// does not pay for every provider's client.
+const require = createRequire(import.meta.url);
+const loadAnthropic = (): typeof Anthropic =>
+  (require("@anthropic-ai/sdk") as { default: typeof Anthropic }).default;
 
 /**
  * Options for `AnthropicChatModel`. `maxTokens` defaults to 4096 because the Messages API
@@ -52,7 +59,7 @@ export class AnthropicChatModel implements ChatModel {
     };
     this.client =
       options.client ??
-      new Anthropic({
+      new (loadAnthropic())({
         apiKey: resolveApiKey("anthropic", options.apiKey, "ANTHROPIC_API_KEY"),
         baseURL: options.baseURL,
         timeout: options.timeout,

@@ -1,4 +1,5 @@
-import OpenAI from "openai";
+import { createRequire } from "node:module";
+import type OpenAI from "openai";
 import { resolveApiKey } from "./api-key.js";
 import type { ChatModel, ChatModelCallOptions, ChatModelChunk } from "./chat-model.js";
 import type { AssistantMessage, Message } from "./message.js";
@@ -10,6 +11,11 @@ import {
 import { parseResponse, responseChunks, responsesRequest } from "./openai-responses.js";
 import { type ProviderIdentity, toModelError } from "./provider-error.js";
 import type { ProviderOptions } from "./provider-options.js";
+
+// The SDK loads on first use, so importing `stateweaver/models` (or a fake-model test)
+// does not pay for every provider's client.
+const require = createRequire(import.meta.url);
+const loadOpenAI = (): typeof OpenAI => (require("openai") as { default: typeof OpenAI }).default;
 
 /**
  * Options for `OpenAIChatModel`. `api` picks the endpoint: the Responses API (default)
@@ -48,7 +54,7 @@ export class OpenAIChatModel implements ChatModel {
     this.#identity = { provider: "openai", model: options.model, apiKeyEnv: "OPENAI_API_KEY" };
     this.client =
       options.client ??
-      new OpenAI({
+      new (loadOpenAI())({
         apiKey: resolveApiKey("openai", options.apiKey, "OPENAI_API_KEY"),
         baseURL: options.baseURL,
         timeout: options.timeout,
