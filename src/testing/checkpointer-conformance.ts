@@ -370,7 +370,14 @@ export function describeCheckpointerConformance(
   });
 }
 
-function makeCheckpoint(
+/**
+ * A valid checkpoint to store in tests of a `Checkpointer`: a fresh id, `values: { step }`,
+ * and whatever `overrides` replace.
+ *
+ * @example
+ * await store.put(makeCheckpoint("t1", "", null, 0), { expectedLatestId: null });
+ */
+export function makeCheckpoint(
   threadId: string,
   ns: string,
   parentId: string | null,

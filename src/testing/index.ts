@@ -1,2 +1,2 @@
-export { describeCheckpointerConformance } from "./checkpointer-conformance.js";
+export { describeCheckpointerConformance, makeCheckpoint } from "./checkpointer-conformance.js";
 export { type GraphPath, graphPaths } from "./graph-paths.js";

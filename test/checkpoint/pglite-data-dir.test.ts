@@ -3,24 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { afterAll, describe, expect, it } from "vitest";
-import { type Checkpoint, checkpointId, PGliteCheckpointer } from "../../src/checkpoint/index.js";
+import { PGliteCheckpointer } from "../../src/checkpoint/index.js";
+import { makeCheckpoint } from "../../src/testing/index.js";
 
 // Its own file so that its PGlite start-up runs in parallel with pglite.test.ts.
 
-function checkpoint(threadId: string, parentId: string | null, step: number): Checkpoint {
-  return {
-    id: checkpointId(),
-    threadId,
-    ns: "",
-    parentId,
-    snapshot: { status: "active", value: "a", context: {} },
-    values: { step, nested: { b: 1, a: [2] } },
-    next: ["a"],
-    interrupts: [],
-    metadata: { step, source: "loop" },
-    createdAt: new Date().toISOString(),
-  };
-}
+const checkpoint = (threadId: string, parentId: string | null, step: number) =>
+  makeCheckpoint(threadId, "", parentId, step);
 
 describe("PGliteCheckpointer with a data directory", () => {
   const dirs: string[] = [];

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { type Checkpoint, checkpointId, PGliteCheckpointer } from "../../src/checkpoint/index.js";
+import { PGliteCheckpointer } from "../../src/checkpoint/index.js";
 import { ConcurrentUpdateError } from "../../src/errors/index.js";
-import { describeCheckpointerConformance } from "../../src/testing/index.js";
+import { describeCheckpointerConformance, makeCheckpoint } from "../../src/testing/index.js";
 
 describeCheckpointerConformance(
   "PGliteCheckpointer(memory://)",
@@ -24,20 +24,8 @@ describe("PGliteCheckpointer", () => {
   });
 });
 
-function checkpoint(threadId: string, parentId: string | null, step: number): Checkpoint {
-  return {
-    id: checkpointId(),
-    threadId,
-    ns: "",
-    parentId,
-    snapshot: { status: "active", value: "a", context: {} },
-    values: { step },
-    next: ["a"],
-    interrupts: [],
-    metadata: { step, source: "loop" },
-    createdAt: new Date().toISOString(),
-  };
-}
+const checkpoint = (threadId: string, parentId: string | null, step: number) =>
+  makeCheckpoint(threadId, "", parentId, step);
 
 describe("PGliteCheckpointer statements", () => {
   // One instance for these cases (each on its own threads): PGlite takes seconds to start.

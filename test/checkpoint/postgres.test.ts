@@ -1,27 +1,15 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { type Checkpoint, checkpointId, PostgresCheckpointer } from "../../src/checkpoint/index.js";
+import { PostgresCheckpointer } from "../../src/checkpoint/index.js";
 import { ConcurrentUpdateError } from "../../src/errors/index.js";
-import { describeCheckpointerConformance } from "../../src/testing/index.js";
+import { describeCheckpointerConformance, makeCheckpoint } from "../../src/testing/index.js";
 
 // Runs against a real server only: STATEWEAVER_PG_URL=postgres://postgres@127.0.0.1:5432/test
 const url = process.env.STATEWEAVER_PG_URL;
 
-function checkpoint(threadId: string, parentId: string | null, step: number): Checkpoint {
-  return {
-    id: checkpointId(),
-    threadId,
-    ns: "",
-    parentId,
-    snapshot: { status: "active", value: "a", context: {} },
-    values: { step },
-    next: ["a"],
-    interrupts: [],
-    metadata: { step, source: "loop" },
-    createdAt: new Date().toISOString(),
-  };
-}
+const checkpoint = (threadId: string, parentId: string | null, step: number) =>
+  makeCheckpoint(threadId, "", parentId, step);
 
 /** A table prefix nobody else uses, so the schema starts from nothing. */
 function freshPrefix(): string {
