@@ -1,4 +1,10 @@
-import { type AnyStateMachine, createActor, type InspectionEvent, type Observer } from "xstate";
+import {
+  type AnyActor,
+  type AnyStateMachine,
+  createActor,
+  type InspectionEvent,
+  type Observer,
+} from "xstate";
 import type { Checkpointer, CheckpointTuple, InterruptRecord } from "../checkpoint/checkpointer.js";
 import { assertJson } from "../checkpoint/serde.js";
 import { AbortError, InvalidConfigError, InvalidResumeError } from "../errors/index.js";
@@ -10,6 +16,7 @@ import { contextOf, expandSnapshot, stepOriginOf } from "../runtime/snapshot-for
 import type { GraphContext } from "../runtime/task.js";
 import type { StreamEvent } from "../stream/events.js";
 import { Command, nullResume } from "./command.js";
+import type { GraphEvent } from "./compile.js";
 import { END, START } from "./constants.js";
 import type { CompileOptions } from "./graph.js";
 import type { GraphInternals } from "./internals.js";
@@ -379,14 +386,8 @@ export class CompiledGraph<S extends State = State, C = unknown> {
         }
         actor.send({ type: "RESUME", answers: snap.matches("breakpoint") ? {} : answers });
       } else if (!tuple) {
-        const context = snap.context as GraphContext;
-        const writes = this.#g.channels.toWrites(input, context.values, {
-          node: START,
-          step: context.step,
-        });
-        if (env.persistent) for (const [key, value] of writes) assertJson(value, `input.${key}`);
         if (target) target.source = "input";
-        actor.send({ type: "INPUT", update: Object.fromEntries(writes), journal: true });
+        this.#sendInput(actor, env, input, { journal: true });
       }
     } catch (error) {
       actor.stop();
@@ -401,6 +402,23 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       throw new GraphInterrupt(pad, result.interrupts);
     }
     return { result: result as RunResult<S>, journal };
+  }
+
+  /** Check the input against the schema (and JSON, when persistent), then start a run with it. */
+  #sendInput(
+    actor: AnyActor,
+    env: RunEnv,
+    input: unknown,
+    extra: { goto?: unknown; journal?: boolean },
+  ): void {
+    const context = actor.getSnapshot().context as GraphContext;
+    const writes = this.#g.channels.toWrites(input, context.values, {
+      node: START,
+      step: context.step,
+    });
+    if (env.persistent) for (const [key, value] of writes) assertJson(value, `input.${key}`);
+    const event: GraphEvent = { type: "INPUT", update: Object.fromEntries(writes), ...extra };
+    actor.send(event);
   }
 
   #stepOptions(options: InvokeOptions<C>) {
@@ -461,13 +479,8 @@ export class CompiledGraph<S extends State = State, C = unknown> {
               );
         }
       } else {
-        const writes = this.#g.channels.toWrites(plan.update, context.values, {
-          node: START,
-          step: context.step,
-        });
-        if (env.persistent) for (const [key, value] of writes) assertJson(value, `input.${key}`);
         if (target && target.source !== "fork") target.source = "input";
-        actor.send({ type: "INPUT", update: Object.fromEntries(writes), goto: plan.goto });
+        this.#sendInput(actor, env, plan.update, { goto: plan.goto });
       }
     } catch (error) {
       actor.stop();
