@@ -1,5 +1,5 @@
 import type { Checkpointer } from "../checkpoint/checkpointer.js";
-import type { RunConfig, WriterFn } from "../graph/types.js";
+import type { RunConfig } from "../graph/types.js";
 import type { StreamEvent } from "../stream/events.js";
 import type { TaskOutcome, TaskRecord } from "./task.js";
 
@@ -12,7 +12,6 @@ export interface RunEnv {
   config: RunConfig;
   context: unknown;
   signal: AbortSignal | undefined;
-  writer: WriterFn;
   /** A checkpointer is configured: values must be JSON, interrupts are allowed. */
   persistent: boolean;
   /** Checkpoint namespace of this graph's run (`""` at top level). */

@@ -21,6 +21,9 @@ import {
 import type { RunEnv } from "./run-env.js";
 import type { TaskOutcome, TaskRecord, TaskSeed } from "./task.js";
 
+/** Custom events go nowhere when nobody streams. */
+const ignore = () => {};
+
 /**
  * A node result that is an ordered list of writes rather than an object: how a
  * subgraph hands its nodes' writes to the parent, one by one, so each passes
@@ -77,7 +80,7 @@ export async function runTask(
     signal,
     writer: emit
       ? (data) => emit({ type: "custom", ns: env.ns, step, node: task.node, data })
-      : env.writer,
+      : ignore,
     node: task.node,
     step,
     taskId: task.id,
