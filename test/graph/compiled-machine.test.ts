@@ -335,7 +335,6 @@ const env = (): RunEnv => ({
   config: {},
   context: undefined,
   signal: undefined,
-  writer: () => {},
   persistent: true,
   ns: "",
   emit: undefined,
