@@ -49,7 +49,7 @@ export type DriveResult =
       interrupts: InterruptRecord[];
       state: Record<string, unknown>;
     }
-  | { status: "barrier"; state: Record<string, unknown>; checkpointId: string | undefined };
+  | { status: "barrier"; state: Record<string, unknown> };
 
 /** A snapshot the driver can act on: no node is running. */
 function isSettled(snap: AnyMachineSnapshot): boolean {
@@ -132,8 +132,7 @@ export async function drive(
           context.tasks.length > 0 && context.tasks.every((t) => t.kind === "input");
         if (!beforeInput)
           env.emit?.({ type: "values", ns: env.ns, step: context.step, values: context.values });
-        if (options.stopAtBarrier)
-          return { status: "barrier", state: context.values, checkpointId: saved };
+        if (options.stopAtBarrier) return { status: "barrier", state: context.values };
         actor.send(recovered ? ({ ...step, recovered } as typeof step) : step);
         recovered = undefined;
         continue;
