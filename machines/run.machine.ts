@@ -1,5 +1,10 @@
-import { assign, raise, setup } from "xstate";
-import { lifecycleStandIn, runTaskStandIn, taskLifecycle } from "./task.machine.js";
+import { assign, raise, sendTo, setup } from "xstate";
+import {
+  lifecycleStandIn,
+  type TaskRunnerAnswer,
+  taskLifecycle,
+  taskRunnerStandIn,
+} from "./task.machine.js";
 
 /** The standalone chart's stand-in context (one node, `task`, that may run as several tasks). */
 interface RunChartContext {
@@ -24,13 +29,16 @@ interface RunChartContext {
  *
  * `idle` waits for the first `INPUT`. At `barrier` a step's writes have merged
  * and the next step's tasks are known; the driver writes a checkpoint there (no
- * child actor is running, so the snapshot is complete) and sends `STEP`.
- * `stepping` dispatches: a step with one task enters that node's own state
- * (`RUN.<node>`; in this chart the node is `task`), a step with several enters
- * `__fanout__`, whose one actor runs them all concurrently. Both follow the
- * task lifecycle: a task left waiting on `interrupt()` keeps the run paused in
- * `interrupted`, and `RESUME` re-runs the answered tasks. `breakpoint` is a
- * static interruptBefore/After stop. `done` and `failed` end the run.
+ * task is running, so the snapshot is complete) and sends `STEP`. `stepping`
+ * dispatches: a step with one task enters that node's own state (`RUN.<node>`;
+ * in this chart the node is `task`), a step with several enters `__fanout__`,
+ * which asks for all of them at once. Both follow the task lifecycle: they ask
+ * the run's one task runner (the `tasks` actor, invoked for the whole run) to
+ * run their tasks; when all are done the step goes straight to the barrier,
+ * while a task left waiting on `interrupt()` keeps the run paused in
+ * `interrupted` until `RESUME` re-runs the answered tasks. A task that throws
+ * (`TASKS.ERROR`) fails the run. `breakpoint` is a static
+ * interruptBefore/After stop. `done` and `failed` end the run.
  *
  * Only the states a step actually uses are active, so a step costs the same in
  * a graph of five nodes or five hundred.
@@ -47,9 +55,9 @@ export const runMachine = setup({
       | { type: "RUN.task" }
       | { type: "FANOUT" }
       | { type: "SETTLED" }
-      | { type: "TASK_FAILED"; error: unknown },
+      | TaskRunnerAnswer,
   },
-  actors: { runTask: runTaskStandIn },
+  actors: { taskRunner: taskRunnerStandIn },
   guards: {
     anyTaskInterrupted: lifecycleStandIn.anyTaskInterrupted,
     resumeAnswersTask: lifecycleStandIn.resumeAnswersTask,
@@ -59,9 +67,9 @@ export const runMachine = setup({
     hasAsNode: ({ event }) => event.type === "UPDATE" && event.asNode !== undefined,
   },
   actions: {
+    runTasks: sendTo("tasks", ({ context }) => lifecycleStandIn.request({ context })),
     recordTaskResults: assign((args) => lifecycleStandIn.recordTaskResults(args)),
     applyAnswers: assign((args) => lifecycleStandIn.applyAnswers(args)),
-    reportFailure: raise(lifecycleStandIn.failure),
     dispatchTasks: raise(({ context }) =>
       context.pending === 0
         ? { type: "SETTLED" as const }
@@ -100,6 +108,7 @@ export const runMachine = setup({
     resuming: 0,
     ...input,
   }),
+  invoke: { id: "tasks", src: "taskRunner" },
   initial: "idle",
   on: {
     INPUT: { target: ".barrier", actions: "applyInput" },
@@ -107,7 +116,7 @@ export const runMachine = setup({
       { guard: "hasAsNode", target: ".barrier", actions: "applyUpdateAsNode" },
       { actions: "applyUpdate" },
     ],
-    TASK_FAILED: { target: ".failed", actions: "recordFailure" },
+    "TASKS.ERROR": { target: ".failed", actions: "recordFailure" },
   },
   states: {
     idle: {},
@@ -133,14 +142,8 @@ export const runMachine = setup({
             SETTLED: { target: "#run.barrier", actions: "mergeWrites" },
           },
         },
-        task: {
-          ...(taskLifecycle as object),
-          onDone: { target: "#run.barrier", actions: "mergeWrites" },
-        },
-        __fanout__: {
-          ...(taskLifecycle as object),
-          onDone: { target: "#run.barrier", actions: "mergeWrites" },
-        },
+        task: taskLifecycle({ target: "#run.barrier", actions: ["mergeWrites"] }),
+        __fanout__: taskLifecycle({ target: "#run.barrier", actions: ["mergeWrites"] }),
       },
     },
     breakpoint: {

@@ -1,4 +1,4 @@
-import { assign, fromPromise, raise, setup } from "xstate";
+import { assign, fromCallback, sendTo, setup } from "xstate";
 
 /**
  * The standalone chart's stand-in context: how the stand-in tasks behave when
@@ -17,21 +17,44 @@ interface TaskChartContext {
   resuming: number;
 }
 
+/** The part of a standalone chart's context that says what its stand-in tasks do. */
+type StandInTasks = Pick<TaskChartContext, "width" | "pauses" | "fails" | "resuming">;
+
+/** What the standalone charts ask their stand-in task runner to run. */
+export interface StandInRequest {
+  type: "RUN";
+  count: number;
+  pauses: number;
+  fail: boolean;
+}
+
+/** How a task runner answers a `RUN`: one outcome per task it ran, or the first failure. */
+export type TaskRunnerAnswer =
+  | { type: "TASKS.DONE"; output: Array<{ status: "done" | "interrupted" }> }
+  | { type: "TASKS.ERROR"; error: unknown };
+
+/** The stand-in runner's answer to `request`: `count` outcomes, the first `pauses` interrupted. */
+export function standInAnswer(request: StandInRequest): TaskRunnerAnswer {
+  if (request.fail) return { type: "TASKS.ERROR", error: "task failed" };
+  return {
+    type: "TASKS.DONE",
+    output: Array.from({ length: request.count }, (_, i) => ({
+      status: i < request.pauses ? ("interrupted" as const) : ("done" as const),
+    })),
+  };
+}
+
 /**
- * The standalone charts' stand-in for running a step's tasks: `count` outcomes,
- * the first `pauses` of them interrupted; or a failure when asked to.
+ * The standalone charts' stand-in task runner: it answers every `RUN` a moment
+ * later (as real tasks do), following the request.
  */
-export const runTaskStandIn = fromPromise<
-  Array<{ status: "done" | "interrupted" }>,
-  { count: number; pauses: number; fail: boolean }
->(async ({ input }) => {
-  if (input.fail) throw new Error("task failed");
-  return Array.from({ length: input.count }, (_, i) => ({
-    status: i < input.pauses ? ("interrupted" as const) : ("done" as const),
-  }));
+export const taskRunnerStandIn = fromCallback<StandInRequest>(({ receive, sendBack }) => {
+  receive((request) => {
+    Promise.resolve(standInAnswer(request)).then(sendBack);
+  });
 });
 
-/** How many of a done event's task outcomes are interrupted. */
+/** How many of a `TASKS.DONE` answer's outcomes are interrupted. */
 export const interruptedIn = (event: unknown) =>
   ((event as { output?: Array<{ status: string }> }).output ?? []).filter(
     (o) => o.status === "interrupted",
@@ -54,45 +77,48 @@ export const lifecycleStandIn = {
     resuming: context.interrupted,
     interrupted: 0,
   }),
-  failure: ({ event }: { event: unknown }) => ({
-    type: "TASK_FAILED" as const,
-    error: (event as { error?: unknown }).error,
+  /** What the stand-in runner is asked to run: the answered tasks again, or all of them. */
+  request: ({ context }: { context: StandInTasks }): StandInRequest => ({
+    type: "RUN",
+    count: context.resuming || context.width,
+    pauses: context.pauses,
+    fail: context.fails,
   }),
 };
 
 /**
- * The lifecycle of a step's work: a graph node that runs alone in its super-step,
- * or (as the run loop's `__fanout__`) all tasks of a step that has several.
+ * The lifecycle of a step's work: a graph node that runs alone in its
+ * super-step, or (as the run loop's `__fanout__`) all tasks of a step that has
+ * several.
  *
- * `running` invokes the node. `interrupted` is an explicit waiting state: a
- * paused run holds no in-flight actor there, so its persisted snapshot is
- * complete. `RESUME` with an answer for it runs the node again from its start.
- * `done` is final: the run loop then merges the node's writes.
+ * Entering `running` sends `RUN` to the machine's task runner (the `tasks`
+ * actor, invoked once for the whole run), which answers with `TASKS.DONE` (one
+ * outcome per task) or `TASKS.ERROR`. An error is the run loop's to handle: it
+ * ends the run. `interrupted` is an explicit waiting state: a paused run has
+ * no task in flight, so its persisted snapshot is complete. `RESUME` with an
+ * answer for it runs the node again from its start. `done` is final here; in a
+ * run loop finished work goes straight to the barrier (see `taskLifecycle`).
  *
- * `compileGraph` instantiates these states once per graph node, as a child of
- * the run loop's `stepping` state, swapping `runTask` for the node's own actor
- * and binding every guard and action to the node's name; and once more as the
- * run loop's `__fanout__` state, whose actor runs all tasks of a multi-task step.
+ * `compileGraph` instantiates the lifecycle once per graph node, as a child of
+ * the run loop's `stepping` state, binding every guard and action to the
+ * node's name; and once more as `__fanout__`, whose request covers every task
+ * of a multi-task step.
  */
 export const taskMachine = setup({
   types: {
     context: {} as TaskChartContext,
     input: {} as Partial<TaskChartContext> | undefined,
-    events: {} as
-      | { type: "RESUME"; answers: Record<string, unknown> }
-      | { type: "TASK_FAILED"; error: unknown },
+    events: {} as TaskRunnerAnswer | { type: "RESUME"; answers: Record<string, unknown> },
   },
-  actors: {
-    runTask: runTaskStandIn,
-  },
+  actors: { taskRunner: taskRunnerStandIn },
   guards: {
     anyTaskInterrupted: lifecycleStandIn.anyTaskInterrupted,
     resumeAnswersTask: lifecycleStandIn.resumeAnswersTask,
   },
   actions: {
+    runTasks: sendTo("tasks", ({ context }) => lifecycleStandIn.request({ context })),
     recordTaskResults: assign((args) => lifecycleStandIn.recordTaskResults(args)),
     applyAnswers: assign((args) => lifecycleStandIn.applyAnswers(args)),
-    reportFailure: raise(lifecycleStandIn.failure),
   },
 }).createMachine({
   id: "task",
@@ -104,23 +130,17 @@ export const taskMachine = setup({
     resuming: 0,
     ...input,
   }),
+  invoke: { id: "tasks", src: "taskRunner" },
   initial: "running",
   states: {
     running: {
-      invoke: {
-        id: "runTask",
-        src: "runTask",
-        // A resumed run re-runs only the tasks that waited; a first run runs them all.
-        input: ({ context }) => ({
-          count: context.resuming || context.width,
-          pauses: context.pauses,
-          fail: context.fails,
-        }),
-        onDone: [
+      tags: ["running"],
+      entry: "runTasks",
+      on: {
+        "TASKS.DONE": [
           { guard: "anyTaskInterrupted", target: "interrupted", actions: "recordTaskResults" },
           { target: "done", actions: "recordTaskResults" },
         ],
-        onError: { actions: "reportFailure" },
       },
     },
     interrupted: {
@@ -132,8 +152,27 @@ export const taskMachine = setup({
   },
 });
 
-/** The lifecycle's states, for `compileGraph` to instantiate per node. */
-export const taskLifecycle = {
-  initial: taskMachine.config.initial,
-  states: taskMachine.config.states,
-};
+/**
+ * The lifecycle's states for a run loop, where finished work does not rest in
+ * `done` but goes straight on to `finish.target` (the barrier), one microstep
+ * sooner, with `finish.actions` after the results are recorded.
+ */
+export function taskLifecycle(finish: { target: string; actions: string[] }): object {
+  const { running, interrupted } = taskMachine.config.states!;
+  const [pauses, finishes] = running!.on!["TASKS.DONE"] as Array<{ actions: string }>;
+  return {
+    initial: "running",
+    states: {
+      running: {
+        ...running,
+        on: {
+          "TASKS.DONE": [
+            pauses,
+            { target: finish.target, actions: [finishes!.actions, ...finish.actions] },
+          ],
+        },
+      },
+      interrupted,
+    },
+  };
+}

@@ -1,8 +1,9 @@
-import { type AnyStateMachine, assign, fromPromise, raise, setup } from "xstate";
+import { type AnyStateMachine, assign, fromCallback, raise, sendTo, setup } from "xstate";
 import { runMachine } from "../../machines/run.machine.js";
 import { RecursionLimitError } from "../errors/index.js";
-import { runEnvOf } from "../runtime/run-env.js";
+import { type RunEnv, runEnvOf } from "../runtime/run-env.js";
 import { runTask } from "../runtime/run-task.js";
+import { StepCancellation } from "../runtime/step-cancellation.js";
 import type { GraphContext, TaskOutcome, TaskRecord, TaskSeed } from "../runtime/task.js";
 import { Channels } from "./channels.js";
 import { CompiledGraph } from "./compiled-graph.js";
@@ -25,7 +26,9 @@ export type GraphEvent =
       recovered?: Record<string, { writes: Array<[string, unknown]>; next: TaskSeed[] }>;
     }
   | { type: "RESUME"; answers: Record<string, unknown> }
-  | { type: "TASK_FAILED"; error: unknown }
+  // The task runner's answers.
+  | { type: "TASKS.DONE"; output: TaskOutcome[] }
+  | { type: "TASKS.ERROR"; error: unknown }
   // Raised by the machine itself when a step starts: one task, several, or none left to run.
   | { type: `RUN.${string}` }
   | { type: "FANOUT" }
@@ -75,38 +78,28 @@ function indexGraph(spec: GraphSpec): GraphInternals {
   };
 }
 
-/** What a lifecycle instance is bound to: one node, or (`node` absent) every task of the step. */
-interface Binding {
-  node?: string;
-  /** The actor `running` invokes, and the id it gets. */
-  src: string;
-  invokeId: string;
-}
-
 /**
  * Deep-copy a chart fragment for this graph: point `#run.` ids at this machine
- * and, given a binding, bind guards and actions to its node and invoke its actor.
+ * and, given a node, bind the fragment's guards and actions to it.
  */
-function instantiate(config: unknown, id: string, bind?: Binding): unknown {
-  if (Array.isArray(config)) return config.map((c) => instantiate(c, id, bind));
+function instantiate(config: unknown, id: string, node?: string): unknown {
+  if (Array.isArray(config)) return config.map((c) => instantiate(c, id, node));
   if (typeof config === "string" && config.startsWith("#run.")) return `#${id}.${config.slice(5)}`;
   if (typeof config !== "object" || config === null) return config;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(config)) {
-    if (bind?.node && (key === "guard" || key === "actions") && typeof value === "string") {
-      out[key] = { type: value, params: { node: bind.node } };
-    } else if (bind && key === "src" && value === "runTask") {
-      out[key] = bind.src;
-    } else if (bind && key === "input" && typeof value === "function") {
-      const node = bind.node;
-      out[key] = ({ context }: { context: GraphContext }) => ({ node, context });
-    } else if (bind && key === "id" && value === "runTask") {
-      out[key] = bind.invokeId;
-    } else {
-      out[key] = instantiate(value, id, bind);
-    }
+    out[key] =
+      node !== undefined && (key === "guard" || key === "actions" || key === "entry")
+        ? bindTo(value, node)
+        : instantiate(value, id, node);
   }
   return out;
+}
+
+/** Named guards and actions, with the node they are about as their params. */
+function bindTo(names: unknown, node: string): unknown {
+  if (Array.isArray(names)) return names.map((n) => bindTo(n, node));
+  return typeof names === "string" ? { type: names, params: { node } } : names;
 }
 
 /** Whether a RESUME's answers reach this paused task (its own interrupt or one inside a subgraph). */
@@ -154,9 +147,6 @@ function breakpointAt(
 function buildMachine(g: GraphInternals) {
   const id = g.spec.name;
   const nodes = [START, ...g.spec.nodes.keys()];
-  const actors: Record<string, ReturnType<typeof nodeActor>> = {};
-  for (const node of nodes) actors[`node:${node}`] = nodeActor(g, node);
-  actors.runTasks = nodeActor(g, undefined);
 
   // The run loop's `stepping`, with one state per graph node (instead of the chart's `task`).
   const base = runMachine.config;
@@ -168,11 +158,11 @@ function buildMachine(g: GraphInternals) {
   ) as Record<string, unknown>;
   const states: Record<string, unknown> = {
     __dispatch__: { on: dispatchOn },
-    __fanout__: instantiate(fanout, id, { src: "runTasks", invokeId: "task:__fanout__" }),
+    __fanout__: instantiate(fanout, id),
   };
   for (const node of nodes) {
     dispatchOn[`RUN.${node}`] = node;
-    states[node] = instantiate(task, id, { node, src: `node:${node}`, invokeId: `task:${node}` });
+    states[node] = instantiate(task, id, node);
   }
   const stepping = { ...(instantiate(chart, id) as object), states };
 
@@ -187,7 +177,7 @@ function buildMachine(g: GraphInternals) {
       events: {} as GraphEvent,
       input: {} as { values: Record<string, unknown> },
     },
-    actors: actors as Record<string, any>,
+    actors: { taskRunner: taskRunner(g) },
     guards: {
       // Interrupted now, or still waiting from before (a resume that answered only some).
       anyTaskInterrupted: ({ context, event }, params?: NodeParams) => {
@@ -249,16 +239,17 @@ function buildMachine(g: GraphInternals) {
           }),
         };
       }),
+      runTasks: sendTo("tasks", ({ context }, params?: NodeParams) => ({
+        type: "RUN" as const,
+        node: params?.node,
+        context,
+      })),
       dispatchTasks: raise(({ context }) => {
         const pending = context.tasks.filter((t) => t.status === "pending");
         if (pending.length === 0) return { type: "SETTLED" as const };
         if (pending.length === 1) return { type: `RUN.${pending[0]!.node}` as const };
         return { type: "FANOUT" as const };
       }),
-      reportFailure: raise(({ event }) => ({
-        type: "TASK_FAILED" as const,
-        error: (event as unknown as { error: unknown }).error,
-      })),
       applyInput: assign(({ context, event }) => {
         if (event.type !== "INPUT") return {};
         const arg = { update: event.update, goto: event.goto };
@@ -316,7 +307,7 @@ function buildMachine(g: GraphInternals) {
         breakpoint: null,
       })),
       recordFailure: assign(({ event }) => ({
-        error: event.type === "TASK_FAILED" ? event.error : undefined,
+        error: event.type === "TASKS.ERROR" ? event.error : undefined,
       })),
       recordRecursionError: assign(({ event }) => ({
         error: new RecursionLimitError(event.type === "STEP" ? event.recursionLimit : 0),
@@ -387,25 +378,61 @@ function mergeStep(g: GraphInternals, context: GraphContext): Partial<GraphConte
   return { values, step, tasks: next, joins, lastRan: ran, journal };
 }
 
-/** Runs a node's pending tasks (or, without a node, every pending task of the step) concurrently. */
-function nodeActor(g: GraphInternals, node: string | undefined) {
-  return fromPromise<TaskOutcome[], { node?: string; context: GraphContext }>(
-    async ({ input, signal, system }) => {
-      const env = runEnvOf(system);
-      const { context } = input;
-      const runnable = context.tasks.filter(
-        (t) => t.status === "pending" && (node === undefined || t.node === node),
+/** What a lifecycle state asks the task runner for: one node's pending tasks, or (no node) all of them. */
+interface RunRequest {
+  type: "RUN";
+  node: string | undefined;
+  context: GraphContext;
+}
+
+/**
+ * The run's one task runner (invoked as `tasks` for the whole run): it runs the
+ * pending tasks a lifecycle state asks for, concurrently, and answers with all
+ * their outcomes, or with the first failure. Stopping the run cancels what is
+ * still running.
+ */
+function taskRunner(g: GraphInternals) {
+  return fromCallback<RunRequest>(({ receive, sendBack, system }) => {
+    const env = runEnvOf(system);
+    let running: StepCancellation | undefined;
+    receive(({ node, context }) => {
+      const step = new StepCancellation(env.signal);
+      running = step;
+      runTasks(g, env, context, node, step).then(
+        (output) => {
+          if (step.cancelled) return;
+          running = undefined;
+          sendBack({ type: "TASKS.DONE", output });
+        },
+        (error) => {
+          if (step.cancelled) return;
+          running = undefined;
+          sendBack({ type: "TASKS.ERROR", error });
+        },
       );
-      // With siblings in the step, save each finished task's writes at once: if the process
-      // dies before the barrier, a restart runs only the tasks that had not finished.
-      const save = context.tasks.length > 1 ? env.savePendingWrite : undefined;
-      const run = async (t: TaskRecord) => {
-        const outcome = await runTask(g, env, t, context.values, context.step, signal);
-        if (save && outcome.status === "done") await save(t, outcome);
-        return outcome;
-      };
-      if (runnable.length === 1) return [await run(runnable[0]!)];
-      return Promise.all(runnable.map(run));
-    },
+    });
+    return () => running?.cancel();
+  });
+}
+
+async function runTasks(
+  g: GraphInternals,
+  env: RunEnv,
+  context: GraphContext,
+  node: string | undefined,
+  step: StepCancellation,
+): Promise<TaskOutcome[]> {
+  const runnable = context.tasks.filter(
+    (t) => t.status === "pending" && (node === undefined || t.node === node),
   );
+  // With siblings in the step, save each finished task's writes at once: if the process
+  // dies before the barrier, a restart runs only the tasks that had not finished.
+  const save = context.tasks.length > 1 ? env.savePendingWrite : undefined;
+  const run = async (t: TaskRecord) => {
+    const outcome = await runTask(g, env, t, context.values, context.step, step);
+    if (save && outcome.status === "done") await save(t, outcome);
+    return outcome;
+  };
+  if (runnable.length === 1) return [await run(runnable[0]!)];
+  return Promise.all(runnable.map(run));
 }

@@ -51,13 +51,8 @@ export type DriveResult =
     }
   | { status: "barrier"; state: Record<string, unknown> };
 
-/** A snapshot the driver can act on: no node is running. */
-function isSettled(snap: AnyMachineSnapshot): boolean {
-  if (snap.status !== "active") return true;
-  if (typeof snap.value === "string") return true;
-  for (const _ in snap.children) return false;
-  return true;
-}
+/** A snapshot the driver can act on: no task is running. */
+const isSettled = (snap: AnyMachineSnapshot) => snap.status !== "active" || !snap.hasTag("running");
 
 /**
  * Drive a started graph actor to its next resting point: write a checkpoint at

@@ -6,7 +6,9 @@ import type { GraphContext, TaskRecord } from "./task.js";
  * `getPersistedSnapshot()` with the channel values lifted out (they are stored
  * once, as `checkpoint.values`) and every field that holds its default left out.
  * Most checkpoints are written at rest, where most fields are defaults, so this
- * roughly halves what a thread keeps. `expandSnapshot` restores the exact form.
+ * roughly halves what a thread keeps. The run's task runner (the `tasks` child,
+ * present while the run is active) holds no state, so it is left out too.
+ * `expandSnapshot` restores the exact form.
  */
 
 type Persisted = {
@@ -16,6 +18,13 @@ type Persisted = {
   children?: Record<string, unknown>;
   context: GraphContext;
   [key: string]: unknown;
+};
+
+/** The persisted form of the task runner child (a callback actor, which keeps no state). */
+const RUNNER = {
+  src: "taskRunner",
+  snapshot: { status: "active" },
+  syncSnapshot: false,
 };
 
 type StoredTask = Partial<TaskRecord> & Pick<TaskRecord, "id" | "node">;
@@ -57,7 +66,7 @@ export function compactSnapshot(persisted: Persisted): {
   snapshot: unknown;
   values: Record<string, unknown>;
 } {
-  const { status, historyValue, children, context, ...rest } = persisted;
+  const { status, historyValue, children: _runner, context, ...rest } = persisted;
   const {
     values,
     tasks,
@@ -79,7 +88,6 @@ export function compactSnapshot(persisted: Persisted): {
   const snapshot: Record<string, unknown> = { ...rest, context: stored };
   if (status !== "active") snapshot.status = status;
   if (!isEmpty(historyValue)) snapshot.historyValue = historyValue;
-  if (!isEmpty(children)) snapshot.children = children;
   return { snapshot, values };
 }
 
@@ -96,11 +104,12 @@ export function expandSnapshot(checkpoint: Checkpoint): unknown {
     breakpoint: c.breakpoint ?? null,
     passed: c.passed ?? [],
   };
+  const status = s.status ?? "active";
   return {
     ...s,
-    status: s.status ?? "active",
+    status,
     historyValue: s.historyValue ?? {},
-    children: s.children ?? {},
+    children: status === "active" ? { tasks: RUNNER } : {},
     context,
   };
 }
