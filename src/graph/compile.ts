@@ -108,6 +108,24 @@ function answeredBy(t: TaskRecord, answers: Record<string, unknown>): boolean {
   return t.interrupts[t.interrupts.length - 1]!.id in answers;
 }
 
+/** A task with what its run came to (a new record: the old one stays in the old snapshot). */
+function withOutcome(t: TaskRecord, o: TaskOutcome): TaskRecord {
+  const task: TaskRecord = {
+    node: t.node,
+    kind: t.kind,
+    id: t.id,
+    status: o.status,
+    writes: o.writes,
+    next: o.next,
+    interrupts: o.interrupts,
+    resumes: t.resumes,
+  };
+  if ("arg" in t) task.arg = t.arg;
+  if (t.nestedAnswers) task.nestedAnswers = t.nestedAnswers;
+  if (o.nested) task.nested = o.nested;
+  return task;
+}
+
 const isInternal = (t: TaskRecord) => t.kind === "input" || t.kind === "update";
 
 function newTask(step: number, seed: TaskSeed, ordinal: number): TaskRecord {
@@ -183,8 +201,12 @@ function buildMachine(g: GraphInternals) {
       anyTaskInterrupted: ({ context, event }, params?: NodeParams) => {
         const output = outcomesOf(event);
         if (output.some((o) => o.status === "interrupted")) return true;
-        const ran = new Set(output.map((o) => o.id));
-        return about(context, params).some((t) => t.status === "interrupted" && !ran.has(t.id));
+        return context.tasks.some(
+          (t) =>
+            t.status === "interrupted" &&
+            (!params || t.node === params.node) &&
+            !output.some((o) => o.id === t.id),
+        );
       },
       resumeAnswersTask: ({ context, event }, params?: NodeParams) =>
         event.type === "RESUME" &&
@@ -201,20 +223,12 @@ function buildMachine(g: GraphInternals) {
     },
     actions: {
       recordTaskResults: assign(({ context, event }) => {
-        const byId = new Map(outcomesOf(event).map((o) => [o.id, o]));
+        const outcomes = outcomesOf(event);
+        const byId = outcomes.length > 1 ? new Map(outcomes.map((o) => [o.id, o])) : undefined;
         return {
           tasks: context.tasks.map((t) => {
-            const o = byId.get(t.id);
-            if (!o) return t;
-            const { nested: _, ...rest } = t;
-            const done = {
-              ...rest,
-              status: o.status,
-              writes: o.writes,
-              next: o.next,
-              interrupts: o.interrupts,
-            };
-            return o.nested ? { ...done, nested: o.nested } : done;
+            const o = byId ? byId.get(t.id) : outcomes[0]!.id === t.id ? outcomes[0] : undefined;
+            return o ? withOutcome(t, o) : t;
           }),
         };
       }),
