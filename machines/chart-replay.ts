@@ -2,13 +2,18 @@
  * Test support for the model-based path tests of the charts (the task
  * lifecycle, the run loop, a compiled graph's machine): traverse a chart with
  * `@xstate/graph`, expand the traversal into the microsteps it passes
- * through, and replay every path found on a real actor whose invoked actors
- * are held until the replay lets them answer.
+ * through, and replay every path found on a real actor whose task runner holds
+ * each request until the replay lets it answer.
+ *
+ * Every chart invokes one task runner (`tasks`) at its root; a lifecycle's
+ * `running` state (tagged `running`) sends it `RUN`, and it answers with
+ * `TASKS.DONE` or `TASKS.ERROR`. A pure traversal never sees that answer come
+ * by itself, so the traversals offer it as an event, and the replay checks the
+ * real runner answers exactly that. The standalone charts' stand-in answers
+ * are here too, for their traversals to offer.
  *
  * Generic over the machine: the traversal helpers take any machine and keep
- * the snapshot type of the paths they are given. The standalone charts' task
- * actor (`runTask`) also has its answer events here, for the traversals to
- * offer.
+ * the snapshot type of the paths they are given.
  */
 import { getShortestPaths, getSimplePaths, type StatePath } from "@xstate/graph";
 import { expect } from "vitest";
@@ -18,55 +23,59 @@ import {
   type AnyMachineSnapshot,
   type AnyStateMachine,
   createActor,
-  fromPromise,
+  fromCallback,
   getInitialMicrosteps,
   getMicrosteps,
   type InputFrom,
   type SnapshotFrom,
   transition,
 } from "xstate";
+import { lifecycleStandIn, standInAnswer } from "./task.machine.js";
 
 /** A path of a traversal: the events from the initial state, and the snapshot after each. */
 export type ChartPath<S extends AnyMachineSnapshot> = StatePath<S, AnyEventObject>;
 
-// The standalone charts' task actor (`runTask`, run by `runTaskStandIn`).
+// The task runner's answers.
 
-/** The event of the `runTask` actor finishing. */
-export const TASK_DONE = "xstate.done.actor.runTask";
-/** The event of the `runTask` actor failing. */
-export const TASK_ERROR = "xstate.error.actor.runTask";
-/** What one task the `runTask` actor ran came to. */
+/** What one task the runner ran came to. */
 export type TaskStatus = "done" | "interrupted";
-/** The input a chart gives its `runTask` actor. */
-export type TaskInput = { count: number; pauses: number; fail: boolean };
 
-/** The `runTask` actor's answer: one outcome per task it ran, in order. */
+/** The runner's answer: one outcome per task it ran, in order. */
 export const answer = (...statuses: TaskStatus[]) => ({
-  type: TASK_DONE,
-  actorId: "runTask",
+  type: "TASKS.DONE",
   output: statuses.map((status) => ({ status })),
 });
-/** The answer of a `runTask` actor whose one task finished. */
+/** The answer of a runner whose one task finished. */
 export const finishes = answer("done");
-/** The answer of a `runTask` actor whose one task paused. */
+/** The answer of a runner whose one task paused. */
 export const pauses = answer("interrupted");
-/** The `runTask` actor's failure. */
-export const fails = { type: TASK_ERROR, actorId: "runTask", error: "task failed" };
+/** The stand-in runner's failure. */
+export const fails = { type: "TASKS.ERROR", error: "task failed" };
 /** The driver's RESUME, answering whatever the stand-in tasks asked. */
 export const RESUME = { type: "RESUME", answers: { q: "yes" } } as const;
 
 /**
- * What the running `runTask` actor of `s` answers (none if none runs): it
- * follows the input the chart gave it, as `runTaskStandIn` does.
+ * What the standalone charts' stand-in runner answers in `s` (nothing unless
+ * a lifecycle is `running`): it follows the request `running` sent, which the
+ * context determines.
  */
-export function taskAnswers(s: AnyMachineSnapshot): AnyEventObject[] {
-  const child = s.children.runTask;
-  if (!child) return [];
-  const { count, pauses, fail } = child.getSnapshot().input as TaskInput;
-  if (fail) return [fails];
-  return [
-    answer(...Array.from({ length: count }, (_, i) => (i < pauses ? "interrupted" : "done"))),
-  ];
+export function standInAnswers(s: AnyMachineSnapshot): AnyEventObject[] {
+  if (s.status !== "active" || !s.hasTag("running")) return [];
+  return [standInAnswer(lifecycleStandIn.request({ context: s.context }))];
+}
+
+/**
+ * The events a macrostep sends to other actors, as `[to, event]`, from the
+ * actions `transition` (or `initialTransition`) returns: what a state asks
+ * of the runner.
+ */
+export function sent(actions: ReadonlyArray<{ type: string; params?: unknown }>) {
+  return actions
+    .filter((a) => a.type === "xstate.sendTo")
+    .map((a) => {
+      const { targetId, event } = a.params as { targetId: string; event: AnyEventObject };
+      return [targetId, event] as [string, AnyEventObject];
+    });
 }
 
 // Traversal.
@@ -191,11 +200,12 @@ export function passesThrough(
 /** The ids of a snapshot's child actors, sorted. */
 export const children = (s: AnyMachineSnapshot) => Object.keys(s.children).sort();
 
-/** What a replay compares of a snapshot: its state, context, status and child actors. */
+/** What a replay compares of a snapshot: its state, context, status, tags and child actors. */
 export const view = <S extends AnyMachineSnapshot>(s: S) => ({
   value: s.value as S["value"],
   context: s.context as S["context"],
   status: s.status,
+  running: s.hasTag("running"),
   children: children(s),
 });
 
@@ -211,67 +221,90 @@ export async function until(ready: () => boolean): Promise<void> {
   }
 }
 
-/** The gate of each held actor, by actor id: open it to let the actor run, or fail with `error`. */
-export type Gates = Map<string, (error?: unknown) => void>;
-
-/** A machine whose invoked actors are held at their gates, and the gates. */
-export interface Gated<M extends AnyStateMachine> {
-  machine: M;
-  gates: Gates;
+/**
+ * The runner's gate: the last `RUN` request it received and holds, if any.
+ * Opening the gate hands the request to the real runner (or, given `error`,
+ * answers `TASKS.ERROR` with it instead).
+ */
+export interface Gate {
+  held: AnyEventObject | undefined;
+  open(error?: unknown): void;
 }
 
+/** A machine whose task runner holds its requests at a gate, and the gate. */
+export interface Gated<M extends AnyStateMachine> {
+  machine: M;
+  gate: Gate;
+}
+
+/** A callback actor's logic: `fromCallback` keeps the callback as `config`. */
+type CallbackConfig = (args: {
+  receive: (listener: (event: AnyEventObject) => void) => void;
+  sendBack: (event: AnyEventObject) => void;
+}) => (() => void) | undefined;
+
 /**
- * `machine` with each of its own promise actors held until its gate is
- * opened: then it runs the real actor with the input the chart gave it (or
- * fails with the error the gate is opened with). A stopped actor's gate is
- * dropped, so only a running actor can be let answer.
+ * `machine` with its own task runner (`taskRunner`) behind a gate: the real
+ * runner starts with the machine, but each `RUN` is held until the gate is
+ * opened, and only then reaches the real runner's `receive`. A newer `RUN`
+ * replaces a held one (which then never runs), and stopping the runner drops
+ * the held request, so only the request of the state that waits for it can be
+ * let through.
  */
 export function gated<M extends AnyStateMachine>(machine: M): Gated<M> {
-  const gates: Gates = new Map();
-  const actors: Record<string, unknown> = {};
-  for (const [src, logic] of Object.entries(machine.implementations.actors)) {
-    const run = (logic as unknown as { config: (args: unknown) => Promise<unknown> }).config;
-    actors[src] = fromPromise(async (args) => {
-      const error = await new Promise<unknown>((open) => {
-        gates.set(args.self.id, open);
-        args.signal.addEventListener("abort", () => {
-          if (gates.get(args.self.id) === open) gates.delete(args.self.id);
-        });
-      });
-      if (error !== undefined) throw error;
-      return run(args);
+  const real = (machine.implementations.actors.taskRunner as unknown as { config: CallbackConfig })
+    .config;
+  const gate: Gate = {
+    held: undefined,
+    open: () => expect.fail("the runner holds no RUN request"),
+  };
+  const taskRunner = fromCallback<AnyEventObject>((args) => {
+    const receivers: Array<(event: AnyEventObject) => void> = [];
+    const dispose = real({ ...args, receive: (listener) => receivers.push(listener) });
+    args.receive((request) => {
+      gate.held = request;
+      gate.open = (error) => {
+        gate.held = undefined;
+        if (error !== undefined) args.sendBack({ type: "TASKS.ERROR", error });
+        else for (const receiver of receivers) receiver(request);
+      };
     });
-  }
-  return { machine: machine.provide({ actors: actors as never }) as M, gates };
+    return () => {
+      gate.held = undefined;
+      dispose?.();
+    };
+  });
+  return { machine: machine.provide({ actors: { taskRunner } as never }) as M, gate };
 }
 
 /** How `replay` runs a path. */
 export interface ReplayOptions {
   /**
-   * Let a failing actor fail with the traversal's error (checking the actor
-   * reports that very error) instead of running it; by default the real
-   * actor runs and decides for itself whether it fails.
+   * Let the runner fail with the traversal's error (checking the actor
+   * receives that very error) instead of running the request; by default the
+   * real runner runs and decides for itself whether it fails.
    */
   injectErrors?: boolean;
   /** Called with the actor before it starts (to attach what it needs to run). */
   prepare?: (actor: AnyActorRef) => void;
 }
 
-const ACTOR_EVENT = /^xstate\.(done|error)\.actor\.(.+)$/;
+const isAnswer = (event: AnyEventObject) =>
+  event.type === "TASKS.DONE" || event.type === "TASKS.ERROR";
 
 /**
  * Run `path` on a real actor of the gated machine: send the driver's events,
- * let the held actor the traversal names answer in place of its event
- * (checking it answers the same), and compare state, context, status and
- * child actors after every step.
+ * let the runner answer the held request in place of the traversal's
+ * `TASKS.DONE` / `TASKS.ERROR` (checking it answers the same), and compare
+ * state, context, status, tags and child actors after every step.
  */
 export async function replay<M extends AnyStateMachine>(
-  { machine, gates }: Gated<M>,
+  { machine, gate }: Gated<M>,
   input: InputFrom<M>,
   path: ChartPath<AnyMachineSnapshot>,
   options: ReplayOptions = {},
 ): Promise<void> {
-  gates.clear();
+  gate.held = undefined;
   const received: AnyEventObject[] = [];
   const actor = createActor(machine, {
     input,
@@ -283,17 +316,13 @@ export async function replay<M extends AnyStateMachine>(
   actor.start();
   const real = [view(actor.getSnapshot())];
   for (const { event } of path.steps.slice(1)) {
-    const [, kind, actorId] = ACTOR_EVENT.exec(event.type) ?? [];
-    if (actorId) {
+    if (isAnswer(event)) {
       const before = received.length;
-      if (!gates.has(actorId)) expect.fail(`no running actor ${actorId}`);
-      gates.get(actorId)!(kind === "error" && options.injectErrors ? event.error : undefined);
-      gates.delete(actorId);
+      if (!gate.held) expect.fail(`${event.type}, but the runner holds no RUN request`);
+      const injected = event.type === "TASKS.ERROR" && options.injectErrors;
+      gate.open(injected ? event.error : undefined);
       await until(() => received.length > before);
-      const answer = received.at(-1)!;
-      same([answer.type, answer.actorId], [event.type, actorId]);
-      if (kind === "done") same(answer.output, event.output);
-      else if (options.injectErrors) expect(answer.error).toBe(event.error);
+      same(received.at(-1), event);
     } else {
       actor.send(event as never);
     }

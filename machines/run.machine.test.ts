@@ -2,19 +2,18 @@
  * Model-based tests of the run loop chart (machines/run.machine.ts).
  *
  * The traversal sends what the driver sends (INPUT, UPDATE, STEP, RESUME) plus
- * the answer the running task actor would send: the invoked `runTask` of the
- * lone task's state or of `__fanout__` (`xstate.done.actor.runTask`, its output
- * one `{ status }` per task it ran, or `xstate.error.actor.runTask`). Each
- * answer follows the input the chart gave that actor (`count`, `pauses`,
- * `fail`, from the stand-in context). TASK_FAILED, `RUN.task`, FANOUT and
- * SETTLED are not sent: the chart raises them itself. So every path found is
- * one a real actor can take, which is checked at the end.
+ * the answer the run's task runner (`tasks`, invoked at the root) would send
+ * while a lifecycle state — the lone task's or `__fanout__` — is `running`:
+ * `TASKS.DONE` (its output one `{ status }` per task it ran) or `TASKS.ERROR`.
+ * Each answer follows the request `running` sent (`count`, `pauses`, `fail`,
+ * from the stand-in context). `RUN.task`, FANOUT and SETTLED are not sent: the
+ * chart raises them itself. So every path found is one a real actor can take,
+ * which is checked at the end.
  */
 import { describe, expect, it, vi } from "vitest";
 import {
   type AnyEventObject,
   createActor,
-  getMicrosteps,
   type InputFrom,
   initialTransition,
   type SnapshotFrom,
@@ -33,15 +32,13 @@ import {
   replay,
   replayExtendedPaths,
   same,
+  sent,
   shortestPathsOf,
   simplePaths,
+  standInAnswers,
   stateNodes,
   statesEntered,
-  TASK_DONE,
-  TASK_ERROR,
-  type TaskInput,
   type TaskStatus,
-  taskAnswers,
   until,
   view,
 } from "./chart-replay.js";
@@ -61,22 +58,13 @@ const DISPATCH = [{ type: "RUN.task" }, { type: "FANOUT" }, { type: "SETTLED" }]
 /**
  * Everything that can happen next. A finished actor takes no more events (a
  * pure transition would still apply the root's INPUT to a `done` snapshot).
- * Every driver event is offered everywhere: the one task actor of a step is
- * invoked, so leaving `stepping` (INPUT, UPDATE as a node) stops it, and the
- * events a state must ignore are checked as well.
+ * Every driver event is offered everywhere, so the events a state must ignore
+ * are checked as well. (The driver itself waits while a state is `running`;
+ * a run left by INPUT or UPDATE as a node meanwhile leaves its request
+ * unanswered in a replay: the runner holds it until a newer RUN replaces it.)
  */
 const events = (s: Snap): AnyEventObject[] =>
-  s.status !== "active" ? [] : [...taskAnswers(s), INPUT, UPDATE, UPDATE_AS_NODE, STEP, RESUME];
-
-/** Snapshots with the same state and context differ by the task actor they hold. */
-const serializeState = (s: Snap) =>
-  JSON.stringify({
-    value: s.value,
-    context: s.context,
-    children: Object.keys(s.children)
-      .sort()
-      .map((id) => [id, s.children[id]!.getSnapshot().input]),
-  });
+  s.status !== "active" ? [] : [...standInAnswers(s), INPUT, UPDATE, UPDATE_AS_NODE, STEP, RESUME];
 
 /**
  * The stand-in graph's configurations; together they exercise every branch.
@@ -97,8 +85,12 @@ const scenarios: Record<string, Input> = {
   "an exhausted recursion budget": { stepsLeft: 0 },
 };
 
-/** The shortest path to every state the chart reaches from `input` (computed once per input). */
-const shortestPaths = shortestPathsOf(runMachine, { events, serializeState });
+/**
+ * The shortest path to every state the chart reaches from `input` (computed
+ * once per input). State and context tell snapshots apart: the request a
+ * running state has sent follows from its context.
+ */
+const shortestPaths = shortestPathsOf(runMachine, { events });
 
 /** Every snapshot the traversal from `input` passes through, transient microsteps included. */
 const passed = (input: Input) => microsteps(runMachine, input, shortestPaths(input), events);
@@ -116,10 +108,23 @@ function snapshots(input: Input, sequence: AnyEventObject[]): Snap[] {
 const walk = (input: Input, sequence: AnyEventObject[]) =>
   snapshots(input, sequence).map((s) => s.value);
 
+/** What the last event of `sequence` sends to other actors. */
+function sends(input: Input, sequence: AnyEventObject[]) {
+  const before = snapshots(input, sequence.slice(0, -1)).at(-1);
+  const from = before ?? initialTransition(runMachine, input)[0];
+  return sent(transition(runMachine, from, sequence.at(-1)! as never)[1]);
+}
+
+/** The request the stand-in runner gets for `count` tasks, `pauses` of which pause. */
+const run = (count: number, pauses = 0, fail = false) => [
+  "tasks",
+  { type: "RUN", count, pauses, fail },
+];
+
 /** The snapshot at `barrier` after INPUT. */
 const atBarrier = (input: Input = {}) => snapshots(input, [INPUT])[0]!;
 
-/** The chart, its stand-in task actor held until a replay lets it answer. */
+/** The chart, its stand-in runner held at a gate until a replay lets it answer. */
 const held = gated(runMachine);
 
 describe("run loop chart", () => {
@@ -138,15 +143,39 @@ describe("run loop chart", () => {
       ),
     ).toEqual([["run.stepping.task"], ["run.stepping.__fanout__"]]);
     expect(dispatch.on.SETTLED![0]!.target!.map((t) => t.id)).toEqual(["run.barrier"]);
-    // The lone node and the fan-out are both instances of the task lifecycle.
+    // The lone node and the fan-out are both instances of the task lifecycle,
+    // without its final `done`: finished work goes straight to the barrier.
+    const lifecycleStates = Object.keys(taskMachine.root.states).filter((k) => k !== "done");
     for (const id of ["run.stepping.task", "run.stepping.__fanout__"]) {
       const lifecycle = runMachine.getStateNodeById(id);
-      expect(Object.keys(lifecycle.states)).toEqual(Object.keys(taskMachine.root.states));
+      expect(Object.keys(lifecycle.states)).toEqual(lifecycleStates);
       expect(lifecycle.initial.target.map((t) => t.key)).toEqual(["running"]);
-      expect(lifecycle.states.running!.invoke.map((i) => [i.id, i.src])).toEqual([
-        ["runTask", "runTask"],
+      const running = lifecycle.states.running!;
+      expect([running.tags, running.entry, running.invoke]).toEqual([
+        ["running"],
+        ["runTasks"],
+        [],
+      ]);
+      expect(
+        running.on["TASKS.DONE"]!.map((t) => [t.guard, t.target!.map((s) => s.id), t.actions]),
+      ).toEqual([
+        ["anyTaskInterrupted", [`${id}.interrupted`], ["recordTaskResults"]],
+        [undefined, ["run.barrier"], ["recordTaskResults", "mergeWrites"]],
       ]);
     }
+  });
+
+  it("invokes one task runner for the whole run, and fails the run when it reports an error", () => {
+    expect(runMachine.root.invoke.map((i) => [i.id, i.src])).toEqual([["tasks", "taskRunner"]]);
+    const runTasks = runMachine.implementations.actions.runTasks as unknown as {
+      type: string;
+      to: string;
+    };
+    expect([runTasks.type, runTasks.to]).toEqual(["xstate.sendTo", "tasks"]);
+    const failing = runMachine.root.on["TASKS.ERROR"]!;
+    expect(failing.map((t) => [t.target!.map((s) => s.id), t.actions])).toEqual([
+      [["run.failed"], ["recordFailure"]],
+    ]);
   });
 
   it("every run loop and lifecycle state is reachable", () => {
@@ -155,11 +184,11 @@ describe("run loop chart", () => {
       for (const id of statesEntered(runMachine, passed(input))) reached.add(id);
     }
     const all = stateNodes(runMachine).map((n) => n.id);
-    expect(all).toHaveLength(15);
+    expect(all).toHaveLength(13);
     expect([...reached].sort()).toEqual([...all].sort());
   });
 
-  it("only the states a step uses are active, with at most one task actor", () => {
+  it("only the states a step uses are active; the runner is the one child, and works only while a state is running", () => {
     const wrong: unknown[] = [];
     let solo = 0;
     let fanout = 0;
@@ -168,25 +197,25 @@ describe("run loop chart", () => {
         passed(input).map((s) => [JSON.stringify([s.value, s.status, children(s)]), s]),
       );
       for (const s of distinct.values()) {
-        const kids = children(s).join();
         const running =
           s.matches("stepping.task.running" as never) ||
           s.matches("stepping.__fanout__.running" as never);
-        let ok: boolean;
+        // Always the one runner (a final snapshot still lists it, stopped).
+        let ok = children(s).join() === "tasks" && s.hasTag("running") === running;
         if (!s.matches("stepping")) {
-          // Between steps no task actor is left over (the run is failed or done otherwise).
-          ok = s.status !== "active" || kids === "";
+          // Between steps nothing runs.
+          ok &&= !running;
         } else if (s.matches({ stepping: "task" })) {
           solo++;
-          ok = !s.matches({ stepping: "__fanout__" }) && kids === (running ? "runTask" : "");
+          ok &&= !s.matches({ stepping: "__fanout__" });
         } else if (s.matches({ stepping: "__fanout__" })) {
-          // A fan-out: the lone node's state is not active; one actor runs all the tasks.
+          // A fan-out: the lone node's state is not active; one request runs all the tasks.
           fanout++;
-          ok = !s.matches({ stepping: "task" }) && kids === (running ? "runTask" : "");
+          ok &&= !s.matches({ stepping: "task" });
         } else {
-          ok = s.matches({ stepping: "__dispatch__" }) && kids === "";
+          ok &&= s.matches({ stepping: "__dispatch__" });
         }
-        if (!ok) wrong.push([s.value, s.status, kids]);
+        if (!ok) wrong.push([s.value, s.status, children(s), s.hasTag("running")]);
       }
     }
     expect(wrong).toEqual([]);
@@ -202,7 +231,7 @@ describe("run loop chart", () => {
     expect(sequence("a one-task step", "done")).toContainEqual([
       "INPUT",
       "STEP",
-      TASK_DONE,
+      "TASKS.DONE",
       "STEP",
     ]);
     // INPUT restarts the run from anywhere; the second step is over budget.
@@ -215,28 +244,28 @@ describe("run loop chart", () => {
     expect(sequence("an exhausted recursion budget", "failed")).toContainEqual(["INPUT", "STEP"]);
     expect(
       sequence("a task that pauses once", { stepping: { task: "interrupted" } }),
-    ).toContainEqual(["INPUT", "STEP", TASK_DONE]);
+    ).toContainEqual(["INPUT", "STEP", "TASKS.DONE"]);
     expect(sequence("a static breakpoint", "breakpoint")).toContainEqual(["INPUT", "STEP"]);
     expect(sequence("a fan-out", { stepping: { __fanout__: "running" } })).toContainEqual([
       "INPUT",
       "STEP",
     ]);
-    expect(sequence("a fan-out", "done")).toContainEqual(["INPUT", "STEP", TASK_DONE, "STEP"]);
+    expect(sequence("a fan-out", "done")).toContainEqual(["INPUT", "STEP", "TASKS.DONE", "STEP"]);
     expect(
       sequence("a fan-out where one task pauses", { stepping: { __fanout__: "interrupted" } }),
-    ).toContainEqual(["INPUT", "STEP", TASK_DONE]);
+    ).toContainEqual(["INPUT", "STEP", "TASKS.DONE"]);
     expect(sequence("a fan-out where one task pauses", "done")).toContainEqual([
       "INPUT",
       "STEP",
-      TASK_DONE,
+      "TASKS.DONE",
       "RESUME",
-      TASK_DONE,
+      "TASKS.DONE",
       "STEP",
     ]);
     expect(sequence("a fan-out whose tasks throw", "failed")).toContainEqual([
       "INPUT",
       "STEP",
-      TASK_ERROR,
+      "TASKS.ERROR",
     ]);
     expect(sequence("a restart whose tasks all finished before the crash", "done")).toContainEqual([
       "INPUT",
@@ -256,19 +285,19 @@ describe("run loop chart", () => {
       { stepping: "__dispatch__" },
       { stepping: { task: "running" } },
     ]);
-    const [running] = snapshots({}, [INPUT, STEP]).slice(-1);
-    expect(children(running!)).toEqual(["runTask"]);
-    expect(running!.children.runTask!.getSnapshot().input).toEqual({
-      count: 1,
-      pauses: 0,
-      fail: false,
-    });
-    const stepped = getMicrosteps(runMachine, running!, finishes as never).map(([s]) => s.value);
-    expect(stepped).toEqual([{ stepping: { task: "done" } }, "barrier"]);
+    const [running, stepping] = transition(runMachine, atBarrier(), STEP);
+    expect([children(running), running.hasTag("running"), sent(stepping)]).toEqual([
+      ["tasks"],
+      true,
+      [run(1)],
+    ]);
+    // Finished work goes straight to the barrier: the lifecycle has no `done` to rest in.
+    expect(passesThrough(runMachine, running, finishes)).toEqual(["barrier"]);
   });
 
   it("a paused task holds the run in stepping until RESUME runs it again", () => {
-    const seen = snapshots({ pauses: 1 }, [INPUT, STEP, pauses, RESUME, finishes, STEP]);
+    const sequence = [INPUT, STEP, pauses, RESUME, finishes, STEP];
+    const seen = snapshots({ pauses: 1 }, sequence);
     expect(seen.map((s) => s.value)).toEqual([
       "barrier",
       { stepping: { task: "running" } },
@@ -277,94 +306,81 @@ describe("run loop chart", () => {
       "barrier",
       "done",
     ]);
-    expect(children(seen[2]!)).toEqual([]);
+    expect([seen[2]!.hasTag("running"), sends({ pauses: 1 }, sequence.slice(0, 3))]).toEqual([
+      false,
+      [],
+    ]);
     expect(seen[2]!.context).toMatchObject({ interrupted: 1, resuming: 0 });
-    expect(seen[3]!.children.runTask!.getSnapshot().input).toMatchObject({ count: 1 });
+    expect(sends({ pauses: 1 }, sequence.slice(0, 4))).toEqual([run(1)]);
   });
 
-  it("a fan-out step runs all its tasks in one actor and merges when it finishes", () => {
-    const [barrier, fanout, merged, end] = snapshots({ width: 2 }, [
-      INPUT,
-      STEP,
-      answer("done", "done"),
-      STEP,
-    ]);
+  it("a fan-out step asks the runner for all its tasks at once and merges when they finish", () => {
+    const sequence = [INPUT, STEP, answer("done", "done"), STEP];
+    const [barrier, fanout, merged, end] = snapshots({ width: 2 }, sequence);
     expect(barrier!.context.pending).toBe(2);
     expect(passesThrough(runMachine, barrier!, STEP)).toEqual([
       { stepping: "__dispatch__" },
       { stepping: { __fanout__: "running" } },
     ]);
-    expect([fanout!.value, children(fanout!), fanout!.matches({ stepping: "task" })]).toEqual([
-      { stepping: { __fanout__: "running" } },
-      ["runTask"],
+    expect([
+      fanout!.value,
+      fanout!.hasTag("running"),
+      fanout!.matches({ stepping: "task" }),
+    ]).toEqual([{ stepping: { __fanout__: "running" } }, true, false]);
+    expect(sends({ width: 2 }, sequence.slice(0, 2))).toEqual([run(2)]);
+    expect(passesThrough(runMachine, fanout!, answer("done", "done"))).toEqual(["barrier"]);
+    expect([merged!.value, merged!.hasTag("running"), merged!.context.pending]).toEqual([
+      "barrier",
       false,
+      0,
     ]);
-    expect(fanout!.children.runTask!.getSnapshot().input).toEqual({
-      count: 2,
-      pauses: 0,
-      fail: false,
-    });
-    expect(
-      getMicrosteps(runMachine, fanout!, answer("done", "done") as never).map(([s]) => s.value),
-    ).toEqual([{ stepping: { __fanout__: "done" } }, "barrier"]);
-    expect([merged!.value, children(merged!), merged!.context.pending]).toEqual(["barrier", [], 0]);
     expect(end!.value).toBe("done");
   });
 
-  it("a fan-out where one task pauses waits in __fanout__.interrupted with no actor; RESUME re-runs only that task", () => {
-    const [, fanout, paused, again, merged] = snapshots({ width: 2, pauses: 1 }, [
-      INPUT,
-      STEP,
-      answer("interrupted", "done"),
-      RESUME,
-      finishes,
-    ]);
-    expect(fanout!.children.runTask!.getSnapshot().input).toEqual({
-      count: 2,
-      pauses: 1,
-      fail: false,
-    });
-    expect([paused!.value, children(paused!)]).toEqual([
+  it("a fan-out where one task pauses waits in __fanout__.interrupted, not running; RESUME re-runs only that task", () => {
+    const input = { width: 2, pauses: 1 };
+    const sequence = [INPUT, STEP, answer("interrupted", "done"), RESUME, finishes];
+    const [, , paused, again, merged] = snapshots(input, sequence);
+    expect(sends(input, sequence.slice(0, 2))).toEqual([run(2, 1)]);
+    expect([paused!.value, paused!.hasTag("running")]).toEqual([
       { stepping: { __fanout__: "interrupted" } },
-      [],
+      false,
     ]);
     expect(paused!.context).toMatchObject({ interrupted: 1, resuming: 0, pauses: 0 });
-    expect([again!.value, children(again!)]).toEqual([
+    expect([again!.value, again!.hasTag("running")]).toEqual([
       { stepping: { __fanout__: "running" } },
-      ["runTask"],
+      true,
     ]);
-    expect(again!.children.runTask!.getSnapshot().input).toEqual({
-      count: 1,
-      pauses: 0,
-      fail: false,
-    });
-    expect([merged!.value, children(merged!), merged!.context]).toEqual([
+    expect(sends(input, sequence.slice(0, 4))).toEqual([run(1)]);
+    expect([merged!.value, merged!.hasTag("running"), merged!.context]).toEqual([
       "barrier",
-      [],
+      false,
       expect.objectContaining({ pending: 0, interrupted: 0, resuming: 0 }),
     ]);
   });
 
   it("a fan-out where every task pauses re-runs them all on RESUME", () => {
-    const seen = snapshots({ width: 2, pauses: 2 }, [
+    const input = { width: 2, pauses: 2 };
+    const sequence = [
       INPUT,
       STEP,
       answer("interrupted", "interrupted"),
       RESUME,
       answer("done", "done"),
-    ]);
+    ];
+    const seen = snapshots(input, sequence);
     expect(
-      seen.map((s) => [
+      seen.map((s, i) => [
         s.value,
-        children(s),
-        (s.children.runTask?.getSnapshot().input as TaskInput | undefined)?.count,
+        s.hasTag("running"),
+        sends(input, sequence.slice(0, i + 1)).map(([, e]) => e.count),
       ]),
     ).toEqual([
-      ["barrier", [], undefined],
-      [{ stepping: { __fanout__: "running" } }, ["runTask"], 2],
-      [{ stepping: { __fanout__: "interrupted" } }, [], undefined],
-      [{ stepping: { __fanout__: "running" } }, ["runTask"], 2],
-      ["barrier", [], undefined],
+      ["barrier", false, []],
+      [{ stepping: { __fanout__: "running" } }, true, [2]],
+      [{ stepping: { __fanout__: "interrupted" } }, false, []],
+      [{ stepping: { __fanout__: "running" } }, true, [2]],
+      ["barrier", false, []],
     ]);
   });
 
@@ -381,28 +397,21 @@ describe("run loop chart", () => {
   });
 
   it("a failing task fails the run, alone or in a fan-out", () => {
-    const micro = (input: Input, last: AnyEventObject) => {
-      const from = snapshots(input, [INPUT, STEP]).at(-1)!;
-      return getMicrosteps(runMachine, from, last as never).map(([s]) => s.value);
-    };
-    // The error raises TASK_FAILED, which the root takes in the next microstep.
-    expect(micro({ fails: true }, fails)).toEqual([{ stepping: { task: "running" } }, "failed"]);
-    expect(micro({ width: 2, fails: true }, fails)).toEqual([
-      { stepping: { __fanout__: "running" } },
-      "failed",
-    ]);
     for (const width of [1, 2]) {
-      const [failed] = snapshots({ width, fails: true }, [INPUT, STEP, fails]).slice(-1);
-      expect([failed!.value, failed!.status, children(failed!)]).toEqual(["failed", "done", []]);
-      const raised = getMicrosteps(
-        runMachine,
-        snapshots({ width, fails: true }, [INPUT, STEP]).at(-1)!,
-        { ...fails, error: "boom" } as never,
-      )
-        .flatMap(([, actions]) => actions)
-        .filter((a) => a.type === "xstate.raise")
-        .map((a) => (a.params as { event: unknown }).event);
-      expect(raised).toEqual([{ type: "TASK_FAILED", error: "boom" }]);
+      const input = { width, fails: true };
+      expect(sends(input, [INPUT, STEP])).toEqual([run(width, 0, true)]);
+      const from = snapshots(input, [INPUT, STEP]).at(-1)!;
+      expect(standInAnswers(from)).toEqual([fails]);
+      // The root takes the runner's error straight to failed, recording it and stopping the runner.
+      const error = { ...fails, error: "boom" } as never;
+      expect(passesThrough(runMachine, from, error)).toEqual(["failed"]);
+      const [failed, actions] = transition(runMachine, from, error);
+      expect([failed.value, failed.status, failed.hasTag("running")]).toEqual([
+        "failed",
+        "done",
+        false,
+      ]);
+      expect(actions.map((a) => a.type)).toEqual(["recordFailure", "xstate.stopChild"]);
     }
   });
 
@@ -424,12 +433,8 @@ describe("run loop chart", () => {
       { stepping: "__dispatch__" },
       "barrier",
     ]);
-    const [merged] = transition(runMachine, barrier, STEP);
-    expect([merged.context.pending, merged.context.recovered, children(merged)]).toEqual([
-      0,
-      0,
-      [],
-    ]);
+    const [merged, settling] = transition(runMachine, barrier, STEP);
+    expect([merged.context.pending, merged.context.recovered, sent(settling)]).toEqual([0, 0, []]);
     expect(transition(runMachine, merged, STEP)[0].value).toBe("done");
     // One of two recovered: the other task runs alone, in the node's state.
     const partial = atBarrier({ width: 2, recovered: 1 });
@@ -437,13 +442,12 @@ describe("run loop chart", () => {
       { stepping: "__dispatch__" },
       { stepping: { task: "running" } },
     ]);
-    const [running] = transition(runMachine, partial, STEP);
-    expect(running.children.runTask!.getSnapshot().input).toMatchObject({ count: 1 });
+    expect(sent(transition(runMachine, partial, STEP)[1])).toEqual([run(1)]);
     // One of three recovered: the other two still fan out.
-    const [fanout] = transition(runMachine, atBarrier({ width: 3, recovered: 1 }), STEP);
-    expect([fanout.value, fanout.children.runTask!.getSnapshot().input]).toEqual([
+    const [fanout, fanning] = transition(runMachine, atBarrier({ width: 3, recovered: 1 }), STEP);
+    expect([fanout.value, sent(fanning)]).toEqual([
       { stepping: { __fanout__: "running" } },
-      { count: 2, pauses: 0, fail: false },
+      [run(2)],
     ]);
   });
 
@@ -463,16 +467,12 @@ describe("run loop chart", () => {
     expect(paused.value).toEqual({ stepping: { __fanout__: "interrupted" } });
     expect(view(transition(runMachine, paused, UPDATE)[0])).toEqual(view(paused));
     const [updated] = transition(runMachine, paused, UPDATE_AS_NODE);
-    expect([updated.value, children(updated)]).toEqual(["barrier", []]);
+    expect([updated.value, updated.hasTag("running")]).toEqual(["barrier", false]);
     expect(updated.context).toMatchObject({ pending: 1, interrupted: 0, resuming: 0 });
     expect(passesThrough(runMachine, updated, STEP).at(-1)).toEqual({
       stepping: { task: "running" },
     });
-    expect(transition(runMachine, updated, STEP)[0].children.runTask!.getSnapshot().input).toEqual({
-      count: 1,
-      pauses: 0,
-      fail: false,
-    });
+    expect(sent(transition(runMachine, updated, STEP)[1])).toEqual([run(1)]);
   });
 
   it("ignores RESUME unless a task waits for an answer", () => {
@@ -488,8 +488,8 @@ describe("run loop chart", () => {
     for (const [input, sequence] of cases) {
       const before = snapshots(input, sequence).at(-1) ?? initialTransition(runMachine, input)[0];
       expect(before.can(RESUME)).toBe(false);
-      const [after] = transition(runMachine, before, RESUME);
-      expect(view(after)).toEqual(view(before));
+      const [after, actions] = transition(runMachine, before, RESUME);
+      expect([view(after), sent(actions)]).toEqual([view(before), []]);
     }
   });
 
@@ -504,7 +504,8 @@ describe("run loop chart", () => {
     const values = cases.map(([input, sequence]) => {
       const s = snapshots(input, sequence).at(-1)!;
       expect(s.can(STEP)).toBe(false);
-      expect(view(transition(runMachine, s, STEP)[0])).toEqual(view(s));
+      const [after, actions] = transition(runMachine, s, STEP);
+      expect([view(after), sent(actions)]).toEqual([view(s), []]);
       return s.value;
     });
     expect(values).toEqual([
@@ -534,22 +535,26 @@ describe("run loop chart", () => {
     expect(checked).toBeGreaterThan(50);
   });
 
-  it("ignores a late answer once the step's tasks are interrupted", () => {
-    for (const [input, paused] of [
-      [{ pauses: 1 }, pauses],
-      [{ width: 2, pauses: 1 }, answer("interrupted", "done")],
+  it("ignores a late answer once the step's tasks are interrupted, and between steps", () => {
+    for (const [input, sequence] of [
+      [{ pauses: 1 }, [INPUT, STEP, pauses]],
+      [{ width: 2, pauses: 1 }, [INPUT, STEP, answer("interrupted", "done")]],
+      [{}, [INPUT]],
+      [{ breakpoint: true }, [INPUT, STEP]],
     ] as const) {
-      const s = snapshots(input, [INPUT, STEP, paused]).at(-1)!;
+      const s = snapshots(input, [...sequence]).at(-1)!;
+      expect(s.hasTag("running")).toBe(false);
       expect(view(transition(runMachine, s, finishes as never)[0])).toEqual(view(s));
     }
   });
 
-  it("done and failed are final: the actor takes no more events", async () => {
-    const { machine, gates } = gated(runMachine);
+  it("done and failed are final: the actor takes no more events, and its runner is stopped", async () => {
+    const { machine, gate } = gated(runMachine);
     const done = createActor(machine, { input: {} }).start();
     done.send(INPUT);
     done.send(STEP);
-    gates.get("runTask")!();
+    expect(gate.held).toEqual({ type: "RUN", count: 1, pauses: 0, fail: false });
+    gate.open();
     await until(() => done.getSnapshot().matches("barrier"));
     done.send(STEP);
     const failed = createActor(machine, { input: { stepsLeft: 0 } }).start();
@@ -560,9 +565,14 @@ describe("run loop chart", () => {
     expect(warn).toHaveBeenCalledTimes(2);
     expect(String(warn.mock.calls[0]![0])).toMatch(/already reached its final state/);
     warn.mockRestore();
-    expect([done, failed].map((a) => [a.getSnapshot().value, a.getSnapshot().status])).toEqual([
-      ["done", "done"],
-      ["failed", "done"],
+    expect(
+      [done, failed].map((a) => {
+        const s = a.getSnapshot();
+        return [s.value, s.status, s.children.tasks!.getSnapshot().status];
+      }),
+    ).toEqual([
+      ["done", "done", "stopped"],
+      ["failed", "done", "stopped"],
     ]);
   });
 
@@ -573,15 +583,19 @@ describe("run loop chart", () => {
   });
 
   it("every simple path through a fan-out whose tasks pause agrees with a real run", async () => {
-    // The driver's events for one run, and the task actor's answers.
+    // The driver's events for one run, and the runner's answers.
     const oneRun = (s: Snap): AnyEventObject[] =>
-      s.status !== "active" ? [] : s.matches("idle") ? [INPUT] : [...taskAnswers(s), STEP, RESUME];
+      s.status !== "active"
+        ? []
+        : s.matches("idle")
+          ? [INPUT]
+          : [...standInAnswers(s), STEP, RESUME];
     const toDone: Record<string, string[][]> = {};
     for (const input of [
       { width: 2, pauses: 1 },
       { width: 2, pauses: 3 },
     ]) {
-      const paths = simplePaths(runMachine, input, { events: oneRun, serializeState });
+      const paths = simplePaths(runMachine, input, { events: oneRun });
       toDone[input.pauses] = paths
         .filter((p) => p.state.value === "done")
         .map((p) =>
@@ -592,7 +606,7 @@ describe("run loop chart", () => {
         );
       for (const path of paths) await replay(held, input, path);
     }
-    // The actor's outcomes as letters: d(one) and i(nterrupted), one per task it ran.
+    // The runner's outcomes as letters: d(one) and i(nterrupted), one per task it ran.
     expect(toDone).toEqual({
       1: [["INPUT", "STEP", "id", "RESUME", "d", "STEP"]],
       3: [["INPUT", "STEP", "ii", "RESUME", "id", "RESUME", "d", "STEP"]],

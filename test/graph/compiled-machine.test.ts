@@ -2,19 +2,20 @@
  * Model-based tests of a compiled graph's machine: the run loop whose
  * `stepping` state holds one task-lifecycle state per graph node (a step with
  * a single task runs there) plus `__dispatch__` and `__fanout__` (another
- * instance of the task lifecycle: a step with several tasks runs them all in
- * its one invoked actor).
+ * instance of the task lifecycle: a step with several tasks runs them all at
+ * once). The machine invokes one task runner (`tasks`) for the whole run; a
+ * lifecycle's `running` state sends it `RUN` with its node (none for the
+ * fan-out) and the context.
  *
- * The traversal plays the driver (INPUT, STEP, RESUME, UPDATE) and the node
- * actors: a lone task's invoked actor answers with
- * `xstate.done.actor.task:<node>`, the fan-out's with
- * `xstate.done.actor.task:__fanout__`, each carrying one `TaskOutcome` per
- * task it ran. Those outcomes are built here from the tasks in the actor's
- * input, routing along the example's static edges, so compile.ts's own guards
- * and actions (task bookkeeping, joins, breakpoints, recursion limit,
- * recovery, partial resumes) decide every step. At the end every traversed
- * transition is replayed on a real actor running the real node actors, which
- * must answer exactly as the model did.
+ * The traversal plays the driver (INPUT, STEP, RESUME, UPDATE) and the runner:
+ * while a lifecycle state is `running` it answers with `TASKS.DONE`, carrying
+ * one `TaskOutcome` per task it ran (or `TASKS.ERROR`). Those outcomes are
+ * built here from the pending tasks the running state asks for, routing along
+ * the example's static edges, so compile.ts's own guards and actions (task
+ * bookkeeping, joins, breakpoints, recursion limit, recovery, partial resumes)
+ * decide every step. At the end every traversed transition is replayed on a
+ * real actor whose real task runner runs the real nodes and must answer
+ * exactly as the model did.
  */
 import { getShortestPaths } from "@xstate/graph";
 import { describe, expect, it } from "vitest";
@@ -33,6 +34,7 @@ import {
   passesThrough,
   replayExtendedPaths,
   same,
+  sent,
   stateNodes,
   statesEntered,
   view,
@@ -48,7 +50,7 @@ type Snap = MachineSnapshot<GraphContext, AnyEventObject, any, any, any, any, an
 type Path = ChartPath<Snap>;
 type Step = AnyEventObject | ((s: Snap) => AnyEventObject);
 
-/** A graph under test: its machine, and what the stand-in node actors need to answer. */
+/** A graph under test: its machine, and what the model of its runner needs to answer. */
 interface Example {
   machine: AnyStateMachine;
   /** `__start__` and the graph's nodes: the node states under `stepping`. */
@@ -57,7 +59,7 @@ interface Example {
   edges: Array<[string, string]>;
   /** Nodes that call `interrupt(payload)` (then write the answer). */
   asks: Record<string, string>;
-  /** Nodes whose actor the traversal also lets fail. */
+  /** Nodes whose tasks the traversal also lets fail. */
   fails: string[];
   /** The STEP events the driver may send at a barrier. */
   steps: AnyEventObject[];
@@ -136,7 +138,7 @@ const poll = example(
 
 const input = { values: {} };
 
-/** What a node's real actor reports for one task. */
+/** What the real runner reports for one task. */
 function outcome(g: Example, task: TaskRecord): TaskOutcome {
   const ask = g.asks[task.node];
   if (task.kind === "node" && ask !== undefined && task.resumes.length === 0) {
@@ -156,40 +158,56 @@ function outcome(g: Example, task: TaskRecord): TaskOutcome {
   return { id: task.id, status: "done", writes, next, interrupts: task.interrupts };
 }
 
-/**
- * The tasks a node actor runs, from its input (as the real actor picks them):
- * the pending tasks of its node, or (the fan-out's, with no node) of the step.
- */
-function tasksOf(actorInput: unknown): TaskRecord[] {
-  const { node, context } = actorInput as { node?: string; context: GraphContext };
+/** What a running lifecycle state asks the runner for: its node's pending tasks, or (no node) all. */
+interface RunRequest {
+  type: "RUN";
+  node: string | undefined;
+  context: GraphContext;
+}
+
+/** The lifecycle state (a graph node or `__fanout__`) that is running in `s`, if any. */
+function runningLifecycle(s: Snap): string | undefined {
+  if (s.status !== "active" || !s.hasTag("running")) return undefined;
+  const [lifecycle] = Object.keys((s.value as { stepping: Record<string, string> }).stepping);
+  return lifecycle;
+}
+
+/** The request the running state of `s` sent the runner (with the context it holds). */
+function request(s: Snap): RunRequest | undefined {
+  const lifecycle = runningLifecycle(s);
+  if (lifecycle === undefined) return undefined;
+  const node = lifecycle === "__fanout__" ? undefined : lifecycle;
+  return { type: "RUN", node, context: s.context };
+}
+
+/** The tasks the runner runs for a request (as the real runner picks them). */
+function tasksOf({ node, context }: RunRequest): TaskRecord[] {
   return context.tasks.filter(
     (t) => t.status === "pending" && (node === undefined || t.node === node),
   );
 }
 
-/** The tasks the running actor of `s` (a lone node's or the fan-out's) runs. */
-const running = (s: Snap): TaskRecord[] =>
-  Object.values(s.children).flatMap((child) =>
-    tasksOf((child as { getSnapshot(): { input: unknown } }).getSnapshot().input),
-  );
+/** The tasks the runner runs in `s`: the running node's, or the fan-out's (none if nothing runs). */
+const running = (s: Snap): TaskRecord[] => {
+  const asked = request(s);
+  return asked ? tasksOf(asked) : [];
+};
+
+/** The RUN requests a macrostep sends, as [to, type, node] (no node: every pending task). */
+const requests = (actions: Parameters<typeof sent>[0]) =>
+  sent(actions).map(([to, e]) => [to, e.type, (e as RunRequest).node]);
 
 /**
- * What every running node actor answers: one outcome per task it runs, or
- * (when one of them is a node in `fails`) an error.
+ * What the runner answers while a state runs: one outcome per task it runs,
+ * or (when one of them is a node in `fails`) an error.
  */
 function answers(g: Example, s: Snap): AnyEventObject[] {
-  return Object.entries(s.children).flatMap(([id, child]) => {
-    const tasks = tasksOf((child as { getSnapshot(): { input: unknown } }).getSnapshot().input);
-    const done = {
-      type: `xstate.done.actor.${id}`,
-      actorId: id,
-      output: tasks.map((t) => outcome(g, t)),
-    };
-    const failing = tasks.find((t) => g.fails.includes(t.node));
-    if (!failing) return [done];
-    const error = `${failing.node} failed`;
-    return [done, { type: `xstate.error.actor.${id}`, actorId: id, error }];
-  });
+  const tasks = running(s);
+  if (tasks.length === 0) return [];
+  const done = { type: "TASKS.DONE", output: tasks.map((t) => outcome(g, t)) };
+  const failing = tasks.find((t) => g.fails.includes(t.node));
+  if (!failing) return [done];
+  return [done, { type: "TASKS.ERROR", error: `${failing.node} failed` }];
 }
 
 /** The interrupt a paused task waits on. */
@@ -230,10 +248,10 @@ function recoveries(g: Example, s: Snap): AnyEventObject[] {
  * What can happen next. INPUT is offered only before the run starts: the
  * driver sends it at the start of every invoke, but from a later state it only
  * restarts the graph with a higher step count (an unbounded state space). The
- * driver acts only on a settled run (no node actor in flight): RESUME (with
- * every answer, and with each waiting task's answer alone) and `updateState`
- * as a node are offered when a task waits and none runs. STEP while stepping
- * and RESUME that answers nothing are offered everywhere in `stepping`, and a
+ * driver acts only on a settled run (no state `running`): RESUME (with every
+ * answer, and with each waiting task's answer alone) and `updateState` as a
+ * node are offered when a task waits and none runs. STEP while stepping and
+ * RESUME that answers nothing are offered everywhere in `stepping`, and a
  * RESUME answering a task still waiting while a resumed one runs: all must be
  * ignored. Without `restarts`, no crash recovery and no `updateState`: a plain
  * run from the input.
@@ -245,8 +263,8 @@ function events(g: Example, s: Snap, restarts = true): AnyEventObject[] {
   if (s.matches("breakpoint")) return [CONTINUE];
   const out = [...answers(g, s), STEP, WRONG_ANSWER];
   const waiting = s.context.tasks.filter((t) => t.status === "interrupted");
-  if (waiting.length > 0 && Object.keys(s.children).length > 0) out.push(resumeAll(s));
-  if (waiting.length > 0 && Object.keys(s.children).length === 0) {
+  if (waiting.length > 0 && s.hasTag("running")) out.push(resumeAll(s));
+  if (waiting.length > 0 && !s.hasTag("running")) {
     out.push(resumeAll(s));
     if (waiting.length > 1) for (const t of waiting) out.push(resume(t.node)(s));
     if (restarts) {
@@ -258,15 +276,11 @@ function events(g: Example, s: Snap, restarts = true): AnyEventObject[] {
   return out;
 }
 
-/** Snapshots with the same state and context differ by the node actors they hold. */
-const serializeState = (s: Snap) =>
-  JSON.stringify({ value: s.value, context: s.context, children: Object.keys(s.children).sort() });
-
+/** The shortest paths (state and context tell snapshots apart: a request follows from them). */
 const traverse = (g: Example, restarts = true) =>
   getShortestPaths(g.machine, {
     input,
     events: ((s: Snap) => events(g, s, restarts)) as never,
-    serializeState: serializeState as never,
   }) as unknown as Path[];
 
 const paths = traverse(ex);
@@ -292,24 +306,20 @@ const nodeState = (s: Snap, node: string): string | undefined =>
     ? (s.value as { stepping: Record<string, string> }).stepping[node]
     : undefined;
 
-/** The done event of `node`'s actor (`__fanout__`: the fan-out's). */
-const finish =
-  (node: string, g: Example = ex) =>
+/** The runner's answer of `type` while `node`'s state (`__fanout__`: the fan-out's) runs. */
+const answerFor =
+  (type: string, node: string, g: Example) =>
   (s: Snap): AnyEventObject => {
-    const event = answers(g, s).find((e) => e.type === `xstate.done.actor.task:${node}`);
-    if (!event) throw new Error(`no running actor task:${node}`);
+    const event = runningLifecycle(s) === node && answers(g, s).find((e) => e.type === type);
+    if (!event) throw new Error(`no ${type} while ${node} runs`);
     return event;
   };
-/** The fan-out's done event. */
+/** The runner's TASKS.DONE for `node`'s tasks (`__fanout__`: the fan-out's). */
+const finish = (node: string, g: Example = ex) => answerFor("TASKS.DONE", node, g);
+/** The runner's TASKS.DONE for the fan-out. */
 const fanout = (g: Example = ex) => finish("__fanout__", g);
-/** The error event of `node`'s actor (`__fanout__`: the fan-out's). */
-const failure =
-  (node: string, g: Example = ex) =>
-  (s: Snap): AnyEventObject => {
-    const event = answers(g, s).find((e) => e.type === `xstate.error.actor.task:${node}`);
-    if (!event) throw new Error(`actor task:${node} cannot fail here`);
-    return event;
-  };
+/** The runner's TASKS.ERROR for `node`'s tasks (`__fanout__`: the fan-out's). */
+const failure = (node: string, g: Example = ex) => answerFor("TASKS.ERROR", node, g);
 
 /** Apply events (or event builders) in order with the machine's pure transition. */
 function walk(g: Example, ...sequence: Step[]): Snap[] {
@@ -342,7 +352,7 @@ const env = (): RunEnv => ({
   stepOrigin: undefined,
 });
 
-/** Replays let a failing node actor fail with the model's error, in an environment like `invoke()`'s. */
+/** Replays let the runner fail with the model's error (no node really throws), in an environment like `invoke()`'s. */
 const replayOptions = {
   injectErrors: true,
   prepare: (actor: AnyActorRef) => attachRunEnv(actor.system, env()),
@@ -351,6 +361,15 @@ const replayOptions = {
 describe("a compiled graph's machine", () => {
   it("keeps the run loop's states at the root", () => {
     expect(Object.keys(machine.root.states)).toEqual(Object.keys(runMachine.root.states));
+  });
+
+  it("invokes one task runner for the whole run, which the machine implements", () => {
+    expect(machine.root.invoke.map((i) => [i.id, i.src])).toEqual([["tasks", "taskRunner"]]);
+    expect(Object.keys(machine.implementations.actors)).toEqual(["taskRunner"]);
+    const failing = machine.root.on["TASKS.ERROR"]!;
+    expect(failing.map((t) => [t.target!.map((s) => s.id), t.actions])).toEqual([
+      [["Example.failed"], ["recordFailure"]],
+    ]);
   });
 
   it("has one task-lifecycle state per graph node under stepping, beside __dispatch__ and __fanout__", () => {
@@ -374,17 +393,30 @@ describe("a compiled graph's machine", () => {
       ["FANOUT", "SETTLED", ...ex.nodes.map((n) => `RUN.${n}`)].sort(),
     );
     expect(dispatch.on.SETTLED![0]!.target!.map((t) => t.id)).toEqual(["Example.barrier"]);
-    const lifecycles = [
-      ["__fanout__", "task:__fanout__", "runTasks", "FANOUT"],
-      ...ex.nodes.map((node) => [node, `task:${node}`, `node:${node}`, `RUN.${node}`]),
+    // Each lifecycle asks the runner for its node's tasks (the fan-out: for all of them),
+    // and goes straight to the barrier when they are done.
+    const lifecycles: Array<[string, unknown, string]> = [
+      ["__fanout__", "runTasks", "FANOUT"],
+      ...ex.nodes.map((node): [string, unknown, string] => [
+        node,
+        { type: "runTasks", params: { node } },
+        `RUN.${node}`,
+      ]),
     ];
-    for (const [name, invokeId, src, dispatchedBy] of lifecycles) {
+    const lifecycleStates = Object.keys(taskMachine.root.states).filter((k) => k !== "done");
+    for (const [name, runTasks, dispatchedBy] of lifecycles) {
       const state = machine.getStateNodeById(`Example.stepping.${name}`);
-      expect(Object.keys(state.states)).toEqual(Object.keys(taskMachine.root.states));
+      expect(Object.keys(state.states)).toEqual(lifecycleStates);
       expect(state.initial.target.map((t) => t.key)).toEqual(["running"]);
-      const invokes = state.states.running!.invoke;
-      expect(invokes.map((i) => [i.id, i.src])).toEqual([[invokeId, src]]);
-      const [target] = dispatch.on[dispatchedBy!]![0]!.target!;
+      const { running } = state.states;
+      expect([running!.tags, running!.entry, running!.invoke]).toEqual([
+        ["running"],
+        [runTasks],
+        [],
+      ]);
+      const finished = running!.on["TASKS.DONE"]!.map((t) => t.target!.map((s) => s.id));
+      expect(finished).toEqual([[`${state.id}.interrupted`], ["Example.barrier"]]);
+      const [target] = dispatch.on[dispatchedBy]![0]!.target!;
       expect(target).toBe(state);
     }
   });
@@ -400,7 +432,7 @@ describe("a compiled graph's machine", () => {
     }
   });
 
-  it("reaches every node's running and done; only approve and the fork's fan-out are ever interrupted", () => {
+  it("reaches every node's running state, which finishes straight at the barrier; only approve and the fork's fan-out are ever interrupted", () => {
     const reached = statesEntered(machine, passed(ex, paths));
     const all = stateNodes(machine).map((n) => n.id);
     const unreached = all.filter((id) => !reached.has(id));
@@ -410,53 +442,66 @@ describe("a compiled graph's machine", () => {
         .sort(),
     );
     for (const node of ["__fanout__", ...ex.nodes]) {
-      for (const state of ["running", "done"]) {
-        expect(reached).toContain(`Example.stepping.${node}.${state}`);
-      }
+      expect(reached).toContain(`Example.stepping.${node}.running`);
     }
     for (const id of ["__dispatch__", "approve.interrupted"]) {
       expect(reached).toContain(`Example.stepping.${id}`);
     }
+    // Every lifecycle's finished work passes through no other state on its way to the barrier.
+    const finished = new Set<string>();
+    for (const { state } of paths) {
+      for (const event of events(ex, state).filter((e) => e.type === "TASKS.DONE")) {
+        const through = passesThrough(machine, state, event);
+        if (through.at(-1) === "barrier") {
+          expect(through).toEqual(["barrier"]);
+          finished.add(runningLifecycle(state)!);
+        }
+      }
+    }
+    expect([...finished].sort()).toEqual(["__fanout__", ...ex.nodes].sort());
     // In the forks the fan-out pauses; in Fork, ask also pauses alone (after a
     // crash that recovered work's write).
     for (const [g, traversal] of traversals.slice(1)) {
       const entered = statesEntered(g.machine, passed(g, traversal));
       const lifecycles = g === fork ? ["__fanout__", "ask"] : ["__fanout__"];
       for (const node of lifecycles) {
-        for (const state of ["running", "interrupted", "done"]) {
+        for (const state of ["running", "interrupted"]) {
           expect(entered).toContain(`${g.machine.id}.stepping.${node}.${state}`);
         }
       }
     }
   });
 
-  it("in a fan-out no node state is active and the only actor is task:__fanout__; a lone task has its node's", () => {
+  it("the runner is the only child; in a fan-out no node state is active and it runs all the step's pending tasks, a lone task's state only its node's", () => {
     for (const [g, traversal] of traversals) {
       let solo = 0;
       let fanned = 0;
       for (const s of passed(g, traversal)) {
+        // Always the one runner (a final snapshot still lists it, stopped).
+        expect(children(s)).toEqual(["tasks"]);
+        const lifecycle = runningLifecycle(s);
         if (!s.matches("stepping")) {
-          if (s.status === "active") expect(children(s)).toEqual([]);
+          expect(lifecycle).toBeUndefined();
           continue;
         }
         const active = activeNodes(g, s);
         const { tasks } = s.context;
         if (s.matches({ stepping: "__fanout__" })) {
-          // Several tasks, one actor for all of them; no node's state is active.
+          // Several tasks, one request for all of them; no node's state is active.
           fanned++;
           expect(active).toEqual([]);
           expect(tasks.length).toBeGreaterThan(1);
           if (nodeState(s, "__fanout__") === "running") {
-            expect(children(s)).toEqual(["task:__fanout__"]);
+            expect([lifecycle, request(s)!.node]).toEqual(["__fanout__", undefined]);
             // It runs the step's pending tasks (all of them, or the answered ones).
             const ids = running(s).map((t) => t.id);
             expect(ids.length).toBeGreaterThan(0);
             expect(ids).toEqual(tasks.filter((t) => t.status === "pending").map((t) => t.id));
           } else {
-            expect(children(s)).toEqual([]);
+            expect(lifecycle).toBeUndefined();
           }
         } else if (s.matches({ stepping: "__dispatch__" })) {
-          expect([active, children(s)]).toEqual([[], []]);
+          expect([active, lifecycle]).toEqual([[], undefined]);
         } else {
           // One task runs (or waits) in its node's state; any other task of the step was recovered.
           solo++;
@@ -464,7 +509,7 @@ describe("a compiled graph's machine", () => {
           const [node] = active;
           expect(tasks.filter((t) => t.node === node)).toHaveLength(1);
           expect(tasks.filter((t) => t.node !== node && t.status !== "done")).toEqual([]);
-          expect(children(s)).toEqual(nodeState(s, node!) === "running" ? [`task:${node}`] : []);
+          expect(lifecycle).toBe(nodeState(s, node!) === "running" ? node : undefined);
         }
       }
       expect(solo).toBeGreaterThan(0);
@@ -472,22 +517,45 @@ describe("a compiled graph's machine", () => {
     }
   });
 
+  it("a state asks the runner for work once, on entering running: its node's tasks (the fan-out: all), with the context it holds", () => {
+    const askedBy = new Set<string>();
+    for (const [g, traversal] of traversals) {
+      for (const { state } of traversal) {
+        for (const event of events(g, state)) {
+          const [next, actions] = transition(g.machine, state, event) as [Snap, never];
+          const entered = !state.hasTag("running") && next.hasTag("running");
+          // Each RUN is sent to the runner and is the request the state holds.
+          same(sent(actions), entered ? [["tasks", request(next)]] : []);
+          if (entered) askedBy.add(`${g.machine.id}.${runningLifecycle(next)}`);
+        }
+      }
+    }
+    // Every lifecycle state of the example asked, the fan-out's included.
+    const example = [...askedBy].filter((id) => id.startsWith("Example."));
+    expect(example.sort()).toEqual(["__fanout__", ...ex.nodes].map((n) => `Example.${n}`).sort());
+  });
+
   it("runs the example to done: plan, research and write together, review, approve", () => {
     const done = plainPaths.find((p) => p.state.value === "done")!;
-    const answered = done.steps
-      .map((step) => step.event)
-      .filter((e) => e.type.startsWith("xstate.done.actor."));
+    const answered = done.steps.flatMap((step, i) =>
+      step.event.type === "TASKS.DONE"
+        ? [[runningLifecycle(done.steps[i - 1]!.state), step.event.output as TaskOutcome[]]]
+        : [],
+    );
     // approve runs twice (paused, then answered).
     expect(
-      answered.map((e) => (e.output as TaskOutcome[]).map((o) => o.id.split(":")[1]).join("+")),
+      answered.map(([, output]) =>
+        (output as TaskOutcome[]).map((o) => o.id.split(":")[1]).join("+"),
+      ),
     ).toEqual([START, "plan", "research+write", "review", "approve", "approve"]);
-    expect(answered.map((e) => e.actorId)).toEqual([
-      `task:${START}`,
-      "task:plan",
-      "task:__fanout__",
-      "task:review",
-      "task:approve",
-      "task:approve",
+    // The state that asked for each: the node's own, or the fan-out.
+    expect(answered.map(([lifecycle]) => lifecycle)).toEqual([
+      START,
+      "plan",
+      "__fanout__",
+      "review",
+      "approve",
+      "approve",
     ]);
     expect(done.steps.filter((step) => step.event.type === "STEP")).toHaveLength(6);
     expect(done.state.context.values).toEqual({
@@ -507,50 +575,44 @@ describe("a compiled graph's machine", () => {
       { stepping: "__dispatch__" },
       { stepping: { plan: "running" } },
     ]);
-    const solo = transition(machine, barrier, STEP)[0] as Snap;
+    const [solo, stepping] = transition(machine, barrier, STEP) as [Snap, never];
     expect(activeNodes(ex, solo)).toEqual(["plan"]);
-    expect(children(solo)).toEqual(["task:plan"]);
+    expect(requests(stepping)).toEqual([["tasks", "RUN", "plan"]]);
     expect(running(solo).map((t) => t.id)).toEqual(["1:plan:0"]);
-    expect(passesThrough(ex.machine, solo, finish("plan")(solo))).toEqual([
-      { stepping: { plan: "done" } },
-      "barrier",
-    ]);
+    expect(passesThrough(ex.machine, solo, finish("plan")(solo))).toEqual(["barrier"]);
   });
 
-  it("runs research and write as a fan-out in one actor, with no node state active", () => {
+  it("runs research and write as a fan-out in one request, with no node state active", () => {
     const barrier = last(ex, ...toFanout);
     expect(barrier.context.tasks.map((t) => t.id)).toEqual(["2:research:0", "2:write:0"]);
     expect(passesThrough(ex.machine, barrier, STEP)).toEqual([
       { stepping: "__dispatch__" },
       { stepping: { __fanout__: "running" } },
     ]);
+    expect(requests(transition(machine, barrier, STEP)[1])).toEqual([["tasks", "RUN", undefined]]);
     const [fanned, merged] = walk(ex, ...toReview).slice(-2);
     expect(fanned!.value).toEqual({ stepping: { __fanout__: "running" } });
     expect(activeNodes(ex, fanned!)).toEqual([]);
     for (const node of ex.nodes) expect(fanned!.matches({ stepping: node })).toBe(false);
-    expect(children(fanned!)).toEqual(["task:__fanout__"]);
     expect(running(fanned!).map((t) => t.id)).toEqual(["2:research:0", "2:write:0"]);
     const answer = fanout()(fanned!);
     expect((answer.output as TaskOutcome[]).map((o) => [o.id, o.status])).toEqual([
       ["2:research:0", "done"],
       ["2:write:0", "done"],
     ]);
-    expect(passesThrough(ex.machine, fanned!, answer)).toEqual([
-      { stepping: { __fanout__: "done" } },
-      "barrier",
-    ]);
+    expect(passesThrough(ex.machine, fanned!, answer)).toEqual(["barrier"]);
     // Both merge at once: review runs once, after both.
-    expect([merged!.value, children(merged!)]).toEqual(["barrier", []]);
+    expect([merged!.value, merged!.hasTag("running")]).toEqual(["barrier", false]);
     expect(merged!.context.tasks.map((t) => t.node)).toEqual(["review"]);
     expect(merged!.context.joins).toEqual({});
     expect(merged!.context.values).toMatchObject({ research: "by research", write: "by write" });
   });
 
-  it("a paused node waits in interrupted with no in-flight actor", () => {
+  it("a paused node waits in interrupted with nothing running", () => {
     const paused = last(ex, ...toApprove);
     expect(nodeState(paused, "approve")).toBe("interrupted");
     expect(activeNodes(ex, paused)).toEqual(["approve"]);
-    expect(children(paused)).toEqual([]);
+    expect([paused.hasTag("running"), running(paused)]).toEqual([false, []]);
     const [approve] = paused.context.tasks;
     expect(approve).toMatchObject({ node: "approve", status: "interrupted" });
   });
@@ -565,25 +627,28 @@ describe("a compiled graph's machine", () => {
       STEP,
     ).slice(-4);
     expect(nodeState(wrong!, "approve")).toBe("interrupted");
+    expect(requests(transition(machine, last(ex, ...toApprove), WRONG_ANSWER)[1])).toEqual([]);
     expect(nodeState(right!, "approve")).toBe("running");
     expect(right!.context.tasks[0]).toMatchObject({ status: "pending", resumes: ["yes"] });
-    expect(children(right!)).toEqual(["task:approve"]);
+    expect(requests(transition(machine, wrong!, resumeAll(wrong!))[1])).toEqual([
+      ["tasks", "RUN", "approve"],
+    ]);
     expect(finished!.value).toBe("barrier");
     expect(end!.value).toBe("done");
     expect(end!.context.values.approve).toBe("yes");
   });
 
-  it("a fan-out where one task pauses waits in __fanout__.interrupted with no actor; RESUME re-runs only that task", () => {
+  it("a fan-out where one task pauses waits in __fanout__.interrupted with nothing running; RESUME re-runs only that task", () => {
     const fanned = last(fork, INPUT, STEP, finish(START, fork), STEP);
-    expect([fanned.value, children(fanned)]).toEqual([
+    expect([fanned.value, runningLifecycle(fanned)]).toEqual([
       { stepping: { __fanout__: "running" } },
-      ["task:__fanout__"],
+      "__fanout__",
     ]);
     expect(running(fanned).map((t) => t.id)).toEqual(["1:ask:0", "1:work:0"]);
     const paused = transition(fork.machine, fanned, fanout(fork)(fanned))[0] as Snap;
-    expect([paused.value, children(paused), activeNodes(fork, paused)]).toEqual([
+    expect([paused.value, paused.hasTag("running"), activeNodes(fork, paused)]).toEqual([
       { stepping: { __fanout__: "interrupted" } },
-      [],
+      false,
       [],
     ]);
     expect(paused.context.tasks.map((t) => [t.node, t.status])).toEqual([
@@ -591,10 +656,13 @@ describe("a compiled graph's machine", () => {
       ["work", "done"],
     ]);
     expect(view(transition(fork.machine, paused, WRONG_ANSWER)[0] as Snap)).toEqual(view(paused));
-    const resumed = transition(fork.machine, paused, resumeAll(paused))[0] as Snap;
-    expect([resumed.value, children(resumed)]).toEqual([
+    const [resumed, resuming] = transition(fork.machine, paused, resumeAll(paused)) as [
+      Snap,
+      never,
+    ];
+    expect([resumed.value, requests(resuming)]).toEqual([
       { stepping: { __fanout__: "running" } },
-      ["task:__fanout__"],
+      [["tasks", "RUN", undefined]],
     ]);
     // Only the answered task runs again; work's finished outcome is kept for the merge.
     expect(running(resumed).map((t) => t.id)).toEqual(["1:ask:0"]);
@@ -602,12 +670,9 @@ describe("a compiled graph's machine", () => {
     expect((answer.output as TaskOutcome[]).map((o) => [o.id, o.status])).toEqual([
       ["1:ask:0", "done"],
     ]);
-    expect(passesThrough(fork.machine, resumed, answer)).toEqual([
-      { stepping: { __fanout__: "done" } },
-      "barrier",
-    ]);
+    expect(passesThrough(fork.machine, resumed, answer)).toEqual(["barrier"]);
     const merged = transition(fork.machine, resumed, answer)[0] as Snap;
-    expect([merged.value, children(merged)]).toEqual(["barrier", []]);
+    expect([merged.value, merged.hasTag("running")]).toEqual(["barrier", false]);
     expect(merged.context.values).toEqual({ topic: "statecharts", ask: "yes", work: "by work" });
     expect(transition(fork.machine, merged, STEP)[0].value).toBe("done");
     // The traversal found the same paused fan-out.
@@ -636,7 +701,10 @@ describe("a compiled graph's machine", () => {
       "running",
       ["ask"],
     ]);
-    expect([nodeState(again!, "__fanout__"), children(again!)]).toEqual(["interrupted", []]);
+    expect([nodeState(again!, "__fanout__"), again!.hasTag("running")]).toEqual([
+      "interrupted",
+      false,
+    ]);
     expect(again!.context.tasks.map((t) => [t.node, t.status])).toEqual([
       ["ask", "done"],
       ["check", "interrupted"],
@@ -677,7 +745,7 @@ describe("a compiled graph's machine", () => {
     expect(nodeState(stepping!, "review")).toBe("running");
   });
 
-  it("fails the run when a node's actor fails, alone or in a fan-out", () => {
+  it("fails the run when the runner reports a task's error, alone or in a fan-out", () => {
     const solo = last(ex, INPUT, STEP, finish(START), STEP, failure("plan"));
     const fanned = last(ex, ...toFanout, STEP, failure("__fanout__"));
     const polled = last(poll, INPUT, STEP, finish(START, poll), STEP, failure("__fanout__", poll));
@@ -686,12 +754,9 @@ describe("a compiled graph's machine", () => {
       [fanned, "research failed"],
       [polled, "work failed"],
     ] as const) {
-      expect([failed.value, failed.status, failed.context.error, children(failed)]).toEqual([
-        "failed",
-        "done",
-        error,
-        [],
-      ]);
+      expect([failed.value, failed.status, failed.context.error, failed.hasTag("running")]).toEqual(
+        ["failed", "done", error, false],
+      );
     }
   });
 
@@ -709,7 +774,8 @@ describe("a compiled graph's machine", () => {
       { stepping: "__dispatch__" },
       "barrier",
     ]);
-    const settled = transition(machine, barrier, both!)[0] as Snap;
+    const [settled, settling] = transition(machine, barrier, both!) as [Snap, never];
+    expect(requests(settling)).toEqual([]);
     expect(settled.context.tasks.map((t) => t.node)).toEqual(["review"]);
     expect(settled.context.values).toMatchObject({ research: "by research", write: "by write" });
     // One recovered: the other runs alone, in its node's state.
@@ -720,8 +786,8 @@ describe("a compiled graph's machine", () => {
       expect(passesThrough(ex.machine, barrier, recovered).at(-1)).toEqual({
         stepping: { [node]: "running" },
       });
-      const solo = transition(machine, barrier, recovered)[0] as Snap;
-      expect(children(solo)).toEqual([`task:${node}`]);
+      const [solo, stepping] = transition(machine, barrier, recovered) as [Snap, never];
+      expect(requests(stepping)).toEqual([["tasks", "RUN", node]]);
       const merged = transition(machine, solo, finish(node)(solo))[0] as Snap;
       expect(merged.context).toMatchObject({
         tasks: [{ node: "review" }],
@@ -753,7 +819,7 @@ describe("a compiled graph's machine", () => {
     expect(barrier!.context.tasks).toMatchObject([
       { node: "approve", kind: "update", status: "pending" },
     ]);
-    expect([nodeState(solo!, "approve"), children(solo!)]).toEqual(["running", ["task:approve"]]);
+    expect([nodeState(solo!, "approve"), runningLifecycle(solo!)]).toEqual(["running", "approve"]);
     expect([merged!.value, end!.value, end!.context.values.approve]).toEqual([
       "barrier",
       "done",
@@ -778,11 +844,11 @@ describe("a compiled graph's machine", () => {
       finish("ask", fork),
       STEP,
     ).slice(-4);
-    expect([barrier!.value, children(barrier!)]).toEqual(["barrier", []]);
+    expect([barrier!.value, barrier!.hasTag("running")]).toEqual(["barrier", false]);
     expect(barrier!.context.tasks).toMatchObject([
       { node: "ask", kind: "update", status: "pending" },
     ]);
-    expect([activeNodes(fork, solo!), children(solo!)]).toEqual([["ask"], ["task:ask"]]);
+    expect([activeNodes(fork, solo!), runningLifecycle(solo!)]).toEqual([["ask"], "ask"]);
     expect([merged!.value, end!.value]).toEqual(["barrier", "done"]);
     // The paused step's tasks are replaced, but work had finished: its write is merged first.
     expect(end!.context.values).toMatchObject({ topic: "statecharts", ask: "edited" });
@@ -804,14 +870,16 @@ describe("a compiled graph's machine", () => {
     for (const [g, s] of cases) {
       expect(s.matches("stepping")).toBe(true);
       const ignored: AnyEventObject[] = [STEP, WRONG_ANSWER];
-      if (Object.keys(s.children).length > 0) ignored.push(resumeAll(s));
+      if (s.hasTag("running")) ignored.push(resumeAll(s));
       for (const event of ignored) {
         expect(s.can(event as never)).toBe(false);
-        expect(view(transition(g.machine, s, event)[0] as Snap)).toEqual(view(s));
+        const [after, actions] = transition(g.machine, s, event) as [Snap, never];
+        expect([view(after), requests(actions)]).toEqual([view(s), []]);
       }
     }
     // The last case did offer a real answer while running.
     const [, runningWithWaiting] = cases.at(-1)!;
+    expect(runningWithWaiting.hasTag("running")).toBe(true);
     expect(Object.keys(resumeAll(runningWithWaiting).answers as object)).toHaveLength(1);
   });
 
@@ -837,7 +905,7 @@ describe("a compiled graph's machine", () => {
     expect(checked).toBeGreaterThan(100);
   });
 
-  it("every transition the traversal takes agrees with a real run of the real node actors", async () => {
+  it("every transition the traversal takes agrees with a real run of the real task runner", async () => {
     let replayed = 0;
     for (const [g, traversal] of traversals) {
       const offered = (s: Snap) => events(g, s);
