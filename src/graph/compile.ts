@@ -224,10 +224,11 @@ function buildMachine(g: GraphInternals) {
     actions: {
       recordTaskResults: assign(({ context, event }) => {
         const outcomes = outcomesOf(event);
-        const byId = outcomes.length > 1 ? new Map(outcomes.map((o) => [o.id, o])) : undefined;
+        const only = outcomes.length === 1 ? outcomes[0] : undefined;
+        const byId = only ? undefined : new Map(outcomes.map((o) => [o.id, o]));
         return {
           tasks: context.tasks.map((t) => {
-            const o = byId ? byId.get(t.id) : outcomes[0]!.id === t.id ? outcomes[0] : undefined;
+            const o = byId ? byId.get(t.id) : only!.id === t.id ? only : undefined;
             return o ? withOutcome(t, o) : t;
           }),
         };
@@ -410,6 +411,8 @@ function taskRunner(g: GraphInternals) {
     const env = runEnvOf(system);
     let running: StepCancellation | undefined;
     receive(({ node, context }) => {
+      // The machine asks again only after an answer; a request it left behind is void.
+      running?.cancel();
       const step = new StepCancellation(env.signal);
       running = step;
       runTasks(g, env, context, node, step).then(

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { AnyActorRef } from "xstate";
 import { z } from "zod";
 import {
   AbortError,
@@ -280,7 +281,7 @@ describe("inspection", () => {
       {},
       {
         inspect: (e) => {
-          const actor = e.actorRef.id === "tasks" ? "tasks" : "graph";
+          const actor = (e.actorRef as AnyActorRef).id === "tasks" ? "tasks" : "graph";
           events.push("event" in e ? `${e.type} ${actor} ${e.event.type}` : e.type);
         },
       },
