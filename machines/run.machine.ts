@@ -1,6 +1,7 @@
 import { assign, raise, sendTo, setup } from "xstate";
 import {
   lifecycleStandIn,
+  standInTasks,
   type TaskRunnerAnswer,
   taskLifecycle,
   taskRunnerStandIn,
@@ -98,14 +99,10 @@ export const runMachine = setup({
   id: "run",
   context: ({ input }) => ({
     pending: 0,
-    width: 1,
     recovered: 0,
     stepsLeft: 25,
     breakpoint: false,
-    pauses: 0,
-    fails: false,
-    interrupted: 0,
-    resuming: 0,
+    ...standInTasks,
     ...input,
   }),
   invoke: { id: "tasks", src: "taskRunner" },

@@ -20,6 +20,15 @@ interface TaskChartContext {
 /** The part of a standalone chart's context that says what its stand-in tasks do. */
 type StandInTasks = Pick<TaskChartContext, "width" | "pauses" | "fails" | "resuming">;
 
+/** Stand-in tasks that run alone, finish and never fail: the charts' default. */
+export const standInTasks: TaskChartContext = {
+  width: 1,
+  pauses: 0,
+  fails: false,
+  interrupted: 0,
+  resuming: 0,
+};
+
 /** What the standalone charts ask their stand-in task runner to run. */
 export interface StandInRequest {
   type: "RUN";
@@ -122,14 +131,7 @@ export const taskMachine = setup({
   },
 }).createMachine({
   id: "task",
-  context: ({ input }) => ({
-    width: 1,
-    pauses: 0,
-    fails: false,
-    interrupted: 0,
-    resuming: 0,
-    ...input,
-  }),
+  context: ({ input }) => ({ ...standInTasks, ...input }),
   invoke: { id: "tasks", src: "taskRunner" },
   initial: "running",
   states: {
