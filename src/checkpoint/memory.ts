@@ -23,6 +23,9 @@ interface History {
   writes: Map<string, Map<string, string>> | undefined;
 }
 
+/** Fields a stored body leaves out or keeps only when they say something. */
+const known = { id: 1, threadId: 1, ns: 1, parentId: 1, next: 1, interrupts: 1 };
+
 /**
  * Checkpoints in this process's memory: fast, gone when the process exits. For tests,
  * scripts and single-process apps that do not need to survive a restart.
@@ -39,9 +42,12 @@ export class MemoryCheckpointer implements Checkpointer {
   // so concurrent calls cannot interleave between the expectedLatestId check and the write.
 
   async put(checkpoint: Checkpoint, options: PutOptions): Promise<void> {
-    const { id, threadId, ns, parentId, next, interrupts, ...rest } = checkpoint;
+    const { id, threadId, ns, parentId, next, interrupts } = checkpoint;
     const history = this.#history(threadId, ns);
-    const stored: Record<string, unknown> = rest;
+    const stored: Record<string, unknown> = {};
+    for (const key in checkpoint) {
+      if (!(key in known)) stored[key] = checkpoint[key as keyof Checkpoint];
+    }
     if (parentId !== (history?.ids.at(-1) ?? null)) stored.parentId = parentId;
     if (next.length > 0) stored.next = next;
     if (interrupts.length > 0) stored.interrupts = interrupts;

@@ -198,24 +198,23 @@ async function save(
   interrupts: InterruptRecord[] = [],
 ): Promise<string> {
   const { snapshot, values } = compactSnapshot(actor.getPersistedSnapshot() as never);
-  const id = checkpointId();
+  const next: string[] = [];
+  for (const t of context.tasks) if (t.status !== "done") next.push(t.node);
+  const metadata: Checkpoint["metadata"] = { step: context.step, source: target.source };
+  // A barrier starts the next step (its own id, left implicit); a pause belongs to the
+  // step it interrupted.
+  if (interrupts.length > 0 || context.breakpoint) metadata.stepOrigin = env.stepOrigin;
+  if (target.metadata) Object.assign(metadata, target.metadata);
   const checkpoint: Checkpoint = {
-    id,
+    id: checkpointId(),
     threadId: target.threadId,
     ns: target.ns,
     parentId: target.parentId,
     snapshot,
     values,
-    next: context.tasks.filter((t) => t.status !== "done").map((t) => t.node),
+    next,
     interrupts,
-    metadata: {
-      step: context.step,
-      source: target.source,
-      // A barrier starts the next step (its own id, left implicit); a pause belongs to
-      // the step it interrupted.
-      ...(interrupts.length > 0 || context.breakpoint ? { stepOrigin: env.stepOrigin } : {}),
-      ...target.metadata,
-    },
+    metadata,
     createdAt: new Date().toISOString(),
   };
   await target.checkpointer.put(checkpoint, { expectedLatestId: target.latestId });
