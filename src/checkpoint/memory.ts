@@ -131,21 +131,21 @@ export class MemoryCheckpointer implements Checkpointer {
 
 /** Rebuild the stored checkpoint at `index`, with its fields in their usual order. */
 function checkpointAt(history: History, threadId: string, ns: string, index: number): Checkpoint {
-  const { parentId, snapshot, values, next, interrupts, metadata, createdAt, ...extra } =
-    JSON.parse(history.bodies[index]!) as Partial<Checkpoint>;
-  return {
+  const body = JSON.parse(history.bodies[index]!) as Partial<Checkpoint> & Record<string, unknown>;
+  const checkpoint: Checkpoint & Record<string, unknown> = {
     id: history.ids[index]!,
     threadId,
     ns,
-    parentId: parentId !== undefined ? parentId : (history.ids[index - 1] ?? null),
-    snapshot,
-    values,
-    next: next ?? [],
-    interrupts: interrupts ?? [],
-    metadata,
-    createdAt,
-    ...extra,
-  } as Checkpoint;
+    parentId: body.parentId !== undefined ? body.parentId : (history.ids[index - 1] ?? null),
+    snapshot: body.snapshot,
+    values: body.values!,
+    next: body.next ?? [],
+    interrupts: body.interrupts ?? [],
+    metadata: body.metadata!,
+    createdAt: body.createdAt!,
+  };
+  for (const key in body) if (!(key in checkpoint)) checkpoint[key] = body[key];
+  return checkpoint;
 }
 
 function tuple(

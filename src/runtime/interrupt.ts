@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { InterruptRecord } from "../checkpoint/checkpointer.js";
 import { assertJson } from "../checkpoint/serde.js";
 import { InterruptReplayError, StateweaverError } from "../errors/index.js";
@@ -79,7 +79,7 @@ export const currentTask = new AsyncLocalStorage<Scratchpad>();
 
 /** Stable id of the k-th interrupt of a task: the same on every replay. */
 export function interruptId(ns: string, taskId: string, k: number): string {
-  return createHash("sha1").update(`${ns}|${taskId}|${k}`).digest("hex").slice(0, 24);
+  return hash("sha1", `${ns}|${taskId}|${k}`).slice(0, 24);
 }
 
 /** The k-th interrupt() call of a task: replay an answer, or pause. */

@@ -50,15 +50,20 @@ function compactTask(t: TaskRecord): StoredTask {
 }
 
 function expandTask(t: StoredTask): TaskRecord {
-  return {
-    ...t,
+  const task: TaskRecord = {
+    node: t.node,
     kind: t.kind ?? "node",
+    id: t.id,
     status: t.status ?? "pending",
     writes: t.writes ?? null,
     next: t.next ?? null,
     interrupts: t.interrupts ?? [],
     resumes: t.resumes ?? [],
   };
+  if ("arg" in t) task.arg = t.arg;
+  if (t.nested) task.nested = t.nested;
+  if (t.nestedAnswers) task.nestedAnswers = t.nestedAnswers;
+  return task;
 }
 
 /** The stored form of a persisted snapshot; returns it together with the lifted-out values. */
