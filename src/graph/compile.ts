@@ -415,7 +415,7 @@ function taskRunner(g: GraphInternals) {
       running?.cancel();
       const step = new StepCancellation(env.signal);
       running = step;
-      runTasks(g, env, context, node, step).then(
+      runPendingTasks(g, env, context, node, step).then(
         (output) => {
           if (step.cancelled) return;
           running = undefined;
@@ -432,7 +432,8 @@ function taskRunner(g: GraphInternals) {
   });
 }
 
-async function runTasks(
+/** Run one node's pending tasks (or, without a node, all of the step's) concurrently. */
+async function runPendingTasks(
   g: GraphInternals,
   env: RunEnv,
   context: GraphContext,
