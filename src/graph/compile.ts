@@ -1,6 +1,6 @@
 import { type AnyStateMachine, assign, fromCallback, raise, sendTo, setup } from "xstate";
 import { runMachine } from "../../machines/run.machine.js";
-import { RecursionLimitError } from "../errors/index.js";
+import { InvalidConfigError, RecursionLimitError } from "../errors/index.js";
 import { type RunEnv, runEnvOf } from "../runtime/run-env.js";
 import { runTask } from "../runtime/run-task.js";
 import { StepCancellation } from "../runtime/step-cancellation.js";
@@ -331,8 +331,8 @@ function buildMachine(g: GraphInternals) {
   }).createMachine({
     ...(base as object),
     id: g.spec.name,
-    context: ({ input }: { input: { values: Record<string, unknown> } }) => ({
-      values: input.values,
+    context: ({ input }: { input: { values: Record<string, unknown> } | undefined }) => ({
+      values: inputValues(input),
       step: 0,
       tasks: [],
       joins: {},
@@ -344,6 +344,16 @@ function buildMachine(g: GraphInternals) {
     states: { ...(base.states as object), stepping },
   } as never);
   return machine as unknown as AnyStateMachine;
+}
+
+/** The machine's starting values; only `CompiledGraph` starts it, always with some. */
+function inputValues(input: { values: Record<string, unknown> } | undefined) {
+  if (!input?.values) {
+    throw new InvalidConfigError(
+      "A graph's machine was started without input. Run graphs with compiled.invoke()/resume()/stream(); compiled.machine is for drawing, inspecting and testing the chart.",
+    );
+  }
+  return input.values;
 }
 
 /** The barrier: merge writes, fire joins, and turn routes into the next step's tasks. */

@@ -1,4 +1,5 @@
 import type { Checkpointer } from "../checkpoint/checkpointer.js";
+import { InvalidConfigError } from "../errors/index.js";
 import type { RunConfig } from "../graph/types.js";
 import type { StreamEvent } from "../stream/events.js";
 import type { TaskOutcome, TaskRecord } from "./task.js";
@@ -34,7 +35,7 @@ export function attachRunEnv(system: object, env: RunEnv): void {
 export function runEnvOf(system: object): RunEnv {
   const env = envs.get(system);
   if (!env) {
-    throw new Error(
+    throw new InvalidConfigError(
       "This graph machine was started without a run environment. Run graphs with compiled.invoke()/resume()/stream(), not createActor(compiled.machine) directly.",
     );
   }

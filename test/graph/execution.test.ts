@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AnyActorRef } from "xstate";
+import { type AnyActorRef, createActor } from "xstate";
 import { z } from "zod";
 import {
   AbortError,
@@ -7,6 +7,7 @@ import {
   END,
   Graph,
   GraphValidationError,
+  InvalidConfigError,
   InvalidUpdateError,
   NodeError,
   RecursionLimitError,
@@ -292,6 +293,26 @@ describe("inspection", () => {
     // The node's state asks the run's task runner to run it, and the runner answers.
     expect(events).toContain("@xstate.event tasks RUN");
     expect(events).toContain("@xstate.event graph TASKS.DONE");
+  });
+
+  it("refuses to run its machine outside invoke(), saying what to call instead", () => {
+    const graph = new Graph({ name: "Embedded" })
+      .addNode("a", () => ({ x: 1 }))
+      .addEdge(START, "a")
+      .compile();
+    const errorOf = (actor: AnyActorRef) => {
+      let error: unknown;
+      actor.subscribe({ error: (e) => (error = e) });
+      actor.start();
+      actor.stop();
+      return error;
+    };
+    const withoutInput = errorOf(createActor(graph.machine));
+    expect(withoutInput).toBeInstanceOf(InvalidConfigError);
+    expect((withoutInput as Error).message).toMatch(/compiled\.invoke\(\)/);
+    const withoutEnvironment = errorOf(createActor(graph.machine, { input: { values: {} } }));
+    expect(withoutEnvironment).toBeInstanceOf(InvalidConfigError);
+    expect((withoutEnvironment as Error).message).toMatch(/run environment.*compiled\.invoke\(\)/);
   });
 
   it("describes its declared edges", () => {
