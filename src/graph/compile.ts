@@ -434,6 +434,8 @@ function taskRunner(g: GraphInternals) {
         (error) => {
           if (step.cancelled) return;
           running = undefined;
+          // The run fails: the step's other tasks are void, so stop them now.
+          step.cancel();
           sendBack({ type: "TASKS.ERROR", error });
         },
       );

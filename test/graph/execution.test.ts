@@ -248,6 +248,36 @@ describe("super-step execution", () => {
     expect(nodeSignal?.aborted).toBe(true);
   });
 
+  it("cancels the other tasks of a step when one of them fails", async () => {
+    let slowSignal: AbortSignal | undefined;
+    let lateSignal: AbortSignal | undefined;
+    const graph = new Graph()
+      .addNode("slow", async (_s, runtime) => {
+        slowSignal = runtime.signal;
+        await new Promise((resolve) => runtime.signal.addEventListener("abort", resolve));
+        return {};
+      })
+      .addNode("late", async (_s, runtime) => {
+        // Reads its signal only after the run has failed: it must already be aborted.
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        lateSignal = runtime.signal;
+        return {};
+      })
+      .addNode("bad", async () => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        throw new Error("boom");
+      })
+      .addEdge(START, "slow")
+      .addEdge(START, "late")
+      .addEdge(START, "bad")
+      .compile();
+    const error = await graph.invoke({}).catch((e) => e);
+    expect([error instanceof NodeError, error.node]).toEqual([true, "bad"]);
+    expect(slowSignal?.aborted).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(lateSignal?.aborted).toBe(true);
+  });
+
   it("refuses to start with an already-aborted signal", async () => {
     const graph = new Graph()
       .addNode("a", () => ({}))
