@@ -10,7 +10,7 @@ import { checkpointId } from "../checkpoint/id.js";
 import { AbortError } from "../errors/index.js";
 import { interruptId } from "./interrupt.js";
 import type { RunEnv } from "./run-env.js";
-import { compactSnapshot } from "./snapshot-format.js";
+import { compactSnapshot, persistedSnapshotOf } from "./snapshot-format.js";
 import type { GraphContext, TaskSeed } from "./task.js";
 
 /** Where a thread's checkpoints go during one run (absent without a checkpointer). */
@@ -197,7 +197,7 @@ async function save(
   env: RunEnv,
   interrupts: InterruptRecord[] = [],
 ): Promise<string> {
-  const { snapshot, values } = compactSnapshot(actor.getPersistedSnapshot() as never);
+  const { snapshot, values } = compactSnapshot(persistedSnapshotOf(actor));
   const next: string[] = [];
   for (const t of context.tasks) if (t.status !== "done") next.push(t.node);
   const metadata: Checkpoint["metadata"] = { step: context.step, source: target.source };

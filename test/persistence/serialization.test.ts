@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
+import type { AnyActor, InspectionEvent } from "xstate";
 import { MemoryCheckpointer } from "../../src/checkpoint/index.js";
 import { Graph, interrupt, NonSerializableError, START } from "../../src/index.js";
+import { compactSnapshot, persistedSnapshotOf } from "../../src/runtime/snapshot-format.js";
 
 class Money {
   constructor(readonly cents: number) {}
@@ -103,5 +105,48 @@ describe("only JSON is checkpointed", () => {
       .addEdge(START, "a")
       .compile();
     expect((await graph.invoke({})).state.fn).toBe(fn);
+  });
+});
+
+describe("the stored snapshot", () => {
+  it("is what XState's getPersistedSnapshot() gives, in every state a run passes through", async () => {
+    const compared: string[] = [];
+    const inspect = (e: InspectionEvent) => {
+      const actor = e.actorRef as AnyActor;
+      if (e.type !== "@xstate.snapshot" || actor.id === "tasks") return;
+      const xstate = compactSnapshot(actor.getPersistedSnapshot() as never);
+      expect(compactSnapshot(persistedSnapshotOf(actor))).toEqual(xstate);
+      compared.push(JSON.stringify(actor.getSnapshot().value));
+    };
+    const child = new Graph({ name: "Child" })
+      .addNode("confirm", () => ({ confirmed: interrupt("confirm?") }))
+      .addEdge(START, "confirm")
+      .compile();
+    const graph = new Graph({ name: "Parent" })
+      .addReducer("log", (a: string[] = [], b: string[]) => a.concat(b))
+      .addNode("ask", () => ({ log: [`ask:${interrupt("ok?")}`] }))
+      .addNode("work", () => ({ log: ["work"] }))
+      .addNode("child", child)
+      .addNode("bad", () => {
+        throw new Error("boom");
+      })
+      .addEdge(START, "ask")
+      .addEdge(START, "work")
+      .addEdge(["ask", "work"], "child")
+      .addEdge("child", "bad")
+      .compile({ checkpointer: new MemoryCheckpointer(), interruptBefore: ["child"] });
+    const config = { configurable: { thread_id: "stored-snapshot" } };
+    expect((await graph.invoke({}, { config, inspect })).status).toBe("interrupted");
+    expect((await graph.resume("yes", { config, inspect })).status).toBe("interrupted");
+    expect((await graph.resume(undefined, { config, inspect })).status).toBe("interrupted");
+    await expect(graph.resume(true, { config, inspect })).rejects.toThrow(/boom/);
+    // Idle, barrier, a fan-out running and paused, a lone node running, the breakpoint,
+    // a paused subgraph call, and the failed run.
+    const seen = new Set(compared);
+    expect(seen).toContain('"barrier"');
+    expect(seen).toContain('{"stepping":{"__fanout__":"interrupted"}}');
+    expect(seen).toContain('"breakpoint"');
+    expect(seen).toContain('{"stepping":{"child":"interrupted"}}');
+    expect(seen).toContain('"failed"');
   });
 });
