@@ -3,7 +3,6 @@ import { runMachine } from "../../machines/run.machine.js";
 import { InvalidConfigError, RecursionLimitError } from "../errors/index.js";
 import { type RunEnv, runEnvOf } from "../runtime/run-env.js";
 import { runTask } from "../runtime/run-task.js";
-import { StepCancellation } from "../runtime/step-cancellation.js";
 import type { GraphContext, TaskOutcome, TaskRecord, TaskSeed } from "../runtime/task.js";
 import { Channels } from "./channels.js";
 import { CompiledGraph } from "./compiled-graph.js";
@@ -413,34 +412,41 @@ interface RunRequest {
 /**
  * The run's one task runner (invoked as `tasks` for the whole run): it runs the
  * pending tasks a lifecycle state asks for, concurrently, and answers with all
- * their outcomes, or with the first failure. Stopping the run cancels what is
- * still running.
+ * their outcomes, or with the first failure. A failure, or stopping the run while
+ * tasks are in flight, aborts the signal every task of the run shares.
  */
 function taskRunner(g: GraphInternals) {
   return fromCallback<RunRequest>(({ receive, sendBack, system }) => {
     const env = runEnvOf(system);
-    let running: StepCancellation | undefined;
+    // One signal per run, not per task: making an AbortSignal costs more than a simple node.
+    const controller = new AbortController();
+    const signal = env.signal
+      ? AbortSignal.any([controller.signal, env.signal])
+      : controller.signal;
+    let inFlight: { void: boolean } | undefined;
     receive(({ node, context }) => {
       // The machine asks again only after an answer; a request it left behind is void.
-      running?.cancel();
-      const step = new StepCancellation(env.signal);
-      running = step;
-      runPendingTasks(g, env, context, node, step).then(
+      if (inFlight) inFlight.void = true;
+      const request = { void: false };
+      inFlight = request;
+      runPendingTasks(g, env, context, node, signal).then(
         (output) => {
-          if (step.cancelled) return;
-          running = undefined;
+          if (request.void) return;
+          inFlight = undefined;
           sendBack({ type: "TASKS.DONE", output });
         },
         (error) => {
-          if (step.cancelled) return;
-          running = undefined;
+          if (request.void) return;
+          inFlight = undefined;
           // The run fails: the step's other tasks are void, so stop them now.
-          step.cancel();
+          controller.abort();
           sendBack({ type: "TASKS.ERROR", error });
         },
       );
     });
-    return () => running?.cancel();
+    return () => {
+      if (inFlight) controller.abort();
+    };
   });
 }
 
@@ -450,7 +456,7 @@ async function runPendingTasks(
   env: RunEnv,
   context: GraphContext,
   node: string | undefined,
-  step: StepCancellation,
+  signal: AbortSignal,
 ): Promise<TaskOutcome[]> {
   const runnable = context.tasks.filter(
     (t) => t.status === "pending" && (node === undefined || t.node === node),
@@ -459,7 +465,7 @@ async function runPendingTasks(
   // dies before the barrier, a restart runs only the tasks that had not finished.
   const save = context.tasks.length > 1 ? env.savePendingWrite : undefined;
   const run = async (t: TaskRecord) => {
-    const outcome = await runTask(g, env, t, context.values, context.step, step);
+    const outcome = await runTask(g, env, t, context.values, context.step, signal);
     if (save && outcome.status === "done") await save(t, outcome);
     return outcome;
   };

@@ -19,7 +19,6 @@ import {
   type Scratchpad,
 } from "./interrupt.js";
 import type { RunEnv } from "./run-env.js";
-import type { StepCancellation } from "./step-cancellation.js";
 import type { TaskOutcome, TaskRecord, TaskSeed } from "./task.js";
 
 /** Custom events go nowhere when nobody streams. */
@@ -48,7 +47,7 @@ export async function runTask(
   task: TaskRecord,
   values: Record<string, unknown>,
   step: number,
-  cancellation: StepCancellation,
+  signal: AbortSignal,
 ): Promise<TaskOutcome> {
   const emit = env.emit;
   const pad: Scratchpad = {
@@ -77,9 +76,7 @@ export async function runTask(
     },
     config: env.config,
     context: env.context,
-    get signal() {
-      return cancellation.signal;
-    },
+    signal,
     writer: emit
       ? (data) => emit({ type: "custom", ns: env.ns, step, node: task.node, data })
       : ignore,
