@@ -160,7 +160,7 @@ describe("run loop chart", () => {
         running.on["TASKS.DONE"]!.map((t) => [t.guard, t.target!.map((s) => s.id), t.actions]),
       ).toEqual([
         ["anyTaskInterrupted", [`${id}.interrupted`], ["recordTaskResults"]],
-        [undefined, ["run.barrier"], ["recordTaskResults", "mergeWrites"]],
+        [undefined, ["run.barrier"], ["mergeWrites"]],
       ]);
     }
   });

@@ -89,6 +89,7 @@ export const runMachine = setup({
       width: Math.max(0, context.pending - context.recovered),
       recovered: 0,
     })),
+    // The step's results are merged (a runner's answer included): nothing waits any more.
     mergeWrites: assign({ pending: 0, interrupted: 0, resuming: 0 }),
     recordBreakpoint: () => {},
     clearBreakpoint: assign({ breakpoint: false }),

@@ -107,6 +107,16 @@ function answeredBy(t: TaskRecord, answers: Record<string, unknown>): boolean {
   return t.interrupts[t.interrupts.length - 1]!.id in answers;
 }
 
+/** The tasks with what the runner's answer says of those it ran. */
+function withOutcomes(tasks: TaskRecord[], outcomes: TaskOutcome[]): TaskRecord[] {
+  const only = outcomes.length === 1 ? outcomes[0] : undefined;
+  const byId = only ? undefined : new Map(outcomes.map((o) => [o.id, o]));
+  return tasks.map((t) => {
+    const o = byId ? byId.get(t.id) : only!.id === t.id ? only : undefined;
+    return o ? withOutcome(t, o) : t;
+  });
+}
+
 /** A task with what its run came to (a new record: the old one stays in the old snapshot). */
 function withOutcome(t: TaskRecord, o: TaskOutcome): TaskRecord {
   const task: TaskRecord = {
@@ -221,17 +231,9 @@ function buildMachine(g: GraphInternals) {
       hasAsNode: ({ event }) => event.type === "UPDATE" && event.asNode !== undefined,
     },
     actions: {
-      recordTaskResults: assign(({ context, event }) => {
-        const outcomes = outcomesOf(event);
-        const only = outcomes.length === 1 ? outcomes[0] : undefined;
-        const byId = only ? undefined : new Map(outcomes.map((o) => [o.id, o]));
-        return {
-          tasks: context.tasks.map((t) => {
-            const o = byId ? byId.get(t.id) : only!.id === t.id ? only : undefined;
-            return o ? withOutcome(t, o) : t;
-          }),
-        };
-      }),
+      recordTaskResults: assign(({ context, event }) => ({
+        tasks: withOutcomes(context.tasks, outcomesOf(event)),
+      })),
       applyAnswers: assign(({ context, event }, params?: NodeParams) => {
         if (event.type !== "RESUME") return {};
         return {
@@ -310,7 +312,15 @@ function buildMachine(g: GraphInternals) {
             : context.tasks,
         };
       }),
-      mergeWrites: assign(({ context }) => mergeStep(g, context)),
+      // On a runner's answer, its results are taken in here rather than by a second assign.
+      mergeWrites: assign(({ context, event }) =>
+        mergeStep(
+          g,
+          event.type === "TASKS.DONE"
+            ? { ...context, tasks: withOutcomes(context.tasks, event.output) }
+            : context,
+        ),
+      ),
       recordBreakpoint: assign(({ context, event }) => ({
         breakpoint: breakpointAt(context, event),
       })),
