@@ -8,51 +8,78 @@ import { NonSerializableError } from "../errors/index.js";
  * assertJson({ cb: () => 1 }, "state"); // NonSerializableError: state.cb is a function…
  */
 export function assertJson(value: unknown, path: string): void {
-  walk(value, path, undefined);
+  new JsonCheck(path).walk(value);
 }
 
-function walk(value: unknown, path: string, seen: Set<object> | undefined): void {
-  switch (typeof value) {
-    case "string":
-    case "boolean":
-      return;
-    case "number":
-      if (!Number.isFinite(value))
-        throw new NonSerializableError(path, `${value} (not a finite number)`);
-      return;
-    case "undefined":
-      return; // dropped by JSON for object keys; arrays check their items below
-    case "function":
-      throw new NonSerializableError(path, "a function");
-    case "symbol":
-      throw new NonSerializableError(path, "a symbol");
-    case "bigint":
-      throw new NonSerializableError(path, "a BigInt");
+/**
+ * One check of a value. The path to where it is inside the value is kept as a stack of
+ * keys and spelled out only for the error: building a string for every nested key cost
+ * more than the check itself.
+ */
+class JsonCheck {
+  readonly #root: string;
+  readonly #keys: Array<string | number> = [];
+  #seen: Set<object> | undefined;
+
+  constructor(root: string) {
+    this.#root = root;
   }
-  if (value === null) return;
-  const obj = value as object;
-  if (typeof (obj as { toJSON?: unknown }).toJSON === "function") return;
-  const visited = seen ?? new Set<object>();
-  if (visited.has(obj)) throw new NonSerializableError(path, "a circular reference");
-  visited.add(obj);
-  if (Array.isArray(obj)) {
-    for (let i = 0; i < obj.length; i++) {
-      const item = obj[i];
-      if (item === undefined)
-        throw new NonSerializableError(`${path}[${i}]`, "undefined inside an array");
-      walk(item, `${path}[${i}]`, visited);
+
+  walk(value: unknown): void {
+    switch (typeof value) {
+      case "string":
+      case "boolean":
+        return;
+      case "number":
+        if (!Number.isFinite(value)) this.#fail(`${value} (not a finite number)`);
+        return;
+      case "undefined":
+        return; // dropped by JSON for object keys; arrays check their items below
+      case "function":
+        this.#fail("a function");
+        break;
+      case "symbol":
+        this.#fail("a symbol");
+        break;
+      case "bigint":
+        this.#fail("a BigInt");
+        break;
     }
-  } else {
-    const proto = Object.getPrototypeOf(obj);
-    if (proto !== Object.prototype && proto !== null) {
-      const name = (proto?.constructor as { name?: string } | undefined)?.name ?? "unknown";
-      throw new NonSerializableError(path, `an instance of ${name} without toJSON()`);
+    if (value === null) return;
+    const obj = value as object;
+    if (typeof (obj as { toJSON?: unknown }).toJSON === "function") return;
+    this.#seen ??= new Set<object>();
+    const seen = this.#seen;
+    if (seen.has(obj)) this.#fail("a circular reference");
+    seen.add(obj);
+    const keys = this.#keys;
+    if (Array.isArray(obj)) {
+      for (let i = 0; i < obj.length; i++) {
+        keys.push(i);
+        if (obj[i] === undefined) this.#fail("undefined inside an array");
+        this.walk(obj[i]);
+        keys.pop();
+      }
+    } else {
+      const proto = Object.getPrototypeOf(obj);
+      if (proto !== Object.prototype && proto !== null) {
+        const name = (proto?.constructor as { name?: string } | undefined)?.name ?? "unknown";
+        this.#fail(`an instance of ${name} without toJSON()`);
+      }
+      for (const key in obj) {
+        keys.push(key);
+        this.walk((obj as Record<string, unknown>)[key]);
+        keys.pop();
+      }
     }
-    for (const key in obj) {
-      walk((obj as Record<string, unknown>)[key], `${path}.${key}`, visited);
-    }
+    seen.delete(obj);
   }
-  visited.delete(obj);
+
+  #fail(what: string): never {
+    let path = this.#root;
+    for (const key of this.#keys) path += typeof key === "number" ? `[${key}]` : `.${key}`;
+    throw new NonSerializableError(path, what);
+  }
 }
 
 /** A deep, JSON-faithful copy: what a store hands back is never aliased with what it was given. */
