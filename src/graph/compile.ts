@@ -3,6 +3,7 @@ import { runMachine } from "../../machines/run.machine.js";
 import { InvalidConfigError, RecursionLimitError } from "../errors/index.js";
 import { type RunEnv, runEnvOf } from "../runtime/run-env.js";
 import { runTask } from "../runtime/run-task.js";
+import { StepCancellation } from "../runtime/step-cancellation.js";
 import type { GraphContext, TaskOutcome, TaskRecord, TaskSeed } from "../runtime/task.js";
 import { Channels } from "./channels.js";
 import { CompiledGraph } from "./compiled-graph.js";
@@ -422,41 +423,34 @@ interface RunRequest {
 /**
  * The run's one task runner (invoked as `tasks` for the whole run): it runs the
  * pending tasks a lifecycle state asks for, concurrently, and answers with all
- * their outcomes, or with the first failure. A failure, or stopping the run while
- * tasks are in flight, aborts the signal every task of the run shares.
+ * their outcomes, or with the first failure. Stopping the run cancels what is
+ * still running.
  */
 function taskRunner(g: GraphInternals) {
   return fromCallback<RunRequest>(({ receive, sendBack, system }) => {
     const env = runEnvOf(system);
-    // One signal per run, not per task: making an AbortSignal costs more than a simple node.
-    const controller = new AbortController();
-    const signal = env.signal
-      ? AbortSignal.any([controller.signal, env.signal])
-      : controller.signal;
-    let inFlight: { void: boolean } | undefined;
+    let running: StepCancellation | undefined;
     receive(({ node, context }) => {
       // The machine asks again only after an answer; a request it left behind is void.
-      if (inFlight) inFlight.void = true;
-      const request = { void: false };
-      inFlight = request;
-      runPendingTasks(g, env, context, node, signal).then(
+      running?.cancel();
+      const step = new StepCancellation(env.signal);
+      running = step;
+      runPendingTasks(g, env, context, node, step).then(
         (output) => {
-          if (request.void) return;
-          inFlight = undefined;
+          if (step.cancelled) return;
+          running = undefined;
           sendBack({ type: "TASKS.DONE", output });
         },
         (error) => {
-          if (request.void) return;
-          inFlight = undefined;
+          if (step.cancelled) return;
+          running = undefined;
           // The run fails: the step's other tasks are void, so stop them now.
-          controller.abort();
+          step.cancel();
           sendBack({ type: "TASKS.ERROR", error });
         },
       );
     });
-    return () => {
-      if (inFlight) controller.abort();
-    };
+    return () => running?.cancel();
   });
 }
 
@@ -466,7 +460,7 @@ async function runPendingTasks(
   env: RunEnv,
   context: GraphContext,
   node: string | undefined,
-  signal: AbortSignal,
+  step: StepCancellation,
 ): Promise<TaskOutcome[]> {
   const runnable = context.tasks.filter(
     (t) => t.status === "pending" && (node === undefined || t.node === node),
@@ -475,7 +469,7 @@ async function runPendingTasks(
   // dies before the barrier, a restart runs only the tasks that had not finished.
   const save = context.tasks.length > 1 ? env.savePendingWrite : undefined;
   const run = async (t: TaskRecord) => {
-    const outcome = await runTask(g, env, t, context.values, context.step, signal);
+    const outcome = await runTask(g, env, t, context.values, context.step, step);
     if (save && outcome.status === "done") await save(t, outcome);
     return outcome;
   };

@@ -19,6 +19,7 @@ import {
   type Scratchpad,
 } from "./interrupt.js";
 import type { RunEnv } from "./run-env.js";
+import type { StepCancellation } from "./step-cancellation.js";
 import type { TaskOutcome, TaskRecord, TaskSeed } from "./task.js";
 
 /** Custom events go nowhere when nobody streams. */
@@ -47,7 +48,7 @@ export async function runTask(
   task: TaskRecord,
   values: Record<string, unknown>,
   step: number,
-  signal: AbortSignal,
+  cancellation: StepCancellation,
 ): Promise<TaskOutcome> {
   const emit = env.emit;
   const pad: Scratchpad = {
@@ -76,7 +77,9 @@ export async function runTask(
     },
     config: env.config,
     context: env.context,
-    signal,
+    get signal() {
+      return cancellation.signal;
+    },
     writer: emit
       ? (data) => emit({ type: "custom", ns: env.ns, step, node: task.node, data })
       : ignore,

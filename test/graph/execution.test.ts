@@ -278,6 +278,30 @@ describe("super-step execution", () => {
     expect(lateSignal?.aborted).toBe(true);
   });
 
+  it("gives each step its own signal, so listeners a node leaves go with its step", async () => {
+    const signals: AbortSignal[] = [];
+    const graph = new Graph({ name: "Listeners" });
+    for (let i = 0; i < 12; i++) {
+      graph.addNode(`n${i}`, (_s, runtime) => {
+        runtime.signal.addEventListener("abort", () => {});
+        signals.push(runtime.signal);
+        return {};
+      });
+      graph.addEdge(i === 0 ? START : `n${i - 1}`, `n${i}`);
+    }
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on("warning", onWarning);
+    try {
+      await graph.compile().invoke({});
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(new Set(signals).size).toBe(12);
+    expect(warnings).not.toContain("MaxListenersExceededWarning");
+  });
+
   it("refuses to start with an already-aborted signal", async () => {
     const graph = new Graph()
       .addNode("a", () => ({}))
