@@ -17,9 +17,6 @@ interface TaskChartContext {
   resuming: number;
 }
 
-/** The part of a standalone chart's context that says what its stand-in tasks do. */
-type StandInTasks = Pick<TaskChartContext, "width" | "pauses" | "fails" | "resuming">;
-
 /** Stand-in tasks that run alone, finish and never fail: the charts' default. */
 export const standInTasks: TaskChartContext = {
   width: 1,
@@ -87,7 +84,7 @@ export const lifecycleStandIn = {
     interrupted: 0,
   }),
   /** What the stand-in runner is asked to run: the answered tasks again, or all of them. */
-  request: ({ context }: { context: StandInTasks }): StandInRequest => ({
+  request: ({ context }: { context: TaskChartContext }): StandInRequest => ({
     type: "RUN",
     count: context.resuming || context.width,
     pauses: context.pauses,

@@ -197,7 +197,8 @@ function buildMachine(g: GraphInternals) {
   /** The tasks a guard or action is about: one node's, or (in `__fanout__`) all of them. */
   const about = (context: GraphContext, params: NodeParams | undefined) =>
     params ? context.tasks.filter((t) => t.node === params.node) : context.tasks;
-  const outcomesOf = (event: unknown) => (event as { output: TaskOutcome[] }).output;
+  /** What the runner's answer says of the tasks it ran (nothing, for any other event). */
+  const outcomesOf = (event: GraphEvent) => (event.type === "TASKS.DONE" ? event.output : []);
 
   const machine = setup({
     types: {
