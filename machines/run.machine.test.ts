@@ -6,9 +6,12 @@
  * while a lifecycle state — the lone task's or `__fanout__` — is `running`:
  * `TASKS.DONE` (its output one `{ status }` per task it ran) or `TASKS.ERROR`.
  * Each answer follows the request `running` sent (`count`, `pauses`, `fail`,
- * from the stand-in context). `RUN.task`, FANOUT and SETTLED are not sent: the
- * chart raises them itself. So every path found is one a real actor can take,
- * which is checked at the end.
+ * from the stand-in context). The barrier's decisions (`RUN.task`, FANOUT,
+ * SETTLED, FINISH, BREAKPOINT, RECURSION_LIMIT) are not sent: the chart raises
+ * them itself. So every path found is one a real actor can take, which is
+ * checked at the end. Most scenarios are held at each barrier, as a driver with
+ * durability "sync" holds them, so that every barrier shows as a step of its
+ * own; the others step on by themselves.
  */
 import { describe, expect, it, vi } from "vitest";
 import {
@@ -52,8 +55,15 @@ const INPUT = { type: "INPUT" } as const;
 const STEP = { type: "STEP" } as const;
 const UPDATE = { type: "UPDATE" } as const;
 const UPDATE_AS_NODE = { type: "UPDATE", asNode: "task" } as const;
-/** The events the chart raises for itself, in `stepping.__dispatch__` only. */
-const DISPATCH = [{ type: "RUN.task" }, { type: "FANOUT" }, { type: "SETTLED" }] as const;
+/** The decisions the chart raises for itself, at the barrier only. */
+const DECISIONS = [
+  { type: "RUN.task" },
+  { type: "FANOUT" },
+  { type: "SETTLED" },
+  { type: "FINISH" },
+  { type: "BREAKPOINT" },
+  { type: "RECURSION_LIMIT" },
+] as const;
 
 /**
  * Everything that can happen next. A finished actor takes no more events (a
@@ -72,17 +82,31 @@ const events = (s: Snap): AnyEventObject[] =>
  * run from anywhere, and each step spends one).
  */
 const scenarios: Record<string, Input> = {
-  "a one-task step": { stepsLeft: 1 },
-  "a task that pauses once": { stepsLeft: 1, pauses: 1 },
-  "a task that throws": { stepsLeft: 1, fails: true },
-  "a static breakpoint": { stepsLeft: 1, breakpoint: true },
-  "a fan-out": { stepsLeft: 1, width: 2 },
-  "a fan-out where one task pauses": { stepsLeft: 1, width: 2, pauses: 1 },
-  "a fan-out where every task pauses": { stepsLeft: 1, width: 2, pauses: 2 },
-  "a fan-out whose tasks throw": { stepsLeft: 1, width: 2, fails: true },
-  "a restart whose tasks all finished before the crash": { stepsLeft: 1, width: 2, recovered: 2 },
-  "a restart with one task of a fan-out left": { stepsLeft: 1, width: 2, recovered: 1 },
-  "an exhausted recursion budget": { stepsLeft: 0 },
+  "a one-task step": { holds: true, stepsLeft: 1 },
+  "a task that pauses once": { holds: true, stepsLeft: 1, pauses: 1 },
+  "a task that throws": { holds: true, stepsLeft: 1, fails: true },
+  "a static breakpoint": { holds: true, stepsLeft: 1, breakpoint: true },
+  "a fan-out": { holds: true, stepsLeft: 1, width: 2 },
+  "a fan-out where one task pauses": { holds: true, stepsLeft: 1, width: 2, pauses: 1 },
+  "a fan-out where every task pauses": { holds: true, stepsLeft: 1, width: 2, pauses: 2 },
+  "a fan-out whose tasks throw": { holds: true, stepsLeft: 1, width: 2, fails: true },
+  "a restart whose tasks all finished before the crash": {
+    holds: true,
+    stepsLeft: 1,
+    width: 2,
+    recovered: 2,
+  },
+  "a restart with one task of a fan-out left": {
+    holds: true,
+    stepsLeft: 1,
+    width: 2,
+    recovered: 1,
+  },
+  "an exhausted recursion budget": { holds: true, stepsLeft: 0 },
+  "a one-task step, not held": { stepsLeft: 1 },
+  "a fan-out where one task pauses, not held": { stepsLeft: 1, width: 2, pauses: 1 },
+  "a static breakpoint, not held": { stepsLeft: 1, breakpoint: true },
+  "a restart whose tasks all finished, not held": { stepsLeft: 1, width: 2, recovered: 2 },
 };
 
 /**
@@ -95,9 +119,9 @@ const shortestPaths = shortestPathsOf(runMachine, { events });
 /** Every snapshot the traversal from `input` passes through, transient microsteps included. */
 const passed = (input: Input) => microsteps(runMachine, input, shortestPaths(input), events);
 
-/** The snapshots after each event of `sequence`, from the chart's initial state. */
+/** The snapshots after each event of `sequence`, from the chart's initial state (held, unless told). */
 function snapshots(input: Input, sequence: AnyEventObject[]): Snap[] {
-  let [state] = initialTransition(runMachine, input);
+  let [state] = initialTransition(runMachine, { holds: true, ...input });
   return sequence.map((event) => {
     [state] = transition(runMachine, state, event as never);
     return state;
@@ -111,7 +135,7 @@ const walk = (input: Input, sequence: AnyEventObject[]) =>
 /** What the last event of `sequence` sends to other actors. */
 function sends(input: Input, sequence: AnyEventObject[]) {
   const before = snapshots(input, sequence.slice(0, -1)).at(-1);
-  const from = before ?? initialTransition(runMachine, input)[0];
+  const from = before ?? initialTransition(runMachine, { holds: true, ...input })[0];
   return sent(transition(runMachine, from, sequence.at(-1)! as never)[1]);
 }
 
@@ -128,21 +152,30 @@ const atBarrier = (input: Input = {}) => snapshots(input, [INPUT])[0]!;
 const held = gated(runMachine);
 
 describe("run loop chart", () => {
-  it("stepping holds one state at a time: __dispatch__, the node's lifecycle, or __fanout__", () => {
+  it("the barrier checkpoints, then decides the step: the node's lifecycle, __fanout__, or a stop", () => {
+    const barrier = runMachine.getStateNodeById("run.barrier");
+    const name = (a: unknown) => (typeof a === "string" ? a : (a as { type: string }).type);
+    expect(barrier.entry.map(name)).toEqual(["checkpoint", "dispatchUnlessHeld"]);
+    expect(
+      Object.fromEntries(
+        Object.entries(barrier.on).map(([type, [t]]) => [
+          type,
+          [t!.target?.map((s) => s.id) ?? null, t!.actions.map(name)],
+        ]),
+      ),
+    ).toEqual({
+      STEP: [null, ["dispatch"]],
+      BREAKPOINT: [["run.breakpoint"], ["recordBreakpoint"]],
+      FINISH: [["run.done"], []],
+      RECURSION_LIMIT: [["run.failed"], ["recordRecursionError"]],
+      SETTLED: [["run.barrier"], ["mergeWrites"]],
+      "RUN.task": [["run.stepping.task"], []],
+      FANOUT: [["run.stepping.__fanout__"], []],
+    });
     const stepping = runMachine.getStateNodeById("run.stepping");
     expect(stepping.type).toBe("compound");
-    expect(Object.keys(stepping.states)).toEqual(["__dispatch__", "task", "__fanout__"]);
-    expect(stepping.initial.target.map((t) => t.key)).toEqual(["__dispatch__"]);
-    // The dispatch events are taken in __dispatch__ only.
+    expect(Object.keys(stepping.states)).toEqual(["task", "__fanout__"]);
     expect(Object.keys(stepping.on)).toEqual([]);
-    const dispatch = runMachine.getStateNodeById("run.stepping.__dispatch__");
-    expect(Object.keys(dispatch.on)).toEqual(["RUN.task", "FANOUT", "SETTLED"]);
-    expect(
-      (["RUN.task", "FANOUT"] as const).map((type) =>
-        dispatch.on[type]![0]!.target!.map((t) => t.id),
-      ),
-    ).toEqual([["run.stepping.task"], ["run.stepping.__fanout__"]]);
-    expect(dispatch.on.SETTLED![0]!.target!.map((t) => t.id)).toEqual(["run.barrier"]);
     // The lone node and the fan-out are both instances of the task lifecycle,
     // without its final `done`: finished work goes straight to the barrier.
     const lifecycleStates = Object.keys(taskMachine.root.states).filter((k) => k !== "done");
@@ -184,7 +217,7 @@ describe("run loop chart", () => {
       for (const id of statesEntered(runMachine, passed(input))) reached.add(id);
     }
     const all = stateNodes(runMachine).map((n) => n.id);
-    expect(all).toHaveLength(13);
+    expect(all).toHaveLength(12);
     expect([...reached].sort()).toEqual([...all].sort());
   });
 
@@ -213,7 +246,7 @@ describe("run loop chart", () => {
           fanout++;
           ok &&= !s.matches({ stepping: "task" });
         } else {
-          ok &&= s.matches({ stepping: "__dispatch__" });
+          ok = false; // stepping is only ever entered into a lifecycle
         }
         if (!ok) wrong.push([s.value, s.status, children(s), s.hasTag("running")]);
       }
@@ -234,12 +267,19 @@ describe("run loop chart", () => {
       "TASKS.DONE",
       "STEP",
     ]);
-    // INPUT restarts the run from anywhere; the second step is over budget.
+    // INPUT restarts the run from anywhere; a merged step spent the budget.
     expect(sequence("a one-task step", "failed")).toContainEqual([
       "INPUT",
       "STEP",
+      "TASKS.DONE",
       "INPUT",
       "STEP",
+    ]);
+    // Not held, the run steps on from each barrier by itself.
+    expect(sequence("a one-task step, not held", "done")).toContainEqual(["INPUT", "TASKS.DONE"]);
+    expect(sequence("a static breakpoint, not held", "breakpoint")).toContainEqual(["INPUT"]);
+    expect(sequence("a restart whose tasks all finished, not held", "done")).toContainEqual([
+      "INPUT",
     ]);
     expect(sequence("an exhausted recursion budget", "failed")).toContainEqual(["INPUT", "STEP"]);
     expect(
@@ -282,7 +322,7 @@ describe("run loop chart", () => {
       "done",
     ]);
     expect(passesThrough(runMachine, atBarrier(), STEP)).toEqual([
-      { stepping: "__dispatch__" },
+      "barrier",
       { stepping: { task: "running" } },
     ]);
     const [running, stepping] = transition(runMachine, atBarrier(), STEP);
@@ -293,6 +333,24 @@ describe("run loop chart", () => {
     ]);
     // Finished work goes straight to the barrier: the lifecycle has no `done` to rest in.
     expect(passesThrough(runMachine, running, finishes)).toEqual(["barrier"]);
+  });
+
+  it("a run the driver does not hold steps on from every barrier by itself, checkpointing each", () => {
+    const free = { holds: false };
+    expect(walk(free, [INPUT, finishes])).toEqual([{ stepping: { task: "running" } }, "done"]);
+    const idle = initialTransition(runMachine, free)[0];
+    expect(passesThrough(runMachine, idle, INPUT)).toEqual([
+      "barrier",
+      { stepping: { task: "running" } },
+    ]);
+    const [running, started] = transition(runMachine, idle, INPUT);
+    expect(started.map((a) => a.type).filter((t) => t === "checkpoint")).toHaveLength(1);
+    expect(sent(started)).toEqual([run(1)]);
+    const [, finished] = transition(runMachine, running, finishes as never);
+    // Merged, the barrier is checkpointed and the run finishes (its runner stopped).
+    expect(finished.map((a) => a.type)).toEqual(["checkpoint", "xstate.raise", "xstate.stopChild"]);
+    // Held, the same run rests at each barrier until STEP.
+    expect(walk({}, [INPUT, finishes])).toEqual(["barrier", "barrier"]);
   });
 
   it("a paused task holds the run in stepping until RESUME runs it again", () => {
@@ -319,7 +377,7 @@ describe("run loop chart", () => {
     const [barrier, fanout, merged, end] = snapshots({ width: 2 }, sequence);
     expect(barrier!.context.pending).toBe(2);
     expect(passesThrough(runMachine, barrier!, STEP)).toEqual([
-      { stepping: "__dispatch__" },
+      "barrier",
       { stepping: { __fanout__: "running" } },
     ]);
     expect([
@@ -429,17 +487,14 @@ describe("run loop chart", () => {
 
   it("a step whose tasks all finished before a crash settles at once (SETTLED)", () => {
     const barrier = atBarrier({ width: 2, recovered: 2 });
-    expect(passesThrough(runMachine, barrier, STEP)).toEqual([
-      { stepping: "__dispatch__" },
-      "barrier",
-    ]);
+    expect(passesThrough(runMachine, barrier, STEP)).toEqual(["barrier"]);
     const [merged, settling] = transition(runMachine, barrier, STEP);
     expect([merged.context.pending, merged.context.recovered, sent(settling)]).toEqual([0, 0, []]);
     expect(transition(runMachine, merged, STEP)[0].value).toBe("done");
     // One of two recovered: the other task runs alone, in the node's state.
     const partial = atBarrier({ width: 2, recovered: 1 });
     expect(passesThrough(runMachine, partial, STEP)).toEqual([
-      { stepping: "__dispatch__" },
+      "barrier",
       { stepping: { task: "running" } },
     ]);
     expect(sent(transition(runMachine, partial, STEP)[1])).toEqual([run(1)]);
@@ -518,21 +573,19 @@ describe("run loop chart", () => {
     expect(walk({}, [STEP])).toEqual(["idle"]);
   });
 
-  it("ignores RUN.task, FANOUT and SETTLED outside __dispatch__", () => {
+  it("takes the barrier's decisions (RUN.task, FANOUT, SETTLED, FINISH, BREAKPOINT, RECURSION_LIMIT) at the barrier only", () => {
     let checked = 0;
     for (const input of Object.values(scenarios)) {
       for (const { state } of shortestPaths(input)) {
-        if (state.status !== "active") continue;
-        // __dispatch__ is transient: a step never rests there.
-        expect(state.matches({ stepping: "__dispatch__" })).toBe(false);
-        for (const event of DISPATCH) {
+        if (state.status !== "active" || state.matches("barrier")) continue;
+        for (const event of DECISIONS) {
           expect(state.can(event as never)).toBe(false);
           same(view(transition(runMachine, state, event as never)[0]), view(state));
           checked++;
         }
       }
     }
-    expect(checked).toBeGreaterThan(50);
+    expect(checked).toBeGreaterThan(100);
   });
 
   it("ignores a late answer once the step's tasks are interrupted, and between steps", () => {
@@ -583,7 +636,7 @@ describe("run loop chart", () => {
   });
 
   it("every simple path through a fan-out whose tasks pause agrees with a real run", async () => {
-    // The driver's events for one run, and the runner's answers.
+    // The driver's events for one run it does not hold, and the runner's answers.
     const oneRun = (s: Snap): AnyEventObject[] =>
       s.status !== "active"
         ? []
@@ -608,8 +661,8 @@ describe("run loop chart", () => {
     }
     // The runner's outcomes as letters: d(one) and i(nterrupted), one per task it ran.
     expect(toDone).toEqual({
-      1: [["INPUT", "STEP", "id", "RESUME", "d", "STEP"]],
-      3: [["INPUT", "STEP", "ii", "RESUME", "id", "RESUME", "d", "STEP"]],
+      1: [["INPUT", "id", "RESUME", "d"]],
+      3: [["INPUT", "ii", "RESUME", "id", "RESUME", "d"]],
     });
   });
 });

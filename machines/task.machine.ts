@@ -83,10 +83,19 @@ export const lifecycleStandIn = {
     resuming: context.interrupted,
     interrupted: 0,
   }),
-  /** What the stand-in runner is asked to run: the answered tasks again, or all of them. */
-  request: ({ context }: { context: TaskChartContext }): StandInRequest => ({
+  /**
+   * What the stand-in runner is asked to run: the answered tasks again, or all of
+   * them — in a run loop, those at the barrier less the ones recovered.
+   */
+  request: ({
+    context,
+  }: {
+    context: TaskChartContext & { pending?: number; recovered?: number };
+  }): StandInRequest => ({
     type: "RUN",
-    count: context.resuming || context.width,
+    count:
+      context.resuming ||
+      (context.pending === undefined ? context.width : context.pending - (context.recovered ?? 0)),
     pauses: context.pauses,
     fail: context.fails,
   }),

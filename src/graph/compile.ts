@@ -1,10 +1,26 @@
-import { type AnyStateMachine, assign, fromCallback, raise, sendTo, setup } from "xstate";
+import {
+  type AnyStateMachine,
+  assign,
+  enqueueActions,
+  fromCallback,
+  raise,
+  sendTo,
+  setup,
+} from "xstate";
 import { runMachine } from "../../machines/run.machine.js";
 import { InvalidConfigError, RecursionLimitError } from "../errors/index.js";
+import { opensUpdate } from "../runtime/drive.js";
 import { type RunEnv, runEnvOf } from "../runtime/run-env.js";
-import { runTask } from "../runtime/run-task.js";
+import { isThenable, type MaybePromise, runTask } from "../runtime/run-task.js";
 import { StepCancellation } from "../runtime/step-cancellation.js";
-import type { GraphContext, TaskOutcome, TaskRecord, TaskSeed } from "../runtime/task.js";
+import {
+  DEFAULT_RUN,
+  type GraphContext,
+  type RunOptions,
+  type TaskOutcome,
+  type TaskRecord,
+  type TaskSeed,
+} from "../runtime/task.js";
 import { Channels } from "./channels.js";
 import { CompiledGraph } from "./compiled-graph.js";
 import { START } from "./constants.js";
@@ -17,22 +33,23 @@ import { validateGraph } from "./validate.js";
 export type GraphEvent =
   | { type: "INPUT"; update: unknown; goto?: unknown; journal?: boolean }
   | { type: "UPDATE"; update: Record<string, unknown>; asNode?: string }
-  | {
-      type: "STEP";
-      recursionLimit: number;
-      interruptBefore: readonly string[];
-      interruptAfter: readonly string[];
-      /** Tasks of this step that finished before a crash: their saved writes, not a re-run. */
-      recovered?: Record<string, { writes: Array<[string, unknown]>; next: TaskSeed[] }>;
-    }
+  /** The driver lets a run it held at the barrier (or restored there) go on. */
+  | { type: "STEP" }
   | { type: "RESUME"; answers: Record<string, unknown> }
   // The task runner's answers.
   | { type: "TASKS.DONE"; output: TaskOutcome[] }
   | { type: "TASKS.ERROR"; error: unknown }
-  // Raised by the machine itself when a step starts: one task, several, or none left to run.
+  | BarrierDecision;
+
+/** What the run raises at the barrier: what it does next. */
+type BarrierDecision =
+  | { type: "BREAKPOINT"; node: string; timing: "before" | "after" }
+  | { type: "FINISH" }
+  | { type: "RECURSION_LIMIT"; limit: number }
+  /** Every task of the step finished before a crash: merge their saved writes. */
+  | { type: "SETTLED" }
   | { type: `RUN.${string}` }
-  | { type: "FANOUT" }
-  | { type: "SETTLED" };
+  | { type: "FANOUT" };
 
 interface NodeParams {
   node: string;
@@ -154,43 +171,55 @@ function newTask(step: number, seed: TaskSeed, ordinal: number): TaskRecord {
   return task;
 }
 
-function breakpointAt(
-  context: GraphContext,
-  event: GraphEvent,
-): { node: string; timing: "before" | "after" } | null {
-  if (event.type !== "STEP") return null;
-  if (event.interruptAfter.length > 0 && !context.passed.includes("after")) {
-    const node = context.lastRan.find((n) => event.interruptAfter.includes(n));
+/** A static breakpoint the run is at, if any (each timing stops once per step). */
+function breakpointAt(context: GraphContext): { node: string; timing: "before" | "after" } | null {
+  const { interruptAfter, interruptBefore } = context.run;
+  if (interruptAfter.length > 0 && !context.passed.includes("after")) {
+    const node = context.lastRan.find((n) => interruptAfter.includes(n));
     if (node) return { node, timing: "after" };
   }
-  if (event.interruptBefore.length > 0 && !context.passed.includes("before")) {
-    const task = context.tasks.find(
-      (t) => !isInternal(t) && event.interruptBefore.includes(t.node),
-    );
+  if (interruptBefore.length > 0 && !context.passed.includes("before")) {
+    const task = context.tasks.find((t) => !isInternal(t) && interruptBefore.includes(t.node));
     if (task) return { node: task.node, timing: "before" };
   }
   return null;
+}
+
+/** What the run does at the barrier: stop, finish, or start the step (see `machines/run.machine.ts`). */
+function decide(context: GraphContext): BarrierDecision {
+  // A breakpoint first: interruptAfter on the last node must stop before `done`.
+  const breakpoint = breakpointAt(context);
+  if (breakpoint) return { type: "BREAKPOINT", ...breakpoint };
+  if (context.tasks.length === 0) return { type: "FINISH" };
+  if (context.runSteps >= context.run.recursionLimit && !context.tasks.every(isInternal)) {
+    return { type: "RECURSION_LIMIT", limit: context.run.recursionLimit };
+  }
+  let runs: TaskRecord | undefined;
+  for (const t of context.tasks) {
+    if (t.status !== "pending") continue;
+    if (runs) return { type: "FANOUT" };
+    runs = t;
+  }
+  return runs ? { type: `RUN.${runs.node}` } : { type: "SETTLED" };
 }
 
 function buildMachine(g: GraphInternals) {
   const id = g.spec.name;
   const nodes = [START, ...g.spec.nodes.keys()];
 
-  // The run loop's `stepping`, with one state per graph node (instead of the chart's `task`).
+  // The run loop, with one lifecycle state per graph node under `stepping` (instead of the
+  // chart's `task`), each entered from the barrier by its own `RUN.<node>`.
   const base = runMachine.config;
   const chart = base.states!.stepping as { states: Record<string, any> };
-  const { __dispatch__: dispatch, task, __fanout__: fanout } = chart.states;
-  const dispatchOn: Record<string, unknown> = instantiate(
-    { FANOUT: dispatch.on.FANOUT, SETTLED: dispatch.on.SETTLED },
-    id,
-  ) as Record<string, unknown>;
-  const states: Record<string, unknown> = {
-    __dispatch__: { on: dispatchOn },
-    __fanout__: instantiate(fanout, id),
+  const { "RUN.task": _, ...barrierOn } = (base.states!.barrier as { on: Record<string, unknown> })
+    .on;
+  const barrier = instantiate({ ...base.states!.barrier, on: barrierOn }, id) as {
+    on: Record<string, unknown>;
   };
+  const states: Record<string, unknown> = { __fanout__: instantiate(chart.states.__fanout__, id) };
   for (const node of nodes) {
-    dispatchOn[`RUN.${node}`] = node;
-    states[node] = instantiate(task, id, node);
+    barrier.on[`RUN.${node}`] = `stepping.${node}`;
+    states[node] = instantiate(chart.states.task, id, node);
   }
   const stepping = { ...(instantiate(chart, id) as object), states };
 
@@ -204,7 +233,7 @@ function buildMachine(g: GraphInternals) {
     types: {
       context: {} as GraphContext,
       events: {} as GraphEvent,
-      input: {} as { values: Record<string, unknown> },
+      input: {} as GraphInput,
     },
     actors: { taskRunner: taskRunner(g) },
     guards: {
@@ -224,12 +253,6 @@ function buildMachine(g: GraphInternals) {
         about(context, params).some(
           (t) => t.status === "interrupted" && answeredBy(t, event.answers),
         ),
-      finished: ({ context }) => context.tasks.length === 0,
-      overRecursionLimit: ({ context, event }) =>
-        event.type === "STEP" &&
-        context.runSteps >= event.recursionLimit &&
-        context.tasks.some((t) => !isInternal(t)),
-      atBreakpoint: ({ context, event }) => breakpointAt(context, event) !== null,
       hasAsNode: ({ event }) => event.type === "UPDATE" && event.asNode !== undefined,
     },
     actions: {
@@ -262,11 +285,11 @@ function buildMachine(g: GraphInternals) {
         node: params?.node,
         context,
       })),
-      dispatchTasks: raise(({ context }) => {
-        const pending = context.tasks.filter((t) => t.status === "pending");
-        if (pending.length === 0) return { type: "SETTLED" as const };
-        if (pending.length === 1) return { type: `RUN.${pending[0]!.node}` as const };
-        return { type: "FANOUT" as const };
+      checkpoint: ({ context, system }) => runEnvOf(system).atBarrier?.(context),
+      dispatch: raise(({ context }) => decide(context)),
+      dispatchUnlessHeld: enqueueActions(({ context, enqueue }) => {
+        // The barrier an update as a node opens never holds: its writes are not merged yet.
+        if (!context.run.holds || opensUpdate(context)) enqueue.raise(decide(context));
       }),
       applyInput: assign(({ context, event }) => {
         if (event.type !== "INPUT") return {};
@@ -300,20 +323,6 @@ function buildMachine(g: GraphInternals) {
           breakpoint: null,
         };
       }),
-      startStep: assign(({ context, event }) => {
-        const recovered = event.type === "STEP" ? event.recovered : undefined;
-        return {
-          passed: [],
-          breakpoint: null,
-          runSteps: context.tasks.every(isInternal) ? context.runSteps : context.runSteps + 1,
-          tasks: recovered
-            ? context.tasks.map((t) => {
-                const r = recovered[t.id];
-                return r ? { ...t, status: "done" as const, writes: r.writes, next: r.next } : t;
-              })
-            : context.tasks,
-        };
-      }),
       // On a runner's answer, its results are taken in here rather than by a second assign.
       mergeWrites: assign(({ context, event }) =>
         mergeStep(
@@ -323,8 +332,8 @@ function buildMachine(g: GraphInternals) {
             : context,
         ),
       ),
-      recordBreakpoint: assign(({ context, event }) => ({
-        breakpoint: breakpointAt(context, event),
+      recordBreakpoint: assign(({ event }) => ({
+        breakpoint: event.type === "BREAKPOINT" ? { node: event.node, timing: event.timing } : null,
       })),
       clearBreakpoint: assign(({ context }) => ({
         passed: context.breakpoint
@@ -336,13 +345,14 @@ function buildMachine(g: GraphInternals) {
         error: event.type === "TASKS.ERROR" ? event.error : undefined,
       })),
       recordRecursionError: assign(({ event }) => ({
-        error: new RecursionLimitError(event.type === "STEP" ? event.recursionLimit : 0),
+        error: new RecursionLimitError(event.type === "RECURSION_LIMIT" ? event.limit : 0),
       })),
     },
   }).createMachine({
     ...(base as object),
     id: g.spec.name,
-    context: ({ input }: { input: { values: Record<string, unknown> } | undefined }) => ({
+    context: ({ input }: { input: GraphInput | undefined }) => ({
+      run: input?.run ?? DEFAULT_RUN,
       values: inputValues(input),
       step: 0,
       tasks: [],
@@ -352,13 +362,19 @@ function buildMachine(g: GraphInternals) {
       breakpoint: null,
       passed: [],
     }),
-    states: { ...(base.states as object), stepping },
+    states: { ...(base.states as object), stepping, barrier },
   } as never);
   return machine as unknown as AnyStateMachine;
 }
 
+/** What the graph machine starts from: the channels' initial values, and how this call runs. */
+export interface GraphInput {
+  values: Record<string, unknown>;
+  run?: RunOptions;
+}
+
 /** The machine's starting values; only `CompiledGraph` starts it, always with some. */
-function inputValues(input: { values: Record<string, unknown> } | undefined) {
+function inputValues(input: GraphInput | undefined) {
   if (!input?.values) {
     throw new InvalidConfigError(
       "A graph's machine was started without input. Run graphs with compiled.invoke()/resume()/stream(); compiled.machine is for drawing, inspecting and testing the chart.",
@@ -400,6 +416,7 @@ function mergeStep(g: GraphInternals, context: GraphContext): Partial<GraphConte
     }
   }
   const step = context.step + 1;
+  const runSteps = tasks.every(isInternal) ? context.runSteps : context.runSteps + 1;
   const ordinals = new Map<string, number>();
   const next = seeds.map((s) => {
     const n = ordinals.get(s.node) ?? 0;
@@ -411,7 +428,17 @@ function mergeStep(g: GraphInternals, context: GraphContext): Partial<GraphConte
     journal = [...journal];
     for (const t of tasks) if (t.writes && t.kind !== "input") journal.push(...t.writes);
   }
-  return { values, step, tasks: next, joins, lastRan: ran, journal };
+  return {
+    values,
+    step,
+    tasks: next,
+    joins,
+    lastRan: ran,
+    journal,
+    runSteps,
+    passed: [],
+    breakpoint: null,
+  };
 }
 
 /** What a lifecycle state asks the task runner for: one node's pending tasks, or (no node) all of them. */
@@ -424,8 +451,9 @@ interface RunRequest {
 /**
  * The run's one task runner (invoked as `tasks` for the whole run): it runs the
  * pending tasks a lifecycle state asks for, concurrently, and answers with all
- * their outcomes, or with the first failure. Stopping the run cancels what is
- * still running.
+ * their outcomes, or with the first failure. When every task finished without
+ * waiting on anything, it answers at once, in the same macrostep's wake.
+ * Stopping the run cancels what is still running.
  */
 function taskRunner(g: GraphInternals) {
   return fromCallback<RunRequest>(({ receive, sendBack, system }) => {
@@ -436,44 +464,72 @@ function taskRunner(g: GraphInternals) {
       running?.cancel();
       const step = new StepCancellation(env.signal);
       running = step;
-      runPendingTasks(g, env, context, node, step).then(
-        (output) => {
-          if (step.cancelled) return;
-          running = undefined;
-          sendBack({ type: "TASKS.DONE", output });
-        },
-        (error) => {
-          if (step.cancelled) return;
-          running = undefined;
-          // The run fails: the step's other tasks are void, so stop them now.
-          step.cancel();
-          sendBack({ type: "TASKS.ERROR", error });
-        },
-      );
+      const done = (output: TaskOutcome[]) => {
+        if (step.cancelled) return;
+        running = undefined;
+        sendBack({ type: "TASKS.DONE", output });
+      };
+      const failed = (error: unknown) => {
+        if (step.cancelled) return;
+        running = undefined;
+        // The run fails: the step's other tasks are void, so stop them now.
+        step.cancel();
+        sendBack({ type: "TASKS.ERROR", error });
+      };
+      let output: MaybePromise<TaskOutcome[]>;
+      try {
+        output = runPendingTasks(g, env, context, node, step);
+      } catch (error) {
+        failed(error);
+        return;
+      }
+      if (isThenable(output)) output.then(done, failed);
+      else done(output);
     });
     return () => running?.cancel();
   });
 }
 
-/** Run one node's pending tasks (or, without a node, all of the step's) concurrently. */
-async function runPendingTasks(
+/**
+ * Run one node's pending tasks (or, without a node, all of the step's)
+ * concurrently: all of them start; the first failure, in task order among those
+ * that fail at once, is the step's.
+ */
+function runPendingTasks(
   g: GraphInternals,
   env: RunEnv,
   context: GraphContext,
   node: string | undefined,
   step: StepCancellation,
-): Promise<TaskOutcome[]> {
-  const runnable = context.tasks.filter(
-    (t) => t.status === "pending" && (node === undefined || t.node === node),
-  );
+): MaybePromise<TaskOutcome[]> {
   // With siblings in the step, save each finished task's writes at once: if the process
   // dies before the barrier, a restart runs only the tasks that had not finished.
   const save = context.tasks.length > 1 ? env.savePendingWrite : undefined;
-  const run = async (t: TaskRecord) => {
-    const outcome = await runTask(g, env, t, context.values, context.step, step);
-    if (save && outcome.status === "done") await save(t, outcome);
-    return outcome;
+  const saved = (t: TaskRecord, outcome: TaskOutcome): MaybePromise<TaskOutcome> => {
+    if (!save || outcome.status !== "done") return outcome;
+    const written = save(t, outcome);
+    return isThenable(written) ? written.then(() => outcome) : outcome;
   };
-  if (runnable.length === 1) return [await run(runnable[0]!)];
-  return Promise.all(runnable.map(run));
+  const outcomes: Array<MaybePromise<TaskOutcome>> = [];
+  let waits = false;
+  let failure: { error: unknown } | undefined;
+  for (const t of context.tasks) {
+    if (t.status !== "pending" || (node !== undefined && t.node !== node)) continue;
+    let outcome: MaybePromise<TaskOutcome>;
+    try {
+      const ran = runTask(g, env, t, context.values, context.step, step);
+      outcome = isThenable(ran) ? ran.then((o) => saved(t, o)) : saved(t, ran);
+    } catch (error) {
+      failure ??= { error };
+      continue;
+    }
+    if (isThenable(outcome)) waits = true;
+    outcomes.push(outcome);
+  }
+  if (failure) {
+    // Those still running are void; keep their late failures from going unhandled.
+    for (const o of outcomes) if (isThenable(o)) o.then(undefined, () => {});
+    throw failure.error;
+  }
+  return waits ? Promise.all(outcomes) : (outcomes as TaskOutcome[]);
 }

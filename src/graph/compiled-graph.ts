@@ -8,12 +8,13 @@ import {
 import type { Checkpointer, CheckpointTuple, InterruptRecord } from "../checkpoint/checkpointer.js";
 import { assertJson } from "../checkpoint/serde.js";
 import { AbortError, InvalidConfigError, InvalidResumeError } from "../errors/index.js";
-import { type CheckpointTarget, drive, pendingInterrupts } from "../runtime/drive.js";
+import { CheckpointWriter, type Durability } from "../runtime/checkpoint-writer.js";
+import { type DriveOptions, drive, pendingInterrupts, recoverTasks } from "../runtime/drive.js";
 import { currentTask, GraphInterrupt, type Scratchpad } from "../runtime/interrupt.js";
 import { attachRunEnv, type RunEnv } from "../runtime/run-env.js";
 import { WriteList } from "../runtime/run-task.js";
 import { contextOf, expandSnapshot, stepOriginOf } from "../runtime/snapshot-format.js";
-import type { GraphContext } from "../runtime/task.js";
+import type { GraphContext, RunOptions } from "../runtime/task.js";
 import type { StreamEvent } from "../stream/events.js";
 import { Command, nullResume } from "./command.js";
 import type { GraphEvent } from "./compile.js";
@@ -49,6 +50,12 @@ export interface InvokeOptions<C = unknown> {
   /** Breakpoints for this call, on top of the compiled ones. */
   interruptBefore?: readonly string[];
   interruptAfter?: readonly string[];
+  /**
+   * When checkpoints must be stored: `"async"` (the default) writes each one while
+   * the next step runs, and all before the call returns; `"sync"` starts a step
+   * only once the checkpoint before it is stored. See `Durability`.
+   */
+  durability?: Durability;
 }
 
 /** The outcome of a run: finished, or paused waiting for `resume`. */
@@ -219,27 +226,40 @@ export class CompiledGraph<S extends State = State, C = unknown> {
         `updateState(…, asNode: "${asNode}"): no such node. Known nodes: ${this.nodes.join(", ")}.`,
       );
     }
-    const { actor, target, env } = await this.#start(config, {}, undefined, checkpointer, threadId);
+    // No limit, no breakpoints: the update is applied, not run; it stops at the next barrier.
+    const run = {
+      recursionLimit: Number.POSITIVE_INFINITY,
+      interruptBefore: [],
+      interruptAfter: [],
+      holds: true,
+    };
+    const { actor, writer, env } = await this.#start(
+      config,
+      {},
+      undefined,
+      checkpointer,
+      threadId,
+      run,
+    );
     const context = actor.getSnapshot().context as GraphContext;
     const writes = this.#g.channels.toWrites(values, context.values, {
       node: asNode ?? "updateState",
       step: context.step,
     });
-    for (const [key, value] of writes) assertJson(value, `state.${key}`);
-    target!.source = "update";
-    const update = Object.fromEntries(writes);
-    const step = {
-      recursionLimit: Number.POSITIVE_INFINITY,
-      interruptBefore: [],
-      interruptAfter: [],
-    };
-    actor.send({ type: "UPDATE", update, asNode });
-    // As a node: run the update as that node's task, so its edges pick what is next.
-    if (asNode !== undefined) actor.send({ type: "STEP", ...step });
-    await drive(actor, env, target, { ...step, stopAtBarrier: true });
+    try {
+      for (const [key, value] of writes) assertJson(value, `state.${key}`);
+    } catch (error) {
+      actor.stop();
+      throw error;
+    }
+    writer!.source = "update";
+    // As a node, the update runs as that node's task, so its edges pick what is next; the
+    // run stops at the barrier after it. Without, the machine stays where it is.
+    const first: GraphEvent = { type: "UPDATE", update: Object.fromEntries(writes), asNode };
+    await drive(actor, env, writer, { first, stopAtBarrier: true });
     actor.stop();
     return {
-      configurable: { thread_id: threadId, checkpoint_ns: "", checkpoint_id: target!.latestId! },
+      configurable: { thread_id: threadId, checkpoint_ns: "", checkpoint_id: writer!.latestId! },
     };
   }
 
@@ -272,10 +292,33 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     return { checkpointer: this.checkpointer, threadId };
   }
 
-  #actor(tuple: CheckpointTuple | undefined, env: RunEnv, inspect?: InspectionObserver) {
-    const actor = tuple
-      ? createActor(this.machine, { snapshot: expandSnapshot(tuple.checkpoint) as never, inspect })
-      : createActor(this.machine, { input: { values: this.#g.channels.initialValues() }, inspect });
+  /**
+   * A started actor of this graph's machine: fresh, or restored from `tuple`. A
+   * barrier restored with pending writes gets its finished tasks back (crash
+   * recovery): only the others run again.
+   */
+  #actor(
+    tuple: CheckpointTuple | undefined,
+    env: RunEnv,
+    run: RunOptions,
+    inspect: InspectionObserver | undefined,
+  ) {
+    let actor: AnyActor;
+    if (tuple) {
+      const snapshot = expandSnapshot(tuple.checkpoint, run) as {
+        value: unknown;
+        context: GraphContext;
+      };
+      if (snapshot.value === "barrier" && tuple.pendingWrites.length > 0) {
+        snapshot.context.tasks = recoverTasks(snapshot.context.tasks, tuple.pendingWrites);
+      }
+      actor = createActor(this.machine, { snapshot: snapshot as never, inspect });
+    } else {
+      actor = createActor(this.machine, {
+        input: { values: this.#g.channels.initialValues(), run },
+        inspect,
+      });
+    }
     attachRunEnv(actor.system, env);
     actor.start();
     return actor;
@@ -287,9 +330,10 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     emit: RunEnv["emit"],
     checkpointer: Checkpointer | undefined,
     threadId: string | undefined,
+    run = this.#runOptions(options, checkpointer !== undefined),
   ) {
     let tuple: CheckpointTuple | undefined;
-    let target: CheckpointTarget | undefined;
+    let writer: CheckpointWriter | undefined;
     if (checkpointer && threadId) {
       const wanted = config.configurable?.checkpoint_id;
       const latest = await checkpointer.getLatest(threadId, "");
@@ -300,14 +344,11 @@ export class CompiledGraph<S extends State = State, C = unknown> {
         );
       }
       const forked = wanted !== undefined && wanted !== latest?.checkpoint.id;
-      target = {
-        checkpointer,
-        threadId,
-        ns: "",
+      writer = new CheckpointWriter(checkpointer, threadId, "", {
         parentId: tuple?.checkpoint.id ?? null,
         latestId: latest?.checkpoint.id ?? null,
         source: forked ? "fork" : "loop",
-      };
+      });
     }
     const env: RunEnv = {
       config,
@@ -319,7 +360,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       thread: checkpointer && threadId ? { checkpointer, threadId } : undefined,
       stepOrigin: tuple ? stepOriginOf(tuple.checkpoint) : undefined,
     };
-    return { actor: this.#actor(tuple, env, options.inspect), target, env, tuple };
+    return { actor: this.#actor(tuple, env, run, options.inspect), writer, env, tuple };
   }
 
   /**
@@ -338,20 +379,17 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     const parent = pad.env;
     const thread = parent.thread;
     let tuple: CheckpointTuple | undefined;
-    let target: CheckpointTarget | undefined;
+    let writer: CheckpointWriter | undefined;
     if (thread) {
       const latest = await thread.checkpointer.getLatest(thread.threadId, ns);
       // Only a run started by this very step counts; anything else is from another branch or run.
       if (latest && latest.checkpoint.metadata.parentStep === parent.stepOrigin) tuple = latest;
-      target = {
-        checkpointer: thread.checkpointer,
-        threadId: thread.threadId,
-        ns,
+      writer = new CheckpointWriter(thread.checkpointer, thread.threadId, ns, {
         parentId: tuple?.checkpoint.id ?? null,
         latestId: latest?.checkpoint.id ?? null,
-        source: "loop",
+        source: tuple ? "loop" : "input",
         metadata: { parentStep: parent.stepOrigin },
-      };
+      });
     }
     if (tuple && tuple.checkpoint.next.length === 0 && tuple.checkpoint.interrupts.length === 0) {
       const context = contextOf(tuple.checkpoint);
@@ -370,8 +408,9 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       thread,
       stepOrigin: tuple ? stepOriginOf(tuple.checkpoint) : undefined,
     };
-    const actor = this.#actor(tuple, env, options.inspect);
-    const snap = actor.getSnapshot();
+    const run = this.#runOptions(options, thread !== undefined);
+    const actor = this.#actor(tuple, env, run, options.inspect);
+    let first: DriveOptions["first"];
     try {
       if (tuple && tuple.checkpoint.interrupts.length > 0) {
         const pending = tuple.checkpoint.interrupts;
@@ -382,17 +421,16 @@ export class CompiledGraph<S extends State = State, C = unknown> {
           pad.raised = true;
           throw new GraphInterrupt(pad, pending);
         }
-        actor.send({ type: "RESUME", answers: snap.matches("breakpoint") ? {} : answers });
+        const atBreakpoint = actor.getSnapshot().matches("breakpoint");
+        first = { type: "RESUME", answers: atBreakpoint ? {} : answers };
       } else if (!tuple) {
-        if (target) target.source = "input";
-        this.#sendInput(actor, env, input, { journal: true });
+        first = this.#input(actor, env, input, { journal: true });
       }
     } catch (error) {
       actor.stop();
       throw error;
     }
-    const recovered = tuple && snap.matches("barrier") ? tuple.pendingWrites : undefined;
-    const result = await drive(actor, env, target, { ...this.#stepOptions(options), recovered });
+    const result = await drive(actor, env, writer, { first, durability: options.durability });
     const journal = (actor.getSnapshot().context as GraphContext).journal ?? [];
     actor.stop();
     if (result.status === "interrupted") {
@@ -402,24 +440,24 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     return { result: result as RunResult<S>, journal };
   }
 
-  /** Check the input against the schema (and JSON, when persistent), then start a run with it. */
-  #sendInput(
+  /** Check the input against the schema (and JSON, when persistent): the event that starts a run with it. */
+  #input(
     actor: AnyActor,
     env: RunEnv,
     input: unknown,
     extra: { goto?: unknown; journal?: boolean },
-  ): void {
+  ): GraphEvent {
     const context = actor.getSnapshot().context as GraphContext;
     const writes = this.#g.channels.toWrites(input, context.values, {
       node: START,
       step: context.step,
     });
     if (env.persistent) for (const [key, value] of writes) assertJson(value, `input.${key}`);
-    const event: GraphEvent = { type: "INPUT", update: Object.fromEntries(writes), ...extra };
-    actor.send(event);
+    return { type: "INPUT", update: Object.fromEntries(writes), ...extra };
   }
 
-  #stepOptions(options: InvokeOptions<C>) {
+  /** This call's run options: its recursion limit, breakpoints and durability. */
+  #runOptions(options: InvokeOptions<C>, persistent: boolean): RunOptions {
     return {
       recursionLimit: options.recursionLimit ?? DEFAULT_RECURSION_LIMIT,
       interruptBefore: [
@@ -427,6 +465,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
         ...(options.interruptBefore ?? []),
       ],
       interruptAfter: [...(this.#options.interruptAfter ?? []), ...(options.interruptAfter ?? [])],
+      holds: persistent && options.durability === "sync",
     };
   }
 
@@ -446,26 +485,19 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     if (checkpointer || plan.kind !== "input")
       threadId = this.#thread(config, plan.kind === "input" ? "invoke" : "resume").threadId;
     if (options.signal?.aborted) throw new AbortError(options.signal.reason);
-    const { actor, target, env, tuple } = await this.#start(
-      config,
-      options,
-      emit,
-      checkpointer,
-      threadId,
-    );
+    const { actor, writer, env } = await this.#start(config, options, emit, checkpointer, threadId);
     const snap = actor.getSnapshot();
     const context = snap.context as GraphContext;
-    // Continuing from a barrier: tasks that finished before a crash keep their saved writes.
-    const recovered =
-      plan.kind === "continue" && snap.matches("barrier") ? tuple?.pendingWrites : undefined;
+    let first: DriveOptions["first"];
     try {
       if (plan.kind === "resume") {
-        actor.send({
+        first = {
           type: "RESUME",
           answers: this.#answers(snap, plan.value, env.persistent, threadId!),
-        });
+        };
       } else if (plan.kind === "continue") {
-        if (snap.matches("breakpoint")) actor.send({ type: "RESUME", answers: {} });
+        // From a barrier the driver steps on by itself; past a breakpoint, RESUME goes on.
+        if (snap.matches("breakpoint")) first = { type: "RESUME", answers: {} };
         else if (!snap.matches("barrier")) {
           const pending = pendingInterrupts(context, "");
           throw pending.length > 0
@@ -477,14 +509,14 @@ export class CompiledGraph<S extends State = State, C = unknown> {
               );
         }
       } else {
-        if (target && target.source !== "fork") target.source = "input";
-        this.#sendInput(actor, env, plan.update, { goto: plan.goto });
+        if (writer && writer.source !== "fork") writer.source = "input";
+        first = this.#input(actor, env, plan.update, { goto: plan.goto });
       }
     } catch (error) {
       actor.stop();
       throw error;
     }
-    const result = await drive(actor, env, target, { ...this.#stepOptions(options), recovered });
+    const result = await drive(actor, env, writer, { first, durability: options.durability });
     actor.stop();
     return result as RunResult<S>;
   }

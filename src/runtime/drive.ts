@@ -1,45 +1,18 @@
-import type { AnyActor, AnyMachineSnapshot } from "xstate";
-import type {
-  Checkpoint,
-  Checkpointer,
-  CheckpointSource,
-  InterruptRecord,
-  PendingWrite,
-} from "../checkpoint/checkpointer.js";
-import { checkpointId } from "../checkpoint/id.js";
+import type { AnyActor, AnyEventObject, AnyMachineSnapshot } from "xstate";
+import type { InterruptRecord, PendingWrite } from "../checkpoint/checkpointer.js";
 import { AbortError } from "../errors/index.js";
+import { type CheckpointWriter, type Durability, ROUTE } from "./checkpoint-writer.js";
 import { interruptId } from "./interrupt.js";
 import type { RunEnv } from "./run-env.js";
-import { compactSnapshot, persistedSnapshotOf } from "./snapshot-format.js";
-import type { GraphContext, TaskSeed } from "./task.js";
+import type { GraphContext, TaskRecord, TaskSeed } from "./task.js";
 
-/** Where a thread's checkpoints go during one run (absent without a checkpointer). */
-export interface CheckpointTarget {
-  checkpointer: Checkpointer;
-  threadId: string;
-  ns: string;
-  /** The checkpoint the next write follows. */
-  parentId: string | null;
-  /** What we believe the store's latest is (optimistic concurrency). */
-  latestId: string | null;
-  /** Source of the next checkpoint written. */
-  source: CheckpointSource;
-  /** Extra metadata on every checkpoint of this run (a subgraph's parent step). */
-  metadata?: Record<string, unknown>;
-}
-
-export interface StepOptions {
-  recursionLimit: number;
-  interruptBefore: readonly string[];
-  interruptAfter: readonly string[];
-  /** Stop at the first barrier instead of stepping on (updateState). */
+export interface DriveOptions {
+  /** Return at the first barrier the run holds at instead of stepping on (updateState). */
   stopAtBarrier?: boolean;
-  /** Pending writes found on the checkpoint the run restored from (crash recovery). */
-  recovered?: PendingWrite[];
+  durability?: Durability;
+  /** The event that sets the run going (INPUT, RESUME, UPDATE), sent once the driver listens. */
+  first?: AnyEventObject;
 }
-
-/** The pseudo-channel under which a pending write keeps its task's routes. */
-const ROUTE = "__route__";
 
 export type DriveResult =
   | { status: "done"; state: Record<string, unknown> }
@@ -54,52 +27,63 @@ export type DriveResult =
 /** A snapshot the driver can act on: no task is running. */
 const isSettled = (snap: AnyMachineSnapshot) => snap.status !== "active" || !snap.hasTag("running");
 
+/** The barrier an update as a node opens: its writes are not merged yet, so it is not checkpointed. */
+export const opensUpdate = (context: GraphContext) =>
+  context.tasks.length === 1 && context.tasks[0]!.kind === "update";
+
 /**
- * Drive a started graph actor to its next resting point: write a checkpoint at
- * every barrier and step on, until the run is done, pauses, or fails. The
- * machine decides everything; the driver only persists and says "go on".
+ * Drive a started graph actor to its next resting point: until the run is
+ * done, pauses, or fails. The machine decides everything. As it enters each
+ * barrier it calls `env.atBarrier`, where the driver queues that barrier's
+ * checkpoint and streams its values, and steps on by itself — unless the run
+ * holds there (`context.run.holds`: durability `"sync"`, or updateState), when
+ * the driver waits for the writes and sends `STEP`. Every queued write is
+ * stored before this returns.
  */
 export async function drive(
   actor: AnyActor,
   env: RunEnv,
-  target: CheckpointTarget | undefined,
-  options: StepOptions,
+  writer: CheckpointWriter | undefined,
+  options: DriveOptions = {},
 ): Promise<DriveResult> {
   let wake: (() => void) | undefined;
   let failure: unknown;
+  const fail = (error: unknown) => {
+    failure ??= error;
+    wake?.();
+  };
   const sub = actor.subscribe({
     next: (snap: AnyMachineSnapshot) => {
       if (wake && isSettled(snap)) wake();
     },
-    error: (error: unknown) => {
-      failure = error;
-      wake?.();
-    },
+    error: fail,
   });
   const signal = env.signal;
-  const onAbort = () => {
-    failure = new AbortError(signal?.reason);
-    wake?.();
-  };
+  const onAbort = () => fail(new AbortError(signal?.reason));
   signal?.addEventListener("abort", onAbort, { once: true });
-  const step = {
-    type: "STEP" as const,
-    recursionLimit: options.recursionLimit,
-    interruptBefore: options.interruptBefore,
-    interruptAfter: options.interruptAfter,
+  // The last barrier the run entered (its context): the driver checkpoints any other it rests at.
+  let entered: GraphContext | undefined;
+  env.atBarrier = (context) => {
+    entered = context;
+    if (opensUpdate(context)) return;
+    if (writer) env.stepOrigin = writer.checkpoint("barrier", context, env.stepOrigin);
+    // The barrier before the input is applied has nothing new to show.
+    const beforeInput = context.tasks.length > 0 && context.tasks.every((t) => t.kind === "input");
+    if (!beforeInput)
+      env.emit?.({ type: "values", ns: env.ns, step: context.step, values: context.values });
   };
-  let recovered = options.recovered?.length ? recoveredTasks(options.recovered) : undefined;
-  if (target) {
-    env.savePendingWrite = async (task, outcome) => {
+  const holds = (actor.getSnapshot() as AnyMachineSnapshot).context.run.holds as boolean;
+  if (writer) {
+    writer.onFailure = fail;
+    env.savePendingWrite = (task, outcome) => {
       if (!env.stepOrigin) return;
-      await target.checkpointer.putWrites(target.threadId, target.ns, env.stepOrigin, {
-        taskId: task.id,
-        node: task.node,
-        writes: [...(outcome.writes ?? []), [ROUTE, outcome.next ?? []]],
-      });
+      const written = writer.taskFinished(env.stepOrigin, task, outcome);
+      // Held runs wait for each write; the others only for the last, before returning.
+      return holds ? written : undefined;
     };
   }
   try {
+    if (options.first) actor.send(options.first);
     for (;;) {
       if (signal?.aborted) throw new AbortError(signal.reason);
       let snap = actor.getSnapshot() as AnyMachineSnapshot;
@@ -116,25 +100,25 @@ export async function drive(
       const value = snap.value;
       if (value === "failed") throw context.error;
       if (value === "done") {
+        await writer?.flush();
         env.emit?.({ type: "done", ns: env.ns, state: context.values });
         return { status: "done", state: context.values };
       }
       if (value === "barrier") {
-        const saved = target ? await save(actor, target, context, env) : undefined;
-        env.stepOrigin = saved;
-        // The barrier before the input is applied has nothing new to show.
-        const beforeInput =
-          context.tasks.length > 0 && context.tasks.every((t) => t.kind === "input");
-        if (!beforeInput)
-          env.emit?.({ type: "values", ns: env.ns, step: context.step, values: context.values });
+        // A barrier the run did not enter (restored, or updated in place) is this run's
+        // too: checkpoint it as well. Either way the run waits here for STEP.
+        if (entered !== context) env.atBarrier(context);
+        if (context.run.holds) await writer?.flush();
         if (options.stopAtBarrier) return { status: "barrier", state: context.values };
-        actor.send(recovered ? ({ ...step, recovered } as typeof step) : step);
-        recovered = undefined;
+        actor.send({ type: "STEP" });
         continue;
       }
       // Paused: at a static breakpoint, or inside `stepping` with interrupted tasks.
       const interrupts = pendingInterrupts(context, env.ns);
-      if (target) await save(actor, target, context, env, interrupts);
+      if (writer) {
+        writer.checkpoint(value, context, env.stepOrigin, interrupts);
+        await writer.flush();
+      }
       env.emit?.({ type: "interrupt", ns: env.ns, interrupts });
       return {
         status: "interrupted",
@@ -146,19 +130,29 @@ export async function drive(
   } finally {
     sub.unsubscribe();
     signal?.removeEventListener("abort", onAbort);
+    env.atBarrier = undefined;
     if (failure !== undefined || signal?.aborted) actor.stop();
+    // A failed run still leaves what it checkpointed before the failure in the store.
+    if (writer) await writer.flush().catch(() => {});
   }
 }
 
-/** Pending writes (saved as tasks finished) back into finished-task results. */
-function recoveredTasks(writes: PendingWrite[]) {
-  const out: Record<string, { writes: Array<[string, unknown]>; next: TaskSeed[] }> = {};
-  for (const w of writes) {
-    const route = w.writes.find(([k]) => k === ROUTE);
-    if (!route) continue; // written at a pause, for inspection only
-    out[w.taskId] = { writes: w.writes.filter(([k]) => k !== ROUTE), next: route[1] as TaskSeed[] };
-  }
-  return out;
+/** Pending writes (saved as tasks finished) back into finished tasks: a restart does not re-run them. */
+export function recoverTasks(tasks: TaskRecord[], writes: readonly PendingWrite[]): TaskRecord[] {
+  const recovered = new Map<string, PendingWrite>();
+  for (const w of writes) if (w.writes.some(([k]) => k === ROUTE)) recovered.set(w.taskId, w);
+  if (recovered.size === 0) return tasks;
+  return tasks.map((t) => {
+    const w = recovered.get(t.id);
+    if (!w || t.status !== "pending") return t;
+    const route = w.writes.find(([k]) => k === ROUTE)!;
+    return {
+      ...t,
+      status: "done" as const,
+      writes: w.writes.filter(([k]) => k !== ROUTE),
+      next: route[1] as TaskSeed[],
+    };
+  });
 }
 
 /** The interrupts a paused machine waits on, first by task order. */
@@ -187,49 +181,4 @@ export function pendingInterrupts(context: GraphContext, ns: string): InterruptR
     });
   }
   return out;
-}
-
-/** Persist the actor as a checkpoint; the snapshot's copy of the values is stored once, beside it. */
-async function save(
-  actor: AnyActor,
-  target: CheckpointTarget,
-  context: GraphContext,
-  env: RunEnv,
-  interrupts: InterruptRecord[] = [],
-): Promise<string> {
-  const { snapshot, values } = compactSnapshot(persistedSnapshotOf(actor));
-  const next: string[] = [];
-  for (const t of context.tasks) if (t.status !== "done") next.push(t.node);
-  const metadata: Checkpoint["metadata"] = { step: context.step, source: target.source };
-  // A barrier starts the next step (its own id, left implicit); a pause belongs to the
-  // step it interrupted.
-  if (interrupts.length > 0 || context.breakpoint) metadata.stepOrigin = env.stepOrigin;
-  if (target.metadata) Object.assign(metadata, target.metadata);
-  const checkpoint: Checkpoint = {
-    id: checkpointId(),
-    threadId: target.threadId,
-    ns: target.ns,
-    parentId: target.parentId,
-    snapshot,
-    values,
-    next,
-    interrupts,
-    metadata,
-    createdAt: new Date().toISOString(),
-  };
-  await target.checkpointer.put(checkpoint, { expectedLatestId: target.latestId });
-  target.parentId = target.latestId = checkpoint.id;
-  target.source = "loop";
-  if (interrupts.length > 0) {
-    for (const t of context.tasks) {
-      if (t.status === "done" && t.writes) {
-        await target.checkpointer.putWrites(target.threadId, target.ns, checkpoint.id, {
-          taskId: t.id,
-          node: t.node,
-          writes: t.writes,
-        });
-      }
-    }
-  }
-  return checkpoint.id;
 }

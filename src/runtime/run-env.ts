@@ -2,7 +2,7 @@ import type { Checkpointer } from "../checkpoint/checkpointer.js";
 import { InvalidConfigError } from "../errors/index.js";
 import type { RunConfig } from "../graph/types.js";
 import type { StreamEvent } from "../stream/events.js";
-import type { TaskOutcome, TaskRecord } from "./task.js";
+import type { GraphContext, TaskOutcome, TaskRecord } from "./task.js";
 
 /**
  * What a run needs that is not state: the caller's config, context and abort
@@ -22,8 +22,13 @@ export interface RunEnv {
   thread: { checkpointer: Checkpointer; threadId: string } | undefined;
   /** Id of the barrier checkpoint the current step started from: ties subgraph runs to this step. */
   stepOrigin: string | undefined;
+  /**
+   * Called as the run enters a barrier, before it steps on: the driver queues the
+   * barrier's checkpoint there and streams its values.
+   */
+  atBarrier?: ((context: GraphContext) => void) | undefined;
   /** Store a finished task's writes against the step's barrier checkpoint (set when persistent). */
-  savePendingWrite?: ((task: TaskRecord, outcome: TaskOutcome) => Promise<void>) | undefined;
+  savePendingWrite?: ((task: TaskRecord, outcome: TaskOutcome) => void | Promise<void>) | undefined;
 }
 
 const envs = new WeakMap<object, RunEnv>();

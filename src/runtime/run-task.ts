@@ -9,6 +9,7 @@ import {
 } from "../errors/index.js";
 import { Command, type GotoTarget, Send } from "../graph/command.js";
 import { END, START } from "../graph/constants.js";
+import type { ConditionalEdgeSpec } from "../graph/graph.js";
 import type { GraphInternals } from "../graph/internals.js";
 import type { NodeRuntime } from "../graph/types.js";
 import {
@@ -37,19 +38,28 @@ export class WriteList {
   }
 }
 
+/** A value, or a promise of it: what the hot path returns so that sync work stays sync. */
+export type MaybePromise<T> = T | Promise<T>;
+
+/** Whether a node, router or store answered with a promise (anything with `then`). */
+export const isThenable = <T>(value: MaybePromise<T> | unknown): value is PromiseLike<T> =>
+  typeof (value as PromiseLike<T> | null)?.then === "function";
+
 /**
  * Run one task of a step: call the node (or take the input/update payload),
  * turn its result into writes, and route. An interrupt ends the task as
- * `interrupted`; any other throw fails the run with a `NodeError`.
+ * `interrupted`; any other throw fails the run with a `NodeError`. A node and
+ * routers that return plain values finish the task synchronously (no promise
+ * is made): most steps of most graphs never wait on anything.
  */
-export async function runTask(
+export function runTask(
   g: GraphInternals,
   env: RunEnv,
   task: TaskRecord,
   values: Record<string, unknown>,
   step: number,
   cancellation: StepCancellation,
-): Promise<TaskOutcome> {
+): MaybePromise<TaskOutcome> {
   const emit = env.emit;
   const pad: Scratchpad = {
     node: task.node,
@@ -89,93 +99,104 @@ export async function runTask(
   };
   (pad as { runtime: NodeRuntime }).runtime = runtime;
 
-  let result: unknown;
-  if (task.kind === "input") {
-    const { update, goto } = task.arg as { update: unknown; goto?: GotoTarget };
-    result =
-      goto === undefined
-        ? update
-        : new Command({ update: update as Record<string, unknown>, goto });
-  } else if (task.kind === "update") {
-    result = task.arg;
-  } else {
-    const fn = g.nodeFns.get(task.node)!;
-    try {
-      result = await currentTask.run(pad, fn, task.kind === "send" ? task.arg : values, runtime);
-    } catch (error) {
-      if (error instanceof GraphInterrupt && error.scratchpad === pad) {
-        return {
-          id: task.id,
-          status: "interrupted",
-          writes: null,
-          next: null,
-          interrupts: pad.reached,
-          nested: error.nested,
-        };
-      }
-      if (error instanceof ParentCommand) {
-        result = new Command({ goto: error.goto as GotoTarget, update: error.update });
-      } else if (error instanceof StateweaverError || error instanceof GraphInterrupt) {
-        throw error;
-      } else {
-        throw new NodeError(task.node, step, error);
-      }
-    }
-    if (pad.raised) throw new InterruptSwallowedError(task.node);
-    if (pad.calls < pad.resumes.length) {
-      throw new InterruptReplayError(
-        `Node "${task.node}" returned after reaching ${pad.calls} interrupt(s), but ${pad.resumes.length} had been answered. A node must reach its interrupts in the same order on every run; do not skip interrupts conditionally.`,
-      );
-    }
-  }
-
-  let update: unknown = result;
-  let goto: unknown;
-  if (result instanceof Command) {
-    if (result.graph === Command.PARENT) {
-      if (env.ns === "") {
-        throw new GraphValidationError(
-          `Node "${task.node}" returned Command({ graph: Command.PARENT }), but graph "${g.spec.name}" was not called by another graph. Use it only in subgraphs.`,
+  /** What the node's result comes to: writes, then routes. */
+  const finish = (result: unknown): MaybePromise<TaskOutcome> => {
+    if (task.kind === "node" || task.kind === "send") {
+      if (pad.raised) throw new InterruptSwallowedError(task.node);
+      if (pad.calls < pad.resumes.length) {
+        throw new InterruptReplayError(
+          `Node "${task.node}" returned after reaching ${pad.calls} interrupt(s), but ${pad.resumes.length} had been answered. A node must reach its interrupts in the same order on every run; do not skip interrupts conditionally.`,
         );
       }
-      throw new ParentCommand(result.goto, result.update as Record<string, unknown> | undefined);
     }
-    update = result.update;
-    goto = result.goto;
+    let update: unknown = result;
+    let goto: unknown;
+    if (result instanceof Command) {
+      if (result.graph === Command.PARENT) {
+        if (env.ns === "") {
+          throw new GraphValidationError(
+            `Node "${task.node}" returned Command({ graph: Command.PARENT }), but graph "${g.spec.name}" was not called by another graph. Use it only in subgraphs.`,
+          );
+        }
+        throw new ParentCommand(result.goto, result.update as Record<string, unknown> | undefined);
+      }
+      update = result.update;
+      goto = result.goto;
+    }
+    const writes =
+      update instanceof WriteList
+        ? g.channels.toWriteList(update.writes, values, { node: task.node, step })
+        : g.channels.toWrites(update, values, { node: task.node, step });
+    if (env.persistent && writes.length > 0) {
+      for (const [key, value] of writes) assertJson(value, `state.${key}`);
+    }
+    if (emit && writes.length > 0 && task.kind !== "input") {
+      emit({
+        type: "updates",
+        ns: env.ns,
+        step,
+        node: task.node,
+        update: Object.fromEntries(writes),
+      });
+    }
+    const from = task.kind === "input" ? START : task.node;
+    const done = (next: TaskSeed[]): TaskOutcome => {
+      if (env.persistent)
+        for (const seed of next)
+          if (seed.kind === "send") assertJson(seed.arg, `Send("${seed.node}") argument`);
+      return { id: task.id, status: "done", writes, next, interrupts: pad.reached };
+    };
+    const next = route(g, from, goto, writes, values, runtime);
+    return isThenable(next) ? next.then(done) : done(next);
+  };
+
+  /** A throw from the node: a pause, a parent's command, or the run's failure. */
+  const caught = (error: unknown): MaybePromise<TaskOutcome> => {
+    if (error instanceof GraphInterrupt && error.scratchpad === pad) {
+      return {
+        id: task.id,
+        status: "interrupted",
+        writes: null,
+        next: null,
+        interrupts: pad.reached,
+        nested: error.nested,
+      };
+    }
+    if (error instanceof ParentCommand) {
+      return finish(new Command({ goto: error.goto as GotoTarget, update: error.update }));
+    }
+    if (error instanceof StateweaverError || error instanceof GraphInterrupt) throw error;
+    throw new NodeError(task.node, step, error);
+  };
+
+  if (task.kind === "input") {
+    const { update, goto } = task.arg as { update: unknown; goto?: GotoTarget };
+    return finish(
+      goto === undefined
+        ? update
+        : new Command({ update: update as Record<string, unknown>, goto }),
+    );
   }
-  const writes =
-    update instanceof WriteList
-      ? g.channels.toWriteList(update.writes, values, { node: task.node, step })
-      : g.channels.toWrites(update, values, { node: task.node, step });
-  if (env.persistent && writes.length > 0) {
-    for (const [key, value] of writes) assertJson(value, `state.${key}`);
+  if (task.kind === "update") return finish(task.arg);
+  const fn = g.nodeFns.get(task.node)!;
+  let result: unknown;
+  try {
+    result = currentTask.run(pad, fn, task.kind === "send" ? task.arg : values, runtime);
+  } catch (error) {
+    return caught(error);
   }
-  if (emit && writes.length > 0 && task.kind !== "input") {
-    emit({
-      type: "updates",
-      ns: env.ns,
-      step,
-      node: task.node,
-      update: Object.fromEntries(writes),
-    });
-  }
-  const from = task.kind === "input" ? START : task.node;
-  const next = await route(g, from, goto, writes, values, runtime);
-  if (env.persistent)
-    for (const seed of next)
-      if (seed.kind === "send") assertJson(seed.arg, `Send("${seed.node}") argument`);
-  return { id: task.id, status: "done", writes, next, interrupts: pad.reached };
+  return isThenable(result) ? Promise.resolve(result).then(finish, caught) : finish(result);
 }
 
 /** Where a finished task goes: `Command.goto`, static edges, then conditional edges. */
-async function route(
+function route(
   g: GraphInternals,
   from: string,
   goto: unknown,
   writes: Array<[string, unknown]>,
   values: Record<string, unknown>,
   runtime: NodeRuntime,
-): Promise<TaskSeed[]> {
+): MaybePromise<TaskSeed[]> {
   const next: TaskSeed[] = [];
   if (goto !== undefined) {
     const ends = from === START ? undefined : g.spec.nodes.get(from)?.ends;
@@ -195,26 +216,40 @@ async function route(
   const edges = g.edgesFrom.get(from);
   if (edges) for (const to of edges) if (to !== END) next.push({ node: to, kind: "node" });
   const conditional = g.conditionalFrom.get(from);
-  if (conditional) {
-    const local = g.channels.apply(values, writes);
-    for (const edge of conditional) {
-      const routed = await edge.router(local, runtime);
-      for (const target of toTargets(routed)) {
-        if (target instanceof Send) {
-          next.push(seed(g, target, `Router of "${from}"`));
-          continue;
-        }
-        const node = edge.pathMap ? edge.pathMap[String(target)] : target;
-        if (node === undefined) {
-          throw new GraphValidationError(
-            `The router of "${from}" returned "${String(target)}", which is not in its pathMap (${Object.keys(edge.pathMap!).join(", ")}). Return one of those keys or add it to the pathMap.`,
-          );
-        }
-        if (node !== END) next.push(seed(g, node, `Router of "${from}"`));
+  if (!conditional) return next;
+  const local = g.channels.apply(values, writes);
+  /** Ask the routers from the i-th on; an async router makes the rest wait for it. */
+  const ask = (i: number): MaybePromise<TaskSeed[]> => {
+    for (; i < conditional.length; i++) {
+      const edge = conditional[i]!;
+      const routed = edge.router(local, runtime);
+      if (isThenable(routed)) {
+        const at = i;
+        return Promise.resolve(routed).then((r) => {
+          follow(edge, r);
+          return ask(at + 1);
+        });
       }
+      follow(edge, routed);
     }
-  }
-  return next;
+    return next;
+  };
+  const follow = (edge: ConditionalEdgeSpec, routed: unknown) => {
+    for (const target of toTargets(routed)) {
+      if (target instanceof Send) {
+        next.push(seed(g, target, `Router of "${from}"`));
+        continue;
+      }
+      const node = edge.pathMap ? edge.pathMap[String(target)] : target;
+      if (node === undefined) {
+        throw new GraphValidationError(
+          `The router of "${from}" returned "${String(target)}", which is not in its pathMap (${Object.keys(edge.pathMap!).join(", ")}). Return one of those keys or add it to the pathMap.`,
+        );
+      }
+      if (node !== END) next.push(seed(g, node, `Router of "${from}"`));
+    }
+  };
+  return ask(0);
 }
 
 function toTargets(value: unknown): Array<string | Send> {

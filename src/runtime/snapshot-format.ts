@@ -1,6 +1,5 @@
-import type { AnyActor, AnyMachineSnapshot } from "xstate";
 import type { Checkpoint } from "../checkpoint/checkpointer.js";
-import type { GraphContext, TaskRecord } from "./task.js";
+import { DEFAULT_RUN, type GraphContext, type RunOptions, type TaskRecord } from "./task.js";
 
 /**
  * How a graph actor's persisted snapshot is stored in a checkpoint: XState's
@@ -68,22 +67,28 @@ function expandTask(t: StoredTask): TaskRecord {
 }
 
 /**
- * What `actor.getPersistedSnapshot()` gives for a graph machine, read straight off
- * the live snapshot. XState's version copies the snapshot with an object-rest
- * pattern and walks the whole context looking for actor refs — a tenth of a
- * checkpoint write — while a graph's context is plain JSON by construction, its
- * charts have no history states, and its one child, the task runner, is not stored.
- * A test compares the two in every state a run passes through.
+ * What `actor.getPersistedSnapshot()` gives for a graph machine in `snapshot`
+ * (the live one, or one the run is about to rest in), built straight from it.
+ * XState's version copies the snapshot with an object-rest pattern and walks the
+ * whole context looking for actor refs — a tenth of a checkpoint write — while a
+ * graph's context is plain JSON by construction, its charts have no history
+ * states, and its one child, the task runner, is not stored. A test compares the
+ * two in every state a run passes through.
  */
-export function persistedSnapshotOf(actor: AnyActor): Persisted {
-  const s = actor.getSnapshot() as AnyMachineSnapshot;
+export function persistedSnapshotOf(snapshot: {
+  status?: string;
+  output?: unknown;
+  error?: unknown;
+  value: unknown;
+  context: GraphContext;
+}): Persisted {
   return {
-    status: s.status,
-    output: s.output,
-    error: s.error,
-    value: s.value,
+    status: snapshot.status ?? "active",
+    output: snapshot.output,
+    error: snapshot.error,
+    value: snapshot.value,
     historyValue: {},
-    context: s.context as GraphContext,
+    context: snapshot.context,
   };
 }
 
@@ -101,6 +106,7 @@ export function compactSnapshot(persisted: Persisted): {
     switch (key) {
       case "values":
       case "error":
+      case "run":
         break;
       case "tasks":
         if (context.tasks.length > 0) stored.tasks = context.tasks.map(compactTask);
@@ -141,8 +147,11 @@ export function compactSnapshot(persisted: Persisted): {
   return { snapshot, values: context.values };
 }
 
-/** The persisted snapshot a checkpoint was made from, ready for `createActor(machine, { snapshot })`. */
-export function expandSnapshot(checkpoint: Checkpoint): unknown {
+/**
+ * The persisted snapshot a checkpoint was made from, ready for
+ * `createActor(machine, { snapshot })`, with this call's `run` options.
+ */
+export function expandSnapshot(checkpoint: Checkpoint, run: RunOptions = DEFAULT_RUN): unknown {
   const s = checkpoint.snapshot as Record<string, unknown> & { context: Record<string, unknown> };
   const c = s.context as Partial<GraphContext> & { tasks?: StoredTask[] };
   const context: GraphContext = {
@@ -153,6 +162,7 @@ export function expandSnapshot(checkpoint: Checkpoint): unknown {
     lastRan: c.lastRan ?? [],
     breakpoint: c.breakpoint ?? null,
     passed: c.passed ?? [],
+    run,
   };
   const status = s.status ?? "active";
   return {

@@ -66,7 +66,7 @@ export interface GraphContext {
   runSteps: number;
   /** The static breakpoint the run stopped at, if any. */
   breakpoint: { node: string; timing: "before" | "after" } | null;
-  /** Breakpoint timings already passed at this barrier (cleared when a step starts). */
+  /** Breakpoint timings already passed at this barrier (cleared when a step merges). */
   passed: Array<"before" | "after">;
   /**
    * Every write the run's nodes made, in order; kept only for subgraph runs so
@@ -75,4 +75,27 @@ export interface GraphContext {
   journal?: Array<[string, unknown]>;
   /** Set only in the `failed` state; never persisted. */
   error?: unknown;
+  /** How this call runs; set when the actor is made, never persisted (see `RunOptions`). */
+  run: RunOptions;
 }
+
+/**
+ * What one call (`invoke`, `resume`, `stream`, `updateState`) asks of the run.
+ * It lives in the context, so the chart decides with it even in a pure
+ * `transition()`, but it is not the thread's state: checkpoints leave it out.
+ */
+export interface RunOptions {
+  recursionLimit: number;
+  interruptBefore: readonly string[];
+  interruptAfter: readonly string[];
+  /** The driver holds the run at each barrier until it sends `STEP` (durability "sync", updateState). */
+  holds: boolean;
+}
+
+/** A call's defaults: 25 steps, no breakpoints, never held. */
+export const DEFAULT_RUN: RunOptions = {
+  recursionLimit: 25,
+  interruptBefore: [],
+  interruptAfter: [],
+  holds: false,
+};

@@ -1,19 +1,21 @@
 /**
  * Model-based tests of a compiled graph's machine: the run loop whose
  * `stepping` state holds one task-lifecycle state per graph node (a step with
- * a single task runs there) plus `__dispatch__` and `__fanout__` (another
- * instance of the task lifecycle: a step with several tasks runs them all at
- * once). The machine invokes one task runner (`tasks`) for the whole run; a
+ * a single task runs there) plus `__fanout__` (another instance of the task
+ * lifecycle: a step with several tasks runs them all at once), entered from the
+ * barrier by the decision it raises (`RUN.<node>` or `FANOUT`). The machine invokes one task runner (`tasks`) for the whole run; a
  * lifecycle's `running` state sends it `RUN` with its node (none for the
  * fan-out) and the context.
  *
- * The traversal plays the driver (INPUT, STEP, RESUME, UPDATE) and the runner:
+ * The traversal plays a driver that holds the run at each barrier (INPUT,
+ * STEP, RESUME, UPDATE; the call's options are in the input) and the runner:
  * while a lifecycle state is `running` it answers with `TASKS.DONE`, carrying
  * one `TaskOutcome` per task it ran (or `TASKS.ERROR`). Those outcomes are
  * built here from the pending tasks the running state asks for, routing along
  * the example's static edges, so compile.ts's own guards and actions (task
- * bookkeeping, joins, breakpoints, recursion limit, recovery, partial resumes)
- * decide every step. At the end every traversed transition is replayed on a
+ * bookkeeping, joins, breakpoints, recursion limit, partial resumes) decide
+ * every step; a restart's recovered tasks are restored into a barrier's
+ * snapshot, as `invoke` does. At the end every traversed transition is replayed on a
  * real actor whose real task runner runs the real nodes and must answer
  * exactly as the model did.
  */
@@ -42,9 +44,18 @@ import {
 import { runMachine } from "../../machines/run.machine.js";
 import { taskMachine } from "../../machines/task.machine.js";
 import { END, Graph, interrupt, RecursionLimitError, START } from "../../src/index.js";
+import { ROUTE } from "../../src/runtime/checkpoint-writer.js";
+import { recoverTasks } from "../../src/runtime/drive.js";
 import { interruptId } from "../../src/runtime/interrupt.js";
 import { attachRunEnv, type RunEnv } from "../../src/runtime/run-env.js";
-import type { GraphContext, TaskOutcome, TaskRecord, TaskSeed } from "../../src/runtime/task.js";
+import {
+  DEFAULT_RUN,
+  type GraphContext,
+  type RunOptions,
+  type TaskOutcome,
+  type TaskRecord,
+  type TaskSeed,
+} from "../../src/runtime/task.js";
 
 type Snap = MachineSnapshot<GraphContext, AnyEventObject, any, any, any, any, any, any>;
 type Path = ChartPath<Snap>;
@@ -61,12 +72,18 @@ interface Example {
   asks: Record<string, string>;
   /** Nodes whose tasks the traversal also lets fail. */
   fails: string[];
-  /** The STEP events the driver may send at a barrier. */
-  steps: AnyEventObject[];
+  /** What the machine starts from: no values, and the call's options. */
+  input: { values: Record<string, unknown>; run: RunOptions };
 }
 
-const STEP = { type: "STEP", recursionLimit: 25, interruptBefore: [], interruptAfter: [] };
-const STEP_BEFORE_REVIEW = { ...STEP, interruptBefore: ["review"] };
+/** A call whose driver holds the run at each barrier, as durability "sync" does. */
+const HELD: RunOptions = { ...DEFAULT_RUN, holds: true };
+/** The same example, run with other call options. */
+const withRun = (g: Example, run: Partial<RunOptions>): Example => ({
+  ...g,
+  input: { values: {}, run: { ...HELD, ...run } },
+});
+const STEP: AnyEventObject = { type: "STEP" };
 const INPUT = { type: "INPUT", update: { topic: "statecharts" } };
 const CONTINUE = { type: "RESUME", answers: {} };
 const WRONG_ANSWER = { type: "RESUME", answers: { "not-an-interrupt": "yes" } };
@@ -77,7 +94,7 @@ function example(
   nodes: string[],
   edges: Array<[string, string]>,
   joins: Array<[string[], string]>,
-  options: Pick<Example, "asks" | "fails" | "steps">,
+  options: Pick<Example, "asks" | "fails">,
 ): Example {
   const graph = new Graph({ name });
   for (const node of nodes) {
@@ -87,7 +104,8 @@ function example(
   for (const [from, to] of edges) graph.addEdge(from, to);
   for (const [from, to] of joins) graph.addEdge(from, to);
   const compiled = graph.compile();
-  return { machine: compiled.machine, nodes: [START, ...nodes], edges, ...options };
+  const input = { values: {}, run: HELD };
+  return { machine: compiled.machine, nodes: [START, ...nodes], edges, input, ...options };
 }
 
 /** START -> plan -> research + write in parallel -> join -> review -> approve (asks) -> END. */
@@ -102,9 +120,11 @@ const ex = example(
     ["approve", END],
   ],
   [[["research", "write"], "review"]],
-  { asks: { approve: "Publish?" }, fails: ["plan", "research"], steps: [STEP, STEP_BEFORE_REVIEW] },
+  { asks: { approve: "Publish?" }, fails: ["plan", "research"] },
 );
 const machine = ex.machine;
+/** The example with a static breakpoint before review. */
+const exBeforeReview = withRun(ex, { interruptBefore: ["review"] });
 
 /** START -> ask + work in parallel -> END: a fan-out where one task pauses. */
 const fork = example(
@@ -117,7 +137,7 @@ const fork = example(
     ["work", END],
   ],
   [],
-  { asks: { ask: "Go?" }, fails: [], steps: [STEP] },
+  { asks: { ask: "Go?" }, fails: [] },
 );
 
 /** START -> ask + check + work in parallel -> END: a fan-out where two tasks pause. */
@@ -133,10 +153,8 @@ const poll = example(
     ["work", END],
   ],
   [],
-  { asks: { ask: "Go?", check: "Sure?" }, fails: ["work"], steps: [STEP] },
+  { asks: { ask: "Go?", check: "Sure?" }, fails: ["work"] },
 );
-
-const input = { values: {} };
 
 /** What the real runner reports for one task. */
 function outcome(g: Example, task: TaskRecord): TaskOutcome {
@@ -228,20 +246,29 @@ const resume =
 const resumeAll = resume();
 
 /**
- * A restart after a crash in the step: STEP carrying the saved writes of the
- * tasks that had finished. Offered at a barrier with several tasks, for each
- * task alone and for all of them (only tasks that finish can have finished).
+ * A restart after a crash in the step: the barrier restored with the saved
+ * writes of the tasks that had finished, as `invoke` restores it. Made for a
+ * barrier with several tasks, for each task alone and for all of them (only
+ * tasks that finish can have finished).
  */
-function recoveries(g: Example, s: Snap): AnyEventObject[] {
+function restarts(g: Example, s: Snap): Snap[] {
   const { tasks } = s.context;
   if (tasks.length < 2 || tasks.some((t) => t.kind !== "node")) return [];
   const saved = tasks
     .map((t) => outcome(g, t))
     .filter((o) => o.status === "done")
-    .map((o) => [o.id, { writes: o.writes, next: o.next }] as const);
-  const sets = saved.map((entry) => [entry]);
+    .map((o) => ({
+      taskId: o.id,
+      node: o.id.split(":")[1]!,
+      writes: [...o.writes!, [ROUTE, o.next] as [string, unknown]],
+    }));
+  const sets = saved.map((write) => [write]);
   if (saved.length === tasks.length) sets.push(saved);
-  return sets.map((set) => ({ ...STEP, recovered: Object.fromEntries(set) }));
+  // The barrier's own snapshot (its runner included), with the restored tasks.
+  return sets.map((writes) => ({
+    ...s,
+    context: { ...s.context, tasks: recoverTasks(tasks, writes) },
+  }));
 }
 
 /**
@@ -253,13 +280,12 @@ function recoveries(g: Example, s: Snap): AnyEventObject[] {
  * node are offered when a task waits and none runs. STEP while stepping and
  * RESUME that answers nothing are offered everywhere in `stepping`, and a
  * RESUME answering a task still waiting while a resumed one runs: all must be
- * ignored. Without `restarts`, no crash recovery and no `updateState`: a plain
- * run from the input.
+ * ignored. Without `updates`, no `updateState`: a plain run from the input.
  */
-function events(g: Example, s: Snap, restarts = true): AnyEventObject[] {
+function events(g: Example, s: Snap, updates = true): AnyEventObject[] {
   if (s.status !== "active") return [];
   if (s.matches("idle")) return [INPUT];
-  if (s.matches("barrier")) return restarts ? [...g.steps, ...recoveries(g, s)] : g.steps;
+  if (s.matches("barrier")) return [STEP];
   if (s.matches("breakpoint")) return [CONTINUE];
   const out = [...answers(g, s), STEP, WRONG_ANSWER];
   const waiting = s.context.tasks.filter((t) => t.status === "interrupted");
@@ -267,7 +293,7 @@ function events(g: Example, s: Snap, restarts = true): AnyEventObject[] {
   if (waiting.length > 0 && !s.hasTag("running")) {
     out.push(resumeAll(s));
     if (waiting.length > 1) for (const t of waiting) out.push(resume(t.node)(s));
-    if (restarts) {
+    if (updates) {
       for (const t of waiting) {
         out.push({ type: "UPDATE", update: { [t.node]: "edited" }, asNode: t.node });
       }
@@ -277,10 +303,10 @@ function events(g: Example, s: Snap, restarts = true): AnyEventObject[] {
 }
 
 /** The shortest paths (state and context tell snapshots apart: a request follows from them). */
-const traverse = (g: Example, restarts = true) =>
+const traverse = (g: Example, updates = true) =>
   getShortestPaths(g.machine, {
-    input,
-    events: ((s: Snap) => events(g, s, restarts)) as never,
+    input: g.input,
+    events: ((s: Snap) => events(g, s, updates)) as never,
   }) as unknown as Path[];
 
 const paths = traverse(ex);
@@ -288,15 +314,35 @@ const forkPaths = traverse(fork);
 const pollPaths = traverse(poll);
 const traversals = [
   [ex, paths],
+  [exBeforeReview, traverse(exBeforeReview)],
   [fork, forkPaths],
   [poll, pollPaths],
 ] as const;
-/** Without crash recovery and updateState: how the driver runs the example from its input. */
+/** Without updateState: how the driver runs the example from its input. */
 const plainPaths = traverse(ex, false);
+
+/** The traversal from every barrier of `traversal` restored after a crash (see `restarts`). */
+const traverseRestored = (g: Example, traversal: Path[]) =>
+  traversal
+    .flatMap((p) => (p.state.matches("barrier") ? restarts(g, p.state) : []))
+    .flatMap(
+      (fromState) =>
+        getShortestPaths(g.machine, {
+          fromState,
+          events: ((s: Snap) => events(g, s)) as never,
+        }) as unknown as Path[],
+    );
+/** Every traversal, restarts included (those cannot be replayed from the input). */
+const explored = [
+  ...traversals,
+  [ex, traverseRestored(ex, paths)],
+  [fork, traverseRestored(fork, forkPaths)],
+  [poll, traverseRestored(poll, pollPaths)],
+] as const;
 
 /** Every snapshot the traversal passes through, transient microsteps included. */
 const passed = (g: Example, traversal: Path[]) =>
-  microsteps(g.machine, input, traversal, (s: Snap) => events(g, s));
+  microsteps(g.machine, g.input, traversal, (s: Snap) => events(g, s));
 
 /** The graph nodes whose lifecycle state is active. */
 const activeNodes = (g: Example, s: Snap) => g.nodes.filter((n) => s.matches({ stepping: n }));
@@ -323,7 +369,7 @@ const failure = (node: string, g: Example = ex) => answerFor("TASKS.ERROR", node
 
 /** Apply events (or event builders) in order with the machine's pure transition. */
 function walk(g: Example, ...sequence: Step[]): Snap[] {
-  let s = initialTransition(g.machine, input)[0] as Snap;
+  let s = initialTransition(g.machine, g.input)[0] as Snap;
   const seen: Snap[] = [];
   for (const e of sequence) {
     s = transition(g.machine, s, typeof e === "function" ? e(s) : e)[0] as Snap;
@@ -372,11 +418,10 @@ describe("a compiled graph's machine", () => {
     ]);
   });
 
-  it("has one task-lifecycle state per graph node under stepping, beside __dispatch__ and __fanout__", () => {
+  it("has one task-lifecycle state per graph node under stepping, beside __fanout__, each entered from the barrier", () => {
     const stepping = machine.getStateNodeById("Example.stepping");
     expect(stepping.type).toBe("compound");
     expect(Object.keys(stepping.states)).toEqual([
-      "__dispatch__",
       "__fanout__",
       START,
       "plan",
@@ -385,12 +430,19 @@ describe("a compiled graph's machine", () => {
       "review",
       "approve",
     ]);
-    expect(stepping.initial.target.map((t) => t.key)).toEqual(["__dispatch__"]);
-    // The dispatch events are taken in __dispatch__ only.
     expect(Object.keys(stepping.on)).toEqual([]);
-    const dispatch = machine.getStateNodeById("Example.stepping.__dispatch__");
+    // The barrier takes the decisions it raises: one RUN.<node> per node, and the chart's others.
+    const dispatch = machine.getStateNodeById("Example.barrier");
     expect(Object.keys(dispatch.on).sort()).toEqual(
-      ["FANOUT", "SETTLED", ...ex.nodes.map((n) => `RUN.${n}`)].sort(),
+      [
+        "STEP",
+        "BREAKPOINT",
+        "FINISH",
+        "RECURSION_LIMIT",
+        "FANOUT",
+        "SETTLED",
+        ...ex.nodes.map((n) => `RUN.${n}`),
+      ].sort(),
     );
     expect(dispatch.on.SETTLED![0]!.target!.map((t) => t.id)).toEqual(["Example.barrier"]);
     // Each lifecycle asks the runner for its node's tasks (the fan-out: for all of them),
@@ -432,8 +484,11 @@ describe("a compiled graph's machine", () => {
     }
   });
 
-  it("reaches every node's running state, which finishes straight at the barrier; only approve and the fork's fan-out are ever interrupted", () => {
-    const reached = statesEntered(machine, passed(ex, paths));
+  it("reaches every node's running state, which finishes straight at the barrier; only approve and the forks' tasks are ever interrupted", () => {
+    const reached = statesEntered(
+      machine,
+      explored.filter(([g]) => g.machine === machine).flatMap(([g, t]) => passed(g, t)),
+    );
     const all = stateNodes(machine).map((n) => n.id);
     const unreached = all.filter((id) => !reached.has(id));
     expect(unreached.sort()).toEqual(
@@ -444,12 +499,10 @@ describe("a compiled graph's machine", () => {
     for (const node of ["__fanout__", ...ex.nodes]) {
       expect(reached).toContain(`Example.stepping.${node}.running`);
     }
-    for (const id of ["__dispatch__", "approve.interrupted"]) {
-      expect(reached).toContain(`Example.stepping.${id}`);
-    }
+    expect(reached).toContain("Example.stepping.approve.interrupted");
     // Every lifecycle's finished work passes through no other state on its way to the barrier.
     const finished = new Set<string>();
-    for (const { state } of paths) {
+    for (const { state } of explored.filter(([g]) => g === ex).flatMap(([, t]) => t)) {
       for (const event of events(ex, state).filter((e) => e.type === "TASKS.DONE")) {
         const through = passesThrough(machine, state, event);
         if (through.at(-1) === "barrier") {
@@ -461,8 +514,11 @@ describe("a compiled graph's machine", () => {
     expect([...finished].sort()).toEqual(["__fanout__", ...ex.nodes].sort());
     // In the forks the fan-out pauses; in Fork, ask also pauses alone (after a
     // crash that recovered work's write).
-    for (const [g, traversal] of traversals.slice(1)) {
-      const entered = statesEntered(g.machine, passed(g, traversal));
+    for (const g of [fork, poll]) {
+      const entered = statesEntered(
+        g.machine,
+        explored.filter(([h]) => h === g).flatMap(([, t]) => passed(g, t)),
+      );
       const lifecycles = g === fork ? ["__fanout__", "ask"] : ["__fanout__"];
       for (const node of lifecycles) {
         for (const state of ["running", "interrupted"]) {
@@ -473,9 +529,11 @@ describe("a compiled graph's machine", () => {
   });
 
   it("the runner is the only child; in a fan-out no node state is active and it runs all the step's pending tasks, a lone task's state only its node's", () => {
-    for (const [g, traversal] of traversals) {
-      let solo = 0;
-      let fanned = 0;
+    const solo = new Map<string, number>();
+    const fanned = new Map<string, number>();
+    const count = (m: Map<string, number>, g: Example) =>
+      m.set(g.machine.id, (m.get(g.machine.id) ?? 0) + 1);
+    for (const [g, traversal] of explored) {
       for (const s of passed(g, traversal)) {
         // Always the one runner (a final snapshot still lists it, stopped).
         expect(children(s)).toEqual(["tasks"]);
@@ -488,7 +546,7 @@ describe("a compiled graph's machine", () => {
         const { tasks } = s.context;
         if (s.matches({ stepping: "__fanout__" })) {
           // Several tasks, one request for all of them; no node's state is active.
-          fanned++;
+          count(fanned, g);
           expect(active).toEqual([]);
           expect(tasks.length).toBeGreaterThan(1);
           if (nodeState(s, "__fanout__") === "running") {
@@ -500,11 +558,9 @@ describe("a compiled graph's machine", () => {
           } else {
             expect(lifecycle).toBeUndefined();
           }
-        } else if (s.matches({ stepping: "__dispatch__" })) {
-          expect([active, lifecycle]).toEqual([[], undefined]);
         } else {
-          // One task runs (or waits) in its node's state; any other task of the step was recovered.
-          solo++;
+          // One task runs (or waits) in its node's state (after a restart, beside recovered ones).
+          count(solo, g);
           expect(active).toHaveLength(1);
           const [node] = active;
           expect(tasks.filter((t) => t.node === node)).toHaveLength(1);
@@ -512,14 +568,15 @@ describe("a compiled graph's machine", () => {
           expect(lifecycle).toBe(nodeState(s, node!) === "running" ? node : undefined);
         }
       }
-      expect(solo).toBeGreaterThan(0);
-      expect(fanned).toBeGreaterThan(0);
     }
+    // Every example ran steps of both kinds.
+    expect([...solo.keys()].sort()).toEqual(["Example", "Fork", "Poll"]);
+    expect([...fanned.keys()].sort()).toEqual(["Example", "Fork", "Poll"]);
   });
 
   it("a state asks the runner for work once, on entering running: its node's tasks (the fan-out: all), with the context it holds", () => {
     const askedBy = new Set<string>();
-    for (const [g, traversal] of traversals) {
+    for (const [g, traversal] of explored) {
       for (const { state } of traversal) {
         for (const event of events(g, state)) {
           const [next, actions] = transition(g.machine, state, event) as [Snap, never];
@@ -572,7 +629,7 @@ describe("a compiled graph's machine", () => {
     const barrier = last(ex, INPUT, STEP, finish(START));
     expect(barrier.context.tasks.map((t) => t.node)).toEqual(["plan"]);
     expect(passesThrough(ex.machine, barrier, STEP)).toEqual([
-      { stepping: "__dispatch__" },
+      "barrier",
       { stepping: { plan: "running" } },
     ]);
     const [solo, stepping] = transition(machine, barrier, STEP) as [Snap, never];
@@ -586,7 +643,7 @@ describe("a compiled graph's machine", () => {
     const barrier = last(ex, ...toFanout);
     expect(barrier.context.tasks.map((t) => t.id)).toEqual(["2:research:0", "2:write:0"]);
     expect(passesThrough(ex.machine, barrier, STEP)).toEqual([
-      { stepping: "__dispatch__" },
+      "barrier",
       { stepping: { __fanout__: "running" } },
     ]);
     expect(requests(transition(machine, barrier, STEP)[1])).toEqual([["tasks", "RUN", undefined]]);
@@ -733,11 +790,11 @@ describe("a compiled graph's machine", () => {
 
   it("stops at a static breakpoint before review, and RESUME continues from the barrier", () => {
     const [atBreakpoint, back, stepping] = walk(
-      ex,
+      exBeforeReview,
       ...toReview,
-      STEP_BEFORE_REVIEW,
+      STEP,
       CONTINUE,
-      STEP_BEFORE_REVIEW,
+      STEP,
     ).slice(-3);
     expect(atBreakpoint!.value).toBe("breakpoint");
     expect(atBreakpoint!.context.breakpoint).toMatchObject({ node: "review", timing: "before" });
@@ -761,32 +818,30 @@ describe("a compiled graph's machine", () => {
   });
 
   it("fails the run at the barrier once the recursion limit is spent", () => {
-    const limited = { ...STEP, recursionLimit: 1 };
-    const failed = last(ex, INPUT, limited, finish(START), limited, finish("plan"), limited);
+    const limited = withRun(ex, { recursionLimit: 1 });
+    const failed = last(limited, INPUT, STEP, finish(START), STEP, finish("plan"), STEP);
     expect(failed.value).toBe("failed");
     expect(failed.context.error).toBeInstanceOf(RecursionLimitError);
   });
 
-  it("settles at once when every task of the step was recovered (SETTLED), or runs the rest", () => {
+  it("settles at once when every task of the restored step was recovered (SETTLED), or runs the rest", () => {
     const barrier = last(ex, ...toFanout);
-    const [research, write, both] = recoveries(ex, barrier);
-    expect(passesThrough(ex.machine, barrier, both!)).toEqual([
-      { stepping: "__dispatch__" },
-      "barrier",
-    ]);
-    const [settled, settling] = transition(machine, barrier, both!) as [Snap, never];
+    const [research, write, both] = restarts(ex, barrier);
+    expect(both!.context.tasks.map((t) => t.status)).toEqual(["done", "done"]);
+    expect(passesThrough(ex.machine, both!, STEP)).toEqual(["barrier"]);
+    const [settled, settling] = transition(machine, both!, STEP) as [Snap, never];
     expect(requests(settling)).toEqual([]);
     expect(settled.context.tasks.map((t) => t.node)).toEqual(["review"]);
     expect(settled.context.values).toMatchObject({ research: "by research", write: "by write" });
     // One recovered: the other runs alone, in its node's state.
-    for (const [recovered, node] of [
+    for (const [restored, node] of [
       [research!, "write"],
       [write!, "research"],
     ] as const) {
-      expect(passesThrough(ex.machine, barrier, recovered).at(-1)).toEqual({
+      expect(passesThrough(ex.machine, restored, STEP).at(-1)).toEqual({
         stepping: { [node]: "running" },
       });
-      const [solo, stepping] = transition(machine, barrier, recovered) as [Snap, never];
+      const [solo, stepping] = transition(machine, restored, STEP) as [Snap, never];
       expect(requests(stepping)).toEqual([["tasks", "RUN", node]]);
       const merged = transition(machine, solo, finish(node)(solo))[0] as Snap;
       expect(merged.context).toMatchObject({
@@ -796,27 +851,31 @@ describe("a compiled graph's machine", () => {
     }
     // One of three recovered: the other two still fan out, and only they run.
     const pollBarrier = last(poll, INPUT, STEP, finish(START, poll));
-    const [work] = recoveries(poll, pollBarrier);
-    const fanned = transition(poll.machine, pollBarrier, work!)[0] as Snap;
+    const [work] = restarts(poll, pollBarrier);
+    const fanned = transition(poll.machine, work!, STEP)[0] as Snap;
     expect([nodeState(fanned, "__fanout__"), running(fanned).map((t) => t.node)]).toEqual([
       "running",
       ["ask", "check"],
     ]);
+    // In Fork, work recovered: ask runs alone, and pauses in its own state.
+    const forkBarrier = last(fork, INPUT, STEP, finish(START, fork));
+    const [askLeft] = restarts(fork, forkBarrier);
+    const alone = transition(fork.machine, askLeft!, STEP)[0] as Snap;
+    expect(runningLifecycle(alone)).toBe("ask");
+    const paused = transition(fork.machine, alone, finish("ask", fork)(alone))[0] as Snap;
+    expect(nodeState(paused, "ask")).toBe("interrupted");
   });
 
   it("updateState as the paused node replaces its task, which then runs alone", () => {
     const paused = last(ex, ...toApprove);
     const update = { type: "UPDATE", update: { approve: "edited" }, asNode: "approve" };
-    const [barrier, solo, merged, end] = walk(
-      ex,
-      ...toApprove,
-      update,
-      STEP,
-      finish("approve"),
-      STEP,
-    ).slice(-4);
-    expect(barrier!.value).toBe("barrier");
-    expect(barrier!.context.tasks).toMatchObject([
+    const [solo, merged, end] = walk(ex, ...toApprove, update, finish("approve"), STEP).slice(-3);
+    // The barrier it opens does not hold: the update's task runs at once.
+    expect(passesThrough(machine, paused, update)).toEqual([
+      "barrier",
+      { stepping: { approve: "running" } },
+    ]);
+    expect(solo!.context.tasks).toMatchObject([
       { node: "approve", kind: "update", status: "pending" },
     ]);
     expect([nodeState(solo!, "approve"), runningLifecycle(solo!)]).toEqual(["running", "approve"]);
@@ -832,7 +891,7 @@ describe("a compiled graph's machine", () => {
 
   it("updateState as a node on a paused fan-out replaces the step's tasks, keeping finished writes", () => {
     const update = { type: "UPDATE", update: { ask: "edited" }, asNode: "ask" };
-    const [barrier, solo, merged, end] = walk(
+    const [solo, merged, end] = walk(
       fork,
       INPUT,
       STEP,
@@ -840,14 +899,10 @@ describe("a compiled graph's machine", () => {
       STEP,
       fanout(fork),
       update,
-      STEP,
       finish("ask", fork),
       STEP,
-    ).slice(-4);
-    expect([barrier!.value, barrier!.hasTag("running")]).toEqual(["barrier", false]);
-    expect(barrier!.context.tasks).toMatchObject([
-      { node: "ask", kind: "update", status: "pending" },
-    ]);
+    ).slice(-3);
+    expect(solo!.context.tasks).toMatchObject([{ node: "ask", kind: "update", status: "pending" }]);
     expect([activeNodes(fork, solo!), runningLifecycle(solo!)]).toEqual([["ask"], "ask"]);
     expect([merged!.value, end!.value]).toEqual(["barrier", "done"]);
     // The paused step's tasks are replaced, but work had finished: its write is merged first.
@@ -883,19 +938,20 @@ describe("a compiled graph's machine", () => {
     expect(Object.keys(resumeAll(runningWithWaiting).answers as object)).toHaveLength(1);
   });
 
-  it("ignores RUN.<node>, FANOUT and SETTLED outside __dispatch__", () => {
+  it("takes the barrier's decisions (RUN.<node>, FANOUT, SETTLED, FINISH, BREAKPOINT, RECURSION_LIMIT) at the barrier only", () => {
     let checked = 0;
-    for (const [g, traversal] of traversals) {
-      const dispatch = [
+    for (const [g, traversal] of explored) {
+      const decisions = [
         ...g.nodes.map((n) => ({ type: `RUN.${n}` })),
         { type: "FANOUT" },
         { type: "SETTLED" },
+        { type: "FINISH" },
+        { type: "BREAKPOINT", node: "review", timing: "before" },
+        { type: "RECURSION_LIMIT", limit: 1 },
       ];
       for (const { state } of traversal) {
-        if (state.status !== "active") continue;
-        // __dispatch__ is transient: a step never rests there.
-        expect(state.matches({ stepping: "__dispatch__" })).toBe(false);
-        for (const event of dispatch) {
+        if (state.status !== "active" || state.matches("barrier")) continue;
+        for (const event of decisions) {
           expect(state.can(event as never)).toBe(false);
           same(view(transition(g.machine, state, event)[0] as Snap), view(state));
           checked++;
@@ -910,7 +966,7 @@ describe("a compiled graph's machine", () => {
     for (const [g, traversal] of traversals) {
       const offered = (s: Snap) => events(g, s);
       const paths = () => traversal;
-      replayed += await replayExtendedPaths(g.machine, [input], paths, offered, replayOptions);
+      replayed += await replayExtendedPaths(g.machine, [g.input], paths, offered, replayOptions);
     }
     expect(replayed).toBeGreaterThan(140);
   });

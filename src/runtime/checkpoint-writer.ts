@@ -1,0 +1,145 @@
+import type {
+  Checkpoint,
+  Checkpointer,
+  CheckpointSource,
+  InterruptRecord,
+  PendingWrite,
+} from "../checkpoint/checkpointer.js";
+import { checkpointId } from "../checkpoint/id.js";
+import { compactSnapshot, persistedSnapshotOf } from "./snapshot-format.js";
+import type { GraphContext, TaskOutcome, TaskRecord } from "./task.js";
+
+/**
+ * When a run's checkpoint writes must be in the store:
+ * - `"async"` (the default, as in LangGraph.js): the next step starts while the
+ *   last one's checkpoint is written; every write is in the store, in order,
+ *   before `invoke`/`resume`/`stream` returns or throws. A process that dies
+ *   mid-run loses at most the writes still in flight, and the thread stays at an
+ *   earlier checkpoint.
+ * - `"sync"`: each step starts only once its barrier checkpoint is stored.
+ */
+export type Durability = "sync" | "async";
+
+/** The pseudo-channel under which a pending write keeps its task's routes. */
+export const ROUTE = "__route__";
+
+/**
+ * Where one run's checkpoints go, written one after another in the order the
+ * run made them: each `put` names the one before it as the store's latest
+ * (optimistic concurrency), so order matters. The first failed write stops the
+ * queue — nothing after it is written, so the thread never skips a checkpoint —
+ * and is reported to `onFailure` and by `flush()`.
+ */
+export class CheckpointWriter {
+  /** The checkpoint the next write follows. */
+  parentId: string | null;
+  /** What we believe the store's latest is. */
+  latestId: string | null;
+  /** Source of the next checkpoint written. */
+  source: CheckpointSource;
+  /** Called once, on the first failed write. */
+  onFailure: ((error: unknown) => void) | undefined;
+  readonly #metadata: Record<string, unknown> | undefined;
+  #tail: Promise<void> = Promise.resolve();
+  #failure: { error: unknown } | undefined;
+
+  constructor(
+    readonly checkpointer: Checkpointer,
+    readonly threadId: string,
+    readonly ns: string,
+    start: {
+      parentId: string | null;
+      latestId: string | null;
+      source: CheckpointSource;
+      /** Extra metadata on every checkpoint of this run (a subgraph's parent step). */
+      metadata?: Record<string, unknown>;
+    },
+  ) {
+    this.parentId = start.parentId;
+    this.latestId = start.latestId;
+    this.source = start.source;
+    this.#metadata = start.metadata;
+  }
+
+  /** The first write that failed, if any. */
+  get failure(): { error: unknown } | undefined {
+    return this.#failure;
+  }
+
+  /**
+   * Queue a checkpoint of the machine at rest (`value`: `"barrier"` or the paused
+   * state) and return its id at once. A pause also stores the writes of the step's
+   * tasks that finished, for inspection.
+   */
+  checkpoint(
+    value: unknown,
+    context: GraphContext,
+    stepOrigin: string | undefined,
+    interrupts: InterruptRecord[] = [],
+  ): string {
+    const { snapshot, values } = compactSnapshot(persistedSnapshotOf({ value, context }));
+    const next: string[] = [];
+    for (const t of context.tasks) if (t.status !== "done") next.push(t.node);
+    const metadata: Checkpoint["metadata"] = { step: context.step, source: this.source };
+    // A barrier starts the next step (its own id, left implicit); a pause belongs to the
+    // step it interrupted.
+    if (interrupts.length > 0 || context.breakpoint) metadata.stepOrigin = stepOrigin;
+    if (this.#metadata) Object.assign(metadata, this.#metadata);
+    const checkpoint: Checkpoint = {
+      id: checkpointId(),
+      threadId: this.threadId,
+      ns: this.ns,
+      parentId: this.parentId,
+      snapshot,
+      values,
+      next,
+      interrupts,
+      metadata,
+      createdAt: new Date().toISOString(),
+    };
+    const expectedLatestId = this.latestId;
+    this.#enqueue(() => this.checkpointer.put(checkpoint, { expectedLatestId }));
+    this.parentId = this.latestId = checkpoint.id;
+    this.source = "loop";
+    if (interrupts.length > 0) {
+      for (const t of context.tasks) {
+        if (t.status === "done" && t.writes) {
+          this.putWrites(checkpoint.id, { taskId: t.id, node: t.node, writes: t.writes });
+        }
+      }
+    }
+    return checkpoint.id;
+  }
+
+  /** Queue a finished task's writes (and routes) against the barrier its step started from. */
+  taskFinished(stepOrigin: string, task: TaskRecord, outcome: TaskOutcome): Promise<void> {
+    return this.putWrites(stepOrigin, {
+      taskId: task.id,
+      node: task.node,
+      writes: [...(outcome.writes ?? []), [ROUTE, outcome.next ?? []]],
+    });
+  }
+
+  putWrites(checkpointId: string, write: PendingWrite): Promise<void> {
+    return this.#enqueue(() =>
+      this.checkpointer.putWrites(this.threadId, this.ns, checkpointId, write),
+    );
+  }
+
+  /** Wait until every queued write is stored; throws the first failure. */
+  async flush(): Promise<void> {
+    await this.#tail;
+    if (this.#failure) throw this.#failure.error;
+  }
+
+  #enqueue(write: () => Promise<void>): Promise<void> {
+    this.#tail = this.#tail.then(() => {
+      if (this.#failure) return;
+      return write().catch((error: unknown) => {
+        this.#failure = { error };
+        this.onFailure?.(error);
+      });
+    });
+    return this.#tail;
+  }
+}
