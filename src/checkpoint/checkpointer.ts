@@ -29,7 +29,7 @@ export interface InterruptRecord {
 export type CheckpointSource = "input" | "loop" | "update" | "fork";
 
 export interface CheckpointMetadata {
-  /** Super-step number: -1 for the input checkpoint, then 0, 1, 2… */
+  /** Super-step number: 0 for the input checkpoint, then one more per super-step. */
   step: number;
   source: CheckpointSource;
   /** Node name -> the update it wrote in this step (for history views). */

@@ -458,6 +458,12 @@ export class CompiledGraph<S extends State = State, C = unknown> {
 
   /** This call's run options: its recursion limit, breakpoints and durability. */
   #runOptions(options: InvokeOptions<C>, persistent: boolean): RunOptions {
+    const { durability } = options;
+    if (durability !== undefined && durability !== "sync" && durability !== "async") {
+      throw new InvalidConfigError(
+        `durability "${String(durability)}" is not one of "sync" or "async". Use "async" (the default) to write checkpoints while the next step runs, or "sync" to store each before the next step starts.`,
+      );
+    }
     return {
       recursionLimit: options.recursionLimit ?? DEFAULT_RECURSION_LIMIT,
       interruptBefore: [
@@ -465,7 +471,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
         ...(options.interruptBefore ?? []),
       ],
       interruptAfter: [...(this.#options.interruptAfter ?? []), ...(options.interruptAfter ?? [])],
-      holds: persistent && options.durability === "sync",
+      holds: persistent && durability === "sync",
     };
   }
 

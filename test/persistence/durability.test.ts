@@ -1,0 +1,117 @@
+import { describe, expect, it } from "vitest";
+import {
+  type Checkpoint,
+  MemoryCheckpointer,
+  type PutOptions,
+} from "../../src/checkpoint/index.js";
+import { END, Graph, InvalidConfigError, START } from "../../src/index.js";
+
+/** The memory store, with each checkpoint write taking a turn of the event loop and logged. */
+class SlowMemoryCheckpointer extends MemoryCheckpointer {
+  constructor(
+    readonly log: string[],
+    readonly failAt = Number.POSITIVE_INFINITY,
+  ) {
+    super();
+  }
+  puts = 0;
+  override async put(checkpoint: Checkpoint, options: PutOptions): Promise<void> {
+    const n = ++this.puts;
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    if (n === this.failAt) throw new Error(`disk full at put ${n}`);
+    await super.put(checkpoint, options);
+    this.log.push(`stored step ${checkpoint.metadata.step}`);
+  }
+}
+
+/** START -> a -> b -> END, each node logging that it ran. */
+function chain(checkpointer: MemoryCheckpointer, log: string[]) {
+  return new Graph({ name: "Chain" })
+    .addNode("a", () => {
+      log.push("ran a");
+      return { a: 1 };
+    })
+    .addNode("b", () => {
+      log.push("ran b");
+      return { b: 2 };
+    })
+    .addEdge(START, "a")
+    .addEdge("a", "b")
+    .addEdge("b", END)
+    .compile({ checkpointer });
+}
+
+describe("durability", () => {
+  it("async (the default): steps run while checkpoints are written, and all are stored, in order, before invoke returns", async () => {
+    const log: string[] = [];
+    const store = new SlowMemoryCheckpointer(log);
+    const graph = chain(store, log);
+    const config = { configurable: { thread_id: "async" } };
+    const result = await graph.invoke({}, { config });
+    expect(result.state).toEqual({ a: 1, b: 2 });
+    // The nodes ran before any write was stored; the writes came after, in step order.
+    expect(log).toEqual([
+      "ran a",
+      "ran b",
+      "stored step 0",
+      "stored step 1",
+      "stored step 2",
+      "stored step 3",
+    ]);
+    const history = [];
+    for await (const s of graph.getStateHistory(config)) history.push(s);
+    expect(history.map((s) => s.metadata?.step)).toEqual([3, 2, 1, 0]);
+    // Each checkpoint follows the one before it.
+    expect(history.map((s) => s.parentConfig?.configurable?.checkpoint_id)).toEqual([
+      history[1]!.config.configurable!.checkpoint_id,
+      history[2]!.config.configurable!.checkpoint_id,
+      history[3]!.config.configurable!.checkpoint_id,
+      undefined,
+    ]);
+  });
+
+  it("sync: each step starts only once the checkpoint before it is stored", async () => {
+    const log: string[] = [];
+    const graph = chain(new SlowMemoryCheckpointer(log), log);
+    const config = { configurable: { thread_id: "sync" } };
+    const result = await graph.invoke({}, { config, durability: "sync" });
+    expect(result.state).toEqual({ a: 1, b: 2 });
+    // The input's checkpoint, START's step (it applies the input), then a's and b's.
+    expect(log).toEqual([
+      "stored step 0",
+      "stored step 1",
+      "ran a",
+      "stored step 2",
+      "ran b",
+      "stored step 3",
+    ]);
+  });
+
+  it("a failed checkpoint write fails the run with the store's error; the thread keeps what was stored before it", async () => {
+    for (const durability of ["async", "sync"] as const) {
+      const log: string[] = [];
+      const store = new SlowMemoryCheckpointer(log, 3);
+      const graph = chain(store, log);
+      const config = { configurable: { thread_id: `failing-${durability}` } };
+      await expect(graph.invoke({}, { config, durability })).rejects.toThrow(/disk full at put 3/);
+      // Nothing after the failed write is stored: the thread stays before a, intact.
+      expect(log.filter((l) => l.startsWith("stored"))).toEqual(["stored step 0", "stored step 1"]);
+      expect(store.puts).toBe(3);
+      const state = await graph.getState(config);
+      expect([state.metadata?.step, state.next]).toEqual([1, ["a"]]);
+      // Continuing from there (the store works again) finishes the run.
+      const done = await graph.invoke(null, { config, durability });
+      expect(done.state).toEqual({ a: 1, b: 2 });
+    }
+  });
+
+  it("refuses a durability other than sync or async, before touching the thread", async () => {
+    const store = new MemoryCheckpointer();
+    const graph = chain(store, []);
+    const config = { configurable: { thread_id: "bad-durability" } };
+    const run = graph.invoke({}, { config, durability: "exit" as never });
+    await expect(run).rejects.toBeInstanceOf(InvalidConfigError);
+    await expect(run).rejects.toThrow(/durability "exit".*"sync" or "async"/);
+    expect(await store.getLatest("bad-durability", "")).toBeUndefined();
+  });
+});
