@@ -9,7 +9,7 @@
  * `--nodes` sets the chain length for S5 (default 50: 200 is too slow to loop on today).
  */
 import { PGlite } from "@electric-sql/pglite";
-import { MemoryCheckpointer, PGliteCheckpointer } from "../../src/checkpoint/index.js";
+import { MemoryCheckpointer, PGliteCheckpointer } from "stateweaver/checkpoint";
 import * as ours from "./graphs/ours.js";
 import { check } from "./scenario.js";
 

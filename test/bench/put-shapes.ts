@@ -12,7 +12,7 @@
  *   node --conditions=source --import tsx test/bench/put-shapes.ts
  */
 import { PGlite } from "@electric-sql/pglite";
-import { type Checkpoint, PGliteCheckpointer } from "../../src/checkpoint/index.js";
+import { type Checkpoint, PGliteCheckpointer } from "stateweaver/checkpoint";
 import { median, timeBatch } from "./measure.js";
 
 const db = new PGlite("memory://");

@@ -8,7 +8,10 @@
  *   npm run bench -- --runs 3         # each scenario three times; the run with the median ratio
  *
  * Every scenario builds the same graph in both libraries, warms both up, then times
- * them in alternating batches and reports medians (see measure.ts).
+ * them in alternating batches and reports medians (see measure.ts). Both are measured
+ * as published: LangGraph.js's dist and ours (`npm run build`, which `npm run bench`
+ * runs first). Under `--conditions=source` the scenarios load our sources through tsx
+ * instead, whose helpers (`__name` on every function) cost several percent.
  */
 import { setMaxListeners } from "node:events";
 import type { Scenario, ScenarioResult } from "./scenario.js";
@@ -24,6 +27,11 @@ const scenarios: Scenario[] = [s1, s2, s3, s4, s5, s6];
 // LangGraph.js adds an abort listener per task to one signal on long runs (S5); the default
 // limit of 10 makes Node print MaxListenersExceededWarning in the middle of the results.
 setMaxListeners(1000);
+
+/** Which stateweaver the scenarios import: the build, or (under --conditions=source) the sources. */
+const measured = import.meta.resolve("stateweaver").includes("/dist/")
+  ? "build"
+  : "sources, via tsx";
 
 const args = process.argv.slice(2);
 const json = args.includes("--json");
@@ -88,7 +96,7 @@ if (!json) {
       .map((c, i) => (i === 1 || i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
       .join("  ");
   console.log(
-    `\nstateweaver vs ${"LangGraph.js"} — Node ${process.version}, ${new Date().toISOString().slice(0, 10)}${quick ? " (quick)" : ""}\n`,
+    `\nstateweaver (${measured}) vs ${"LangGraph.js"} — Node ${process.version}, ${new Date().toISOString().slice(0, 10)}${quick ? " (quick)" : ""}\n`,
   );
   console.log(line(header));
   for (const row of rows) console.log(line(row));

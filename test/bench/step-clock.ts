@@ -4,11 +4,7 @@
  * inside a run without touching either engine.
  */
 import { MemorySaver } from "@langchain/langgraph";
-import {
-  type Checkpoint,
-  MemoryCheckpointer,
-  type PutOptions,
-} from "../../src/checkpoint/index.js";
+import { type Checkpoint, MemoryCheckpointer, type PutOptions } from "stateweaver/checkpoint";
 
 /** Thrown by a step clock whose time budget ran out: it ends the run at its next checkpoint. */
 export class BudgetExceeded extends Error {

@@ -1,6 +1,7 @@
 /** The benchmark graphs, built with stateweaver. `langgraph.ts` builds the same ones. */
-import type { Checkpointer } from "../../../src/checkpoint/index.js";
-import { END, Graph, interrupt, START } from "../../../src/index.js";
+
+import { END, Graph, interrupt, START } from "stateweaver";
+import type { Checkpointer } from "stateweaver/checkpoint";
 
 /** `n` nodes in a line, each adding 1 to `n`. */
 export function chain(length: number, checkpointer?: Checkpointer) {

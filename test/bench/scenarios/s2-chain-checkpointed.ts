@@ -3,7 +3,7 @@
  * each side retains per thread after 2,000 threads.
  */
 import { MemorySaver } from "@langchain/langgraph";
-import { MemoryCheckpointer } from "../../../src/checkpoint/index.js";
+import { MemoryCheckpointer } from "stateweaver/checkpoint";
 import * as peer from "../graphs/langgraph.js";
 import * as ours from "../graphs/ours.js";
 import { comparePair, retainedPerItem } from "../measure.js";

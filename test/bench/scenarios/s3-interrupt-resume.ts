@@ -1,6 +1,6 @@
 /** S3: interrupt -> resume on a new thread each time (memory checkpointer); final state checked. */
 import { Command, MemorySaver } from "@langchain/langgraph";
-import { MemoryCheckpointer } from "../../../src/checkpoint/index.js";
+import { MemoryCheckpointer } from "stateweaver/checkpoint";
 import * as peer from "../graphs/langgraph.js";
 import * as ours from "../graphs/ours.js";
 import { comparePair } from "../measure.js";

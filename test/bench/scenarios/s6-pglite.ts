@@ -7,11 +7,7 @@
  * table of the same shape.
  */
 import { PGlite } from "@electric-sql/pglite";
-import {
-  type Checkpoint,
-  PGliteCheckpointer,
-  type PutOptions,
-} from "../../../src/checkpoint/index.js";
+import { type Checkpoint, PGliteCheckpointer, type PutOptions } from "stateweaver/checkpoint";
 import * as ours from "../graphs/ours.js";
 import { median, timeBatch } from "../measure.js";
 import { check, result, round, type Scenario } from "../scenario.js";
