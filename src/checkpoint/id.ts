@@ -33,3 +33,18 @@ export function checkpointId(): string {
   const ms = now.toString(16).padStart(12, "0");
   return `${ms.slice(0, 8)}-${ms.slice(8)}-7${seq.toString(16).padStart(3, "0")}-${tail}`;
 }
+
+const LAYOUT = /^[0-9a-f]{8}-[0-9a-f]{4}-7/;
+
+/**
+ * When a `checkpointId()` was made, as an ISO string (the millisecond it holds), or
+ * `undefined` for an id of another layout. A checkpoint made with such an id can leave its
+ * `createdAt` implicit.
+ *
+ * @example
+ * createdAtOf("01a2375e-360d-7000-ac9e-053ecdded463"); // "2026-12-02T15:27:30.829Z"
+ */
+export function createdAtOf(id: string): string | undefined {
+  if (!LAYOUT.test(id)) return undefined;
+  return new Date(Number.parseInt(id.slice(0, 8) + id.slice(9, 13), 16)).toISOString();
+}

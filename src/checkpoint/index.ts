@@ -13,7 +13,7 @@ export type {
   PendingWrite,
   PutOptions,
 } from "./checkpointer.js";
-export { checkpointId } from "./id.js";
+export { checkpointId, createdAtOf } from "./id.js";
 export { MemoryCheckpointer } from "./memory.js";
 export { PGliteCheckpointer, type PGliteCheckpointerOptions } from "./pglite.js";
 export { PostgresCheckpointer, type PostgresCheckpointerOptions } from "./postgres.js";

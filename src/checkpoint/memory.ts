@@ -7,12 +7,13 @@ import type {
   PendingWrite,
   PutOptions,
 } from "./checkpointer.js";
+import { createdAtOf } from "./id.js";
 
 /**
  * One (thread, ns) history. Bodies are JSON strings: compact, and never aliased with
  * callers. What the history already knows is left out of them: the id, thread and
- * namespace, the parent id when it is the previous entry (as it nearly always is), and
- * empty `next` and `interrupts`.
+ * namespace, the parent id when it is the previous entry (as it nearly always is), the
+ * creation time when the id holds it (`createdAtOf`), and empty `next` and `interrupts`.
  */
 interface History {
   /** Checkpoint ids in insertion order; the last one is the latest. */
@@ -24,7 +25,7 @@ interface History {
 }
 
 /** Fields a stored body leaves out or keeps only when they say something. */
-const known = { id: 1, threadId: 1, ns: 1, parentId: 1, next: 1, interrupts: 1 };
+const known = { id: 1, threadId: 1, ns: 1, parentId: 1, next: 1, interrupts: 1, createdAt: 1 };
 
 /**
  * Checkpoints in this process's memory: fast, gone when the process exits. For tests,
@@ -51,6 +52,7 @@ export class MemoryCheckpointer implements Checkpointer {
     if (parentId !== (history?.ids.at(-1) ?? null)) stored.parentId = parentId;
     if (next.length > 0) stored.next = next;
     if (interrupts.length > 0) stored.interrupts = interrupts;
+    if (checkpoint.createdAt !== createdAtOf(id)) stored.createdAt = checkpoint.createdAt;
     const body = JSON.stringify(stored);
     const latest = history?.ids.at(-1) ?? null;
     if (latest !== options.expectedLatestId) {
@@ -142,7 +144,7 @@ function checkpointAt(history: History, threadId: string, ns: string, index: num
     next: body.next ?? [],
     interrupts: body.interrupts ?? [],
     metadata: body.metadata!,
-    createdAt: body.createdAt!,
+    createdAt: body.createdAt ?? createdAtOf(history.ids[index]!)!,
   };
   for (const key in body) if (!(key in checkpoint)) checkpoint[key] = body[key];
   return checkpoint;

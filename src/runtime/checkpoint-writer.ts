@@ -5,7 +5,7 @@ import type {
   InterruptRecord,
   PendingWrite,
 } from "../checkpoint/checkpointer.js";
-import { checkpointId } from "../checkpoint/id.js";
+import { checkpointId, createdAtOf } from "../checkpoint/id.js";
 import { compactSnapshot, persistedSnapshotOf } from "./snapshot-format.js";
 import type { GraphContext, TaskOutcome, TaskRecord } from "./task.js";
 
@@ -85,8 +85,9 @@ export class CheckpointWriter {
     // step it interrupted.
     if (interrupts.length > 0 || context.breakpoint) metadata.stepOrigin = stepOrigin;
     if (this.#metadata) Object.assign(metadata, this.#metadata);
+    const id = checkpointId();
     const checkpoint: Checkpoint = {
-      id: checkpointId(),
+      id,
       threadId: this.threadId,
       ns: this.ns,
       parentId: this.parentId,
@@ -95,7 +96,8 @@ export class CheckpointWriter {
       next,
       interrupts,
       metadata,
-      createdAt: new Date().toISOString(),
+      // The id's own millisecond: a store may then leave the time out (see createdAtOf).
+      createdAt: createdAtOf(id)!,
     };
     const expectedLatestId = this.latestId;
     this.#enqueue(() => this.checkpointer.put(checkpoint, { expectedLatestId }));

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Checkpoint, Checkpointer, PendingWrite } from "../checkpoint/checkpointer.js";
-import { checkpointId } from "../checkpoint/id.js";
+import { checkpointId, createdAtOf } from "../checkpoint/id.js";
 import { ConcurrentUpdateError } from "../errors/index.js";
 
 /**
@@ -76,6 +76,18 @@ export function describeCheckpointerConformance(
       const tuple = await store.getLatest(threadId);
       expect(tuple).toEqual({ checkpoint, pendingWrites: [] });
       expect(JSON.stringify(tuple?.checkpoint)).toBe(JSON.stringify(checkpoint));
+    });
+
+    it("keeps createdAt as given: the id's own time (createdAtOf) or any other", async () => {
+      const threadId = newThreadId();
+      const id = checkpointId();
+      const own = makeCheckpoint(threadId, "", null, 0, { id, createdAt: createdAtOf(id)! });
+      await store.put(own, { expectedLatestId: null });
+      const other = makeCheckpoint(threadId, "", id, 1, { createdAt: "2001-02-03T04:05:06.789Z" });
+      await store.put(other, { expectedLatestId: id });
+      const listed = await store.list(threadId);
+      expect(listed.map((c) => c.createdAt)).toEqual([other.createdAt, own.createdAt]);
+      expect((await store.get(threadId, "", id))?.checkpoint).toEqual(own);
     });
 
     it("get by id returns that checkpoint, not the latest", async () => {
