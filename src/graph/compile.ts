@@ -327,9 +327,8 @@ function buildMachine(g: GraphInternals) {
       mergeWrites: assign(({ context, event }) =>
         mergeStep(
           g,
-          event.type === "TASKS.DONE"
-            ? { ...context, tasks: withOutcomes(context.tasks, event.output) }
-            : context,
+          context,
+          event.type === "TASKS.DONE" ? withOutcomes(context.tasks, event.output) : context.tasks,
         ),
       ),
       recordBreakpoint: assign(({ event }) => ({
@@ -384,8 +383,11 @@ function inputValues(input: GraphInput | undefined) {
 }
 
 /** The barrier: merge writes, fire joins, and turn routes into the next step's tasks. */
-function mergeStep(g: GraphInternals, context: GraphContext): Partial<GraphContext> {
-  const { tasks } = context;
+function mergeStep(
+  g: GraphInternals,
+  context: GraphContext,
+  tasks: TaskRecord[],
+): Partial<GraphContext> {
   const values = g.channels.merge(context.values, tasks, context.step);
   const seeds: TaskSeed[] = [];
   const seen = new Set<string>();
@@ -417,10 +419,10 @@ function mergeStep(g: GraphInternals, context: GraphContext): Partial<GraphConte
   }
   const step = context.step + 1;
   const runSteps = tasks.every(isInternal) ? context.runSteps : context.runSteps + 1;
-  const ordinals = new Map<string, number>();
-  const next = seeds.map((s) => {
-    const n = ordinals.get(s.node) ?? 0;
-    ordinals.set(s.node, n + 1);
+  // A node's k-th task of the step gets ordinal k (Sends may start one node several times).
+  const next = seeds.map((s, i) => {
+    let n = 0;
+    for (let j = 0; j < i; j++) if (seeds[j]!.node === s.node) n++;
     return newTask(step, s, n);
   });
   let journal = context.journal;
@@ -436,10 +438,13 @@ function mergeStep(g: GraphInternals, context: GraphContext): Partial<GraphConte
     lastRan: ran,
     journal,
     runSteps,
-    passed: [],
+    passed: NONE_PASSED,
     breakpoint: null,
   };
 }
+
+/** No breakpoint passed yet: one shared (never mutated) empty list for every merge. */
+const NONE_PASSED: GraphContext["passed"] = [];
 
 /** What a lifecycle state asks the task runner for: one node's pending tasks, or (no node) all of them. */
 interface RunRequest {
