@@ -34,7 +34,9 @@ export function checkpointId(): string {
   return `${ms.slice(0, 8)}-${ms.slice(8)}-7${seq.toString(16).padStart(3, "0")}-${tail}`;
 }
 
-const LAYOUT = /^[0-9a-f]{8}-[0-9a-f]{4}-7/;
+/** The last millisecond read from an id, and its ISO form: ids made together share it. */
+let lastPrefix = "";
+let lastIso = "";
 
 /**
  * When a `checkpointId()` was made, as an ISO string (the millisecond it holds), or
@@ -45,6 +47,13 @@ const LAYOUT = /^[0-9a-f]{8}-[0-9a-f]{4}-7/;
  * createdAtOf("01a2375e-360d-7000-ac9e-053ecdded463"); // "2026-12-02T15:27:30.829Z"
  */
 export function createdAtOf(id: string): string | undefined {
-  if (!LAYOUT.test(id)) return undefined;
-  return new Date(Number.parseInt(id.slice(0, 8) + id.slice(9, 13), 16)).toISOString();
+  if (id.length !== 36 || id[8] !== "-" || id[13] !== "-" || id[14] !== "7") return undefined;
+  const prefix = id.slice(0, 13);
+  if (prefix !== lastPrefix) {
+    const ms = Number.parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
+    if (Number.isNaN(ms)) return undefined;
+    lastIso = new Date(ms).toISOString();
+    lastPrefix = prefix;
+  }
+  return lastIso;
 }
