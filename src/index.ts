@@ -15,5 +15,6 @@ export type {
   RunConfig,
   State,
 } from "./graph/types.js";
+export type { Durability } from "./runtime/checkpoint-writer.js";
 export { interrupt, isGraphInterrupt } from "./runtime/interrupt.js";
 export type { StreamEvent } from "./stream/events.js";

@@ -430,7 +430,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       actor.stop();
       throw error;
     }
-    const result = await drive(actor, env, writer, { first, durability: options.durability });
+    const result = await drive(actor, env, writer, { first });
     const journal = (actor.getSnapshot().context as GraphContext).journal ?? [];
     actor.stop();
     if (result.status === "interrupted") {
@@ -522,7 +522,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       actor.stop();
       throw error;
     }
-    const result = await drive(actor, env, writer, { first, durability: options.durability });
+    const result = await drive(actor, env, writer, { first });
     actor.stop();
     return result as RunResult<S>;
   }

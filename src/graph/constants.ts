@@ -5,10 +5,5 @@ export const END = "__end__";
 export type START = typeof START;
 export type END = typeof END;
 
-/** Node names the runtime keeps for itself (the last two are states of the run loop's `stepping`). */
-export const RESERVED_NODE_NAMES: ReadonlySet<string> = new Set([
-  START,
-  END,
-  "__dispatch__",
-  "__fanout__",
-]);
+/** Node names the runtime keeps for itself (`__fanout__` is a state of the run loop's `stepping`). */
+export const RESERVED_NODE_NAMES: ReadonlySet<string> = new Set([START, END, "__fanout__"]);

@@ -1,7 +1,7 @@
 import type { AnyActor, AnyEventObject, AnyMachineSnapshot } from "xstate";
 import type { InterruptRecord, PendingWrite } from "../checkpoint/checkpointer.js";
 import { AbortError } from "../errors/index.js";
-import { type CheckpointWriter, type Durability, ROUTE } from "./checkpoint-writer.js";
+import { type CheckpointWriter, ROUTE } from "./checkpoint-writer.js";
 import { interruptId } from "./interrupt.js";
 import type { RunEnv } from "./run-env.js";
 import type { GraphContext, TaskRecord, TaskSeed } from "./task.js";
@@ -9,7 +9,6 @@ import type { GraphContext, TaskRecord, TaskSeed } from "./task.js";
 export interface DriveOptions {
   /** Return at the first barrier the run holds at instead of stepping on (updateState). */
   stopAtBarrier?: boolean;
-  durability?: Durability;
   /** The event that sets the run going (INPUT, RESUME, UPDATE), sent once the driver listens. */
   first?: AnyEventObject;
 }

@@ -22,6 +22,7 @@ describe("compile-time validation", () => {
   it("rejects reserved node names", () => {
     expect(() => new Graph().addNode(START, noop)).toThrow(/reserved/);
     expect(() => new Graph().addNode(END, noop)).toThrow(/reserved/);
+    expect(() => new Graph().addNode("__fanout__", noop)).toThrow(/reserved/);
     expect(() => new Graph().addNode("a|b", noop)).toThrow(GraphValidationError);
   });
 
