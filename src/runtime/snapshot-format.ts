@@ -154,24 +154,31 @@ export function compactSnapshot(persisted: Persisted): {
 export function expandSnapshot(checkpoint: Checkpoint, run: RunOptions = DEFAULT_RUN): unknown {
   const s = checkpoint.snapshot as Record<string, unknown> & { context: Record<string, unknown> };
   const c = s.context as Partial<GraphContext> & { tasks?: StoredTask[] };
+  // Built field by field, in one shape: spreading the parsed object and overriding half of
+  // its keys was a few per cent of a resume.
   const context: GraphContext = {
-    ...(c as GraphContext),
     values: checkpoint.values,
-    tasks: (c.tasks ?? []).map(expandTask),
+    step: c.step ?? 0,
+    tasks: c.tasks ? c.tasks.map(expandTask) : [],
     joins: c.joins ?? {},
     lastRan: c.lastRan ?? [],
+    runSteps: c.runSteps ?? 0,
     breakpoint: c.breakpoint ?? null,
     passed: c.passed ?? [],
     run,
   };
-  const status = s.status ?? "active";
-  return {
-    ...s,
+  if (c.journal) context.journal = c.journal;
+  const status = (s.status as string | undefined) ?? "active";
+  const snapshot: Record<string, unknown> = {
     status,
+    value: s.value,
     historyValue: s.historyValue ?? {},
     children: status === "active" ? { tasks: RUNNER } : {},
     context,
   };
+  if (s.output !== undefined) snapshot.output = s.output;
+  if (s.error !== undefined) snapshot.error = s.error;
+  return snapshot;
 }
 
 /** The stored graph context of a checkpoint, with defaults filled in (for views). */
