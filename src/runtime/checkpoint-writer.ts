@@ -17,6 +17,9 @@ import type { GraphContext, TaskOutcome, TaskRecord } from "./task.js";
  *   mid-run loses at most the writes still in flight, and the thread stays at an
  *   earlier checkpoint.
  * - `"sync"`: each step starts only once its barrier checkpoint is stored.
+ *
+ * @example
+ * await graph.invoke(input, { config, durability: "sync" });
  */
 export type Durability = "sync" | "async";
 
@@ -59,11 +62,6 @@ export class CheckpointWriter {
     this.latestId = start.latestId;
     this.source = start.source;
     this.#metadata = start.metadata;
-  }
-
-  /** The first write that failed, if any. */
-  get failure(): { error: unknown } | undefined {
-    return this.#failure;
   }
 
   /**
