@@ -107,6 +107,7 @@ export function compactSnapshot(persisted: Persisted): {
       case "values":
       case "error":
       case "run":
+      case "runSteps": // counted per call: a restored run starts at 0
         break;
       case "tasks":
         if (context.tasks.length > 0) stored.tasks = context.tasks.map(compactTask);
@@ -162,7 +163,7 @@ export function expandSnapshot(checkpoint: Checkpoint, run: RunOptions = DEFAULT
     tasks: c.tasks ? c.tasks.map(expandTask) : [],
     joins: c.joins ?? {},
     lastRan: c.lastRan ?? [],
-    runSteps: c.runSteps ?? 0,
+    runSteps: 0,
     breakpoint: c.breakpoint ?? null,
     passed: c.passed ?? [],
     run,

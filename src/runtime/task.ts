@@ -62,7 +62,7 @@ export interface GraphContext {
   joins: Record<string, string[]>;
   /** Nodes that ran in the last completed step (for interruptAfter). */
   lastRan: string[];
-  /** Steps taken by the current invocation (for recursionLimit). */
+  /** Steps taken by the current call (for recursionLimit); never persisted, so 0 on restore. */
   runSteps: number;
   /** The static breakpoint the run stopped at, if any. */
   breakpoint: { node: string; timing: "before" | "after" } | null;

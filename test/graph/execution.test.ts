@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type AnyActorRef, createActor } from "xstate";
 import { z } from "zod";
+import { MemoryCheckpointer } from "../../src/checkpoint/index.js";
 import {
   AbortError,
   Command,
@@ -9,6 +10,7 @@ import {
   GraphValidationError,
   InvalidConfigError,
   InvalidUpdateError,
+  interrupt,
   NodeError,
   RecursionLimitError,
   Send,
@@ -211,6 +213,29 @@ describe("super-step execution", () => {
       .addConditionalEdges("count", (s) => (s.n < 5 ? "count" : END))
       .compile();
     expect((await graph.invoke({ n: 0 }, { recursionLimit: 5 })).state.n).toBe(5);
+  });
+
+  it("counts the recursion limit per call: a resumed run has the whole limit again", async () => {
+    const graph = new Graph()
+      .addNode("count", (s) => {
+        if (s.n === 3) interrupt("go on?");
+        return { n: s.n + 1 };
+      })
+      .addEdge(START, "count")
+      .addConditionalEdges("count", (s) => (s.n < 8 ? "count" : END))
+      .compile({ checkpointer: new MemoryCheckpointer() });
+    const config = { configurable: { thread_id: "limit-per-call" } };
+    // Three steps, then the fourth pauses.
+    const paused = await graph.invoke({ n: 0 }, { config, recursionLimit: 5 });
+    expect([paused.status, paused.state.n]).toEqual(["interrupted", 3]);
+    // Five more steps (the resumed one included) fit the limit of this call.
+    const done = await graph.resume("yes", { config, recursionLimit: 5 });
+    expect([done.status, done.state.n]).toEqual(["done", 8]);
+    // A sixth would not: the same run resumed with a limit of 4 stops.
+    await graph.invoke({ n: 0 }, { config, recursionLimit: 5 });
+    await expect(graph.resume("yes", { config, recursionLimit: 4 })).rejects.toBeInstanceOf(
+      RecursionLimitError,
+    );
   });
 
   it("wraps a throwing node in NodeError naming node, step and cause", async () => {
