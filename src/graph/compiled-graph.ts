@@ -241,21 +241,22 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       threadId,
       run,
     );
-    const context = actor.getSnapshot().context as GraphContext;
-    const writes = this.#g.channels.toWrites(values, context.values, {
-      node: asNode ?? "updateState",
-      step: context.step,
-    });
+    let first: GraphEvent;
     try {
+      const context = actor.getSnapshot().context as GraphContext;
+      const writes = this.#g.channels.toWrites(values, context.values, {
+        node: asNode ?? "updateState",
+        step: context.step,
+      });
       for (const [key, value] of writes) assertJson(value, `state.${key}`);
+      // As a node, the update runs as that node's task, so its edges pick what is next; the
+      // run stops at the barrier after it. Without, the machine stays where it is.
+      first = { type: "UPDATE", update: Object.fromEntries(writes), asNode };
     } catch (error) {
       actor.stop();
       throw error;
     }
     writer!.source = "update";
-    // As a node, the update runs as that node's task, so its edges pick what is next; the
-    // run stops at the barrier after it. Without, the machine stays where it is.
-    const first: GraphEvent = { type: "UPDATE", update: Object.fromEntries(writes), asNode };
     await drive(actor, env, writer, { first, stopAtBarrier: true });
     actor.stop();
     return {
