@@ -9,13 +9,13 @@ import {
 } from "xstate";
 import { runMachine } from "../../machines/run.machine.js";
 import { InvalidConfigError, RecursionLimitError } from "../errors/index.js";
-import { opensUpdate } from "../runtime/drive.js";
 import { type RunEnv, runEnvOf } from "../runtime/run-env.js";
 import { isThenable, type MaybePromise, runTask } from "../runtime/run-task.js";
 import { StepCancellation } from "../runtime/step-cancellation.js";
 import {
   DEFAULT_RUN,
   type GraphContext,
+  opensUpdate,
   type RunOptions,
   type TaskOutcome,
   type TaskRecord,

@@ -14,7 +14,7 @@ import { currentTask, GraphInterrupt, type Scratchpad } from "../runtime/interru
 import { attachRunEnv, type RunEnv } from "../runtime/run-env.js";
 import { WriteList } from "../runtime/run-task.js";
 import { contextOf, expandSnapshot, stepOriginOf } from "../runtime/snapshot-format.js";
-import type { GraphContext, RunOptions } from "../runtime/task.js";
+import { DEFAULT_RUN, type GraphContext, type RunOptions } from "../runtime/task.js";
 import type { StreamEvent } from "../stream/events.js";
 import { Command, nullResume } from "./command.js";
 import type { GraphEvent } from "./compile.js";
@@ -62,8 +62,6 @@ export interface InvokeOptions<C = unknown> {
 export type RunResult<S extends State = State> =
   | { status: "done"; state: S }
   | { status: "interrupted"; interrupt: InterruptRecord; interrupts: InterruptRecord[]; state: S };
-
-const DEFAULT_RECURSION_LIMIT = 25;
 
 type Plan =
   | { kind: "input"; update: unknown; goto?: unknown }
@@ -466,7 +464,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       );
     }
     return {
-      recursionLimit: options.recursionLimit ?? DEFAULT_RECURSION_LIMIT,
+      recursionLimit: options.recursionLimit ?? DEFAULT_RUN.recursionLimit,
       interruptBefore: [
         ...(this.#options.interruptBefore ?? []),
         ...(options.interruptBefore ?? []),

@@ -99,16 +99,16 @@ export class CheckpointWriter {
     };
     const expectedLatestId = this.latestId;
     this.#enqueue(() => this.checkpointer.put(checkpoint, { expectedLatestId }));
-    this.parentId = this.latestId = checkpoint.id;
+    this.parentId = this.latestId = id;
     this.source = "loop";
     if (interrupts.length > 0) {
       for (const t of context.tasks) {
         if (t.status === "done" && t.writes) {
-          this.putWrites(checkpoint.id, { taskId: t.id, node: t.node, writes: t.writes });
+          this.putWrites(id, { taskId: t.id, node: t.node, writes: t.writes });
         }
       }
     }
-    return checkpoint.id;
+    return id;
   }
 
   /** Queue a finished task's writes (and routes) against the barrier its step started from. */

@@ -4,7 +4,7 @@ import { AbortError } from "../errors/index.js";
 import { type CheckpointWriter, ROUTE } from "./checkpoint-writer.js";
 import { interruptId } from "./interrupt.js";
 import type { RunEnv } from "./run-env.js";
-import type { GraphContext, TaskRecord, TaskSeed } from "./task.js";
+import { type GraphContext, opensUpdate, type TaskRecord, type TaskSeed } from "./task.js";
 
 export interface DriveOptions {
   /** Return at the first barrier the run holds at instead of stepping on (updateState). */
@@ -25,10 +25,6 @@ export type DriveResult =
 
 /** A snapshot the driver can act on: no task is running. */
 const isSettled = (snap: AnyMachineSnapshot) => snap.status !== "active" || !snap.hasTag("running");
-
-/** The barrier an update as a node opens: its writes are not merged yet, so it is not checkpointed. */
-export const opensUpdate = (context: GraphContext) =>
-  context.tasks.length === 1 && context.tasks[0]!.kind === "update";
 
 /**
  * Drive a started graph actor to its next resting point: until the run is
@@ -107,7 +103,7 @@ export async function drive(
         // A barrier the run did not enter (restored, or updated in place) is this run's
         // too: checkpoint it as well. Either way the run waits here for STEP.
         if (entered !== context) env.atBarrier(context);
-        if (context.run.holds) await writer?.flush();
+        if (holds) await writer?.flush();
         if (options.stopAtBarrier) return { status: "barrier", state: context.values };
         actor.send({ type: "STEP" });
         continue;

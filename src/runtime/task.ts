@@ -92,6 +92,13 @@ export interface RunOptions {
   holds: boolean;
 }
 
+/**
+ * The barrier an update as a node opens: its writes are not merged yet, so it is
+ * neither checkpointed nor held.
+ */
+export const opensUpdate = (context: GraphContext) =>
+  context.tasks.length === 1 && context.tasks[0]!.kind === "update";
+
 /** A call's defaults: 25 steps, no breakpoints, never held. */
 export const DEFAULT_RUN: RunOptions = {
   recursionLimit: 25,
