@@ -91,6 +91,19 @@ export interface PutOptions {
 }
 
 /**
+ * A run's hold on a thread, taken before any of its nodes run so that of two runs that
+ * read the same checkpoint only one does any work (see `Checkpointer.claimThread`).
+ */
+export interface ThreadClaim {
+  /** Unique per run (a random UUID). */
+  runId: string;
+  /** The thread's latest top-level checkpoint as the run read it (`null`: a new thread). */
+  expectedLatestId: string | null;
+  /** How long the claim lasts unless renewed: a run that died frees its thread after this. */
+  ttlMs: number;
+}
+
+/**
  * The storage contract. Implementations must be safe to call concurrently and
  * must store copies: mutating an object after `put` must not change what is stored.
  * What they are given is plain JSON: the runtime checks every value with
@@ -112,7 +125,22 @@ export interface Checkpointer {
   get(threadId: string, ns: string, id: string): Promise<CheckpointTuple | undefined>;
   /** History of (thread, ns), newest first. */
   list(threadId: string, options?: ListOptions): Promise<Checkpoint[]>;
-  /** Remove every checkpoint and write of the thread, in every namespace. */
+  /**
+   * Take the thread for one run, in one atomic step, before any node runs. Succeeds when
+   * the thread's latest top-level checkpoint is `claim.expectedLatestId` and no other run
+   * holds an unexpired claim. Otherwise throws `ConcurrentUpdateError` (`ThreadBusyError`
+   * while another claim is live) and changes nothing.
+   */
+  claimThread(threadId: string, claim: ThreadClaim): Promise<void>;
+  /**
+   * Extend a claim this run holds by `ttlMs` from now (the run's own writes have moved the
+   * latest checkpoint, so it is not checked). Throws `ThreadBusyError` if another run holds
+   * the thread now; a claim that expired with nobody else taking it is taken again.
+   */
+  renewThreadClaim(threadId: string, runId: string, ttlMs: number): Promise<void>;
+  /** End a run's claim (no-op if it expired or another run holds the thread now). */
+  releaseThread(threadId: string, runId: string): Promise<void>;
+  /** Remove every checkpoint and write of the thread, in every namespace, and its claim. */
   deleteThread(threadId: string): Promise<void>;
   /** Release connections (no-op for stores that hold none). */
   close?(): Promise<void>;

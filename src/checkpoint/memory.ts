@@ -1,4 +1,4 @@
-import { ConcurrentUpdateError, StateweaverError } from "../errors/index.js";
+import { ConcurrentUpdateError, StateweaverError, ThreadBusyError } from "../errors/index.js";
 import type {
   Checkpoint,
   Checkpointer,
@@ -6,6 +6,7 @@ import type {
   ListOptions,
   PendingWrite,
   PutOptions,
+  ThreadClaim,
 } from "./checkpointer.js";
 import { createdAtOf } from "./id.js";
 
@@ -38,6 +39,8 @@ const known = { id: 1, threadId: 1, ns: 1, parentId: 1, next: 1, interrupts: 1, 
 export class MemoryCheckpointer implements Checkpointer {
   /** thread id -> ns -> history */
   readonly #threads = new Map<string, Map<string, History>>();
+  /** thread id -> the run holding it, until when (ms since the epoch) */
+  readonly #claims = new Map<string, { runId: string; until: number }>();
 
   // Every method does its checks and writes synchronously before returning its promise,
   // so concurrent calls cannot interleave between the expectedLatestId check and the write.
@@ -120,8 +123,35 @@ export class MemoryCheckpointer implements Checkpointer {
     return result;
   }
 
+  async claimThread(threadId: string, claim: ThreadClaim): Promise<void> {
+    const latest = this.#history(threadId, "")?.ids.at(-1) ?? null;
+    const now = Date.now();
+    const held = this.#claims.get(threadId);
+    if (held && held.runId !== claim.runId && held.until > now) {
+      throw new ThreadBusyError(threadId, latest);
+    }
+    if (latest !== claim.expectedLatestId) {
+      throw new ConcurrentUpdateError(threadId, "", claim.expectedLatestId, latest);
+    }
+    this.#claims.set(threadId, { runId: claim.runId, until: now + claim.ttlMs });
+  }
+
+  async renewThreadClaim(threadId: string, runId: string, ttlMs: number): Promise<void> {
+    const now = Date.now();
+    const held = this.#claims.get(threadId);
+    if (held && held.runId !== runId && held.until > now) {
+      throw new ThreadBusyError(threadId, this.#history(threadId, "")?.ids.at(-1) ?? null);
+    }
+    this.#claims.set(threadId, { runId, until: now + ttlMs });
+  }
+
+  async releaseThread(threadId: string, runId: string): Promise<void> {
+    if (this.#claims.get(threadId)?.runId === runId) this.#claims.delete(threadId);
+  }
+
   async deleteThread(threadId: string): Promise<void> {
     this.#threads.delete(threadId);
+    this.#claims.delete(threadId);
   }
 
   async close(): Promise<void> {}

@@ -1,4 +1,9 @@
-import { ConcurrentUpdateError, InvalidConfigError, StateweaverError } from "../errors/index.js";
+import {
+  ConcurrentUpdateError,
+  InvalidConfigError,
+  StateweaverError,
+  ThreadBusyError,
+} from "../errors/index.js";
 import type {
   Checkpoint,
   Checkpointer,
@@ -6,6 +11,7 @@ import type {
   ListOptions,
   PendingWrite,
   PutOptions,
+  ThreadClaim,
 } from "./checkpointer.js";
 
 /**
@@ -46,6 +52,7 @@ interface Tables {
   threads: string;
   checkpoints: string;
   writes: string;
+  claims: string;
 }
 
 function tables(prefix: string): Tables {
@@ -61,6 +68,7 @@ function tables(prefix: string): Tables {
     threads: `${prefix}threads`,
     checkpoints: `${prefix}checkpoints`,
     writes: `${prefix}writes`,
+    claims: `${prefix}claims`,
   };
 }
 
@@ -102,6 +110,14 @@ const migrations: Array<(t: Tables) => string[]> = [
       primary key (thread_id, ns, checkpoint_id, task_id),
       foreign key (thread_id, ns, checkpoint_id)
         references ${t.checkpoints} (thread_id, ns, id) on delete cascade
+    )`,
+  ],
+  (t) => [
+    // One row per thread a run holds (see Checkpointer.claimThread); times are the database's.
+    `create table ${t.claims} (
+      thread_id text primary key,
+      run_id text not null,
+      expires_at timestamptz not null
     )`,
   ],
 ];
@@ -178,6 +194,23 @@ function statements(t: Tables) {
           or seq < (select seq from ${t.checkpoints} where thread_id = $1 and ns = $2 and id = $3))
       order by seq desc
       limit $4`,
+    // Inserted only while the thread's latest top-level checkpoint is the one expected
+    // (none: no head row); an existing claim is taken over only once it has expired.
+    claim: `insert into ${t.claims} (thread_id, run_id, expires_at)
+      select $1, $2, now() + $4::integer * interval '1 millisecond'
+      where coalesce((select latest_id from ${t.threads} where thread_id = $1 and ns = ''), '')
+        = coalesce($3::text, '')
+      on conflict (thread_id) do update
+        set run_id = excluded.run_id, expires_at = excluded.expires_at
+        where ${t.claims}.expires_at <= now()`,
+    renewClaim: `insert into ${t.claims} (thread_id, run_id, expires_at)
+      values ($1, $2, now() + $3::integer * interval '1 millisecond')
+      on conflict (thread_id) do update
+        set run_id = excluded.run_id, expires_at = excluded.expires_at
+        where ${t.claims}.run_id = excluded.run_id or ${t.claims}.expires_at <= now()`,
+    liveClaim: `select 1 from ${t.claims} where thread_id = $1 and expires_at > now()`,
+    releaseClaim: `delete from ${t.claims} where thread_id = $1 and run_id = $2`,
+    deleteClaim: `delete from ${t.claims} where thread_id = $1`,
     deleteWrites: `delete from ${t.writes} where thread_id = $1`,
     deleteCheckpoints: `delete from ${t.checkpoints} where thread_id = $1`,
     deleteThreads: `delete from ${t.threads} where thread_id = $1`,
@@ -320,6 +353,40 @@ export abstract class SqlCheckpointer implements Checkpointer {
     return rows.map((row) => JSON.parse(row.payload as string) as Checkpoint);
   }
 
+  async claimThread(threadId: string, claim: ThreadClaim): Promise<void> {
+    const sql = this.#sql;
+    const driver = await this.#ready();
+    const { rowCount } = await (driver.queryPrepared ?? driver.query)(sql.claim, [
+      threadId,
+      claim.runId,
+      claim.expectedLatestId,
+      Math.ceil(claim.ttlMs),
+    ]);
+    if (rowCount === 1) return;
+    // Failure path only: say why.
+    const { rows } = await driver.query(sql.latestId, [threadId, ""]);
+    const actual = (rows[0]?.latest_id as string | undefined) ?? null;
+    if ((await driver.query(sql.liveClaim, [threadId])).rows.length > 0) {
+      throw new ThreadBusyError(threadId, actual);
+    }
+    throw new ConcurrentUpdateError(threadId, "", claim.expectedLatestId, actual);
+  }
+
+  async renewThreadClaim(threadId: string, runId: string, ttlMs: number): Promise<void> {
+    const driver = await this.#ready();
+    const { rowCount } = await driver.query(this.#sql.renewClaim, [
+      threadId,
+      runId,
+      Math.ceil(ttlMs),
+    ]);
+    if (rowCount !== 1) throw new ThreadBusyError(threadId, null);
+  }
+
+  async releaseThread(threadId: string, runId: string): Promise<void> {
+    const driver = await this.#ready();
+    await (driver.queryPrepared ?? driver.query)(this.#sql.releaseClaim, [threadId, runId]);
+  }
+
   async deleteThread(threadId: string): Promise<void> {
     const sql = this.#sql;
     const driver = await this.#ready();
@@ -330,6 +397,7 @@ export abstract class SqlCheckpointer implements Checkpointer {
       await query(sql.deleteThreads, [threadId]);
       await query(sql.deleteWrites, [threadId]);
       await query(sql.deleteCheckpoints, [threadId]);
+      await query(sql.deleteClaim, [threadId]);
     });
   }
 

@@ -99,11 +99,60 @@ export class NodeError extends StateweaverError {
 
 /** Someone else wrote to the thread since this run read it (optimistic concurrency). */
 export class ConcurrentUpdateError extends StateweaverError {
-  constructor(threadId: string, ns: string, expected: string | null, actual: string | null) {
+  readonly threadId: string;
+  readonly ns: string;
+  /** The latest checkpoint this run read (`null`: none, a new thread). */
+  readonly expectedLatestId: string | null;
+  /** The latest checkpoint the store has (`null`: none). */
+  readonly actualLatestId: string | null;
+  constructor(
+    threadId: string,
+    ns: string,
+    expected: string | null,
+    actual: string | null,
+    message = `Thread "${threadId}"${ns ? ` (namespace "${ns}")` : ""} changed while this run was working: expected latest checkpoint ${expected ?? "<none>"} but found ${actual ?? "<none>"}. Reload the thread state with getState() and try again.`,
+  ) {
+    super("CONCURRENT_UPDATE", message);
+    this.threadId = threadId;
+    this.ns = ns;
+    this.expectedLatestId = expected;
+    this.actualLatestId = actual;
+  }
+}
+
+/**
+ * Another run holds the thread (a concurrent `invoke`, `resume` or `updateState`). Nothing
+ * of this call ran. A `ConcurrentUpdateError`, so one `catch` handles both.
+ */
+export class ThreadBusyError extends ConcurrentUpdateError {
+  constructor(threadId: string, latest: string | null) {
     super(
-      "CONCURRENT_UPDATE",
-      `Thread "${threadId}"${ns ? ` (namespace "${ns}")` : ""} changed while this run was working: expected latest checkpoint ${expected ?? "<none>"} but found ${actual ?? "<none>"}. Reload the thread state with getState() and try again.`,
+      threadId,
+      "",
+      latest,
+      latest,
+      `Thread "${threadId}" is busy: another run holds it, so this call ran nothing. Wait for that run to end (or, if its process died, for its claim to expire), reload the thread with getState() and try again.`,
     );
+  }
+}
+
+/**
+ * A stored checkpoint names a node this graph does not have: it was renamed or removed
+ * in a new deploy, or the row is damaged. The thread is left as it was; `getState` still
+ * reads it.
+ */
+export class CheckpointMismatchError extends StateweaverError {
+  readonly threadId: string;
+  readonly checkpointId: string;
+  readonly node: string;
+  constructor(graph: string, threadId: string, checkpointId: string, node: string) {
+    super(
+      "CHECKPOINT_MISMATCH",
+      `Thread "${threadId}" is at checkpoint ${checkpointId}, which names node "${node}", but graph "${graph}" has no such node (renamed or removed since, or a damaged checkpoint). The thread is unchanged. Continue it as another node with updateState(config, values, "<node>"), or fork from an earlier checkpoint by passing its checkpoint_id (see getStateHistory(config)).`,
+    );
+    this.threadId = threadId;
+    this.checkpointId = checkpointId;
+    this.node = node;
   }
 }
 

@@ -23,7 +23,7 @@ import {
 } from "../runtime/task.js";
 import { Channels } from "./channels.js";
 import { CompiledGraph } from "./compiled-graph.js";
-import { START } from "./constants.js";
+import { END, START } from "./constants.js";
 import type { CompileOptions, GraphSpec } from "./graph.js";
 import type { GraphInternals } from "./internals.js";
 import type { NodeFn, State } from "./types.js";
@@ -35,7 +35,8 @@ export type GraphEvent =
   | { type: "UPDATE"; update: Record<string, unknown>; asNode?: string }
   /** The driver lets a run it held at the barrier (or restored there) go on. */
   | { type: "STEP" }
-  | { type: "RESUME"; answers: Record<string, unknown> }
+  /** Answers by interrupt id; `rerun` also re-runs paused tasks it does not answer (`invoke(null)`). */
+  | { type: "RESUME"; answers: Record<string, unknown>; rerun?: boolean }
   // The task runner's answers.
   | { type: "TASKS.DONE"; output: TaskOutcome[] }
   | { type: "TASKS.ERROR"; error: unknown }
@@ -251,7 +252,7 @@ function buildMachine(g: GraphInternals) {
       resumeAnswersTask: ({ context, event }, params?: NodeParams) =>
         event.type === "RESUME" &&
         about(context, params).some(
-          (t) => t.status === "interrupted" && answeredBy(t, event.answers),
+          (t) => t.status === "interrupted" && (event.rerun || answeredBy(t, event.answers)),
         ),
       hasAsNode: ({ event }) => event.type === "UPDATE" && event.asNode !== undefined,
     },
@@ -264,7 +265,11 @@ function buildMachine(g: GraphInternals) {
         return {
           tasks: context.tasks.map((t) => {
             if (params && t.node !== params.node) return t;
-            if (t.status !== "interrupted" || !answeredBy(t, event.answers)) return t;
+            if (t.status !== "interrupted") return t;
+            if (!answeredBy(t, event.answers)) {
+              // Re-run unanswered: the task reaches its interrupt again and pauses as before.
+              return event.rerun ? { ...t, status: "pending" as const } : t;
+            }
             if (t.nested) {
               const nestedAnswers = { ...t.nestedAnswers };
               for (const i of t.nested)
@@ -287,9 +292,11 @@ function buildMachine(g: GraphInternals) {
       })),
       checkpoint: ({ context, system }) => runEnvOf(system).atBarrier?.(context),
       dispatch: raise(({ context }) => decide(context)),
-      dispatchUnlessHeld: enqueueActions(({ context, enqueue }) => {
+      dispatchUnlessHeld: enqueueActions(({ context, enqueue, system }) => {
         // The barrier an update as a node opens never holds: its writes are not merged yet.
-        if (!context.run.holds || opensUpdate(context)) enqueue.raise(decide(context));
+        if (opensUpdate(context)) enqueue.raise(decide(context));
+        else if (!context.run.holds && !runEnvOf(system).lagging?.())
+          enqueue.raise(decide(context));
       }),
       applyInput: assign(({ context, event }) => {
         if (event.type !== "INPUT") return {};
@@ -388,7 +395,7 @@ function mergeStep(
   context: GraphContext,
   tasks: TaskRecord[],
 ): Partial<GraphContext> {
-  const values = g.channels.merge(context.values, tasks, context.step);
+  const values = g.channels.merge(context.values, inWriteOrder(tasks), context.step);
   const seeds: TaskSeed[] = [];
   const seen = new Set<string>();
   const ran: string[] = [];
@@ -410,7 +417,8 @@ function mergeStep(
       for (const n of ran) if (join.from.includes(n)) done.add(n);
       if (join.from.every((n) => done.has(n))) {
         delete joins[join.key];
-        if (!seen.has(join.to)) {
+        // A join into END ends those branches: nothing to schedule.
+        if (join.to !== END && !seen.has(join.to)) {
           seen.add(join.to);
           seeds.push({ node: join.to, kind: "node" });
         }
@@ -441,6 +449,23 @@ function mergeStep(
     passed: NONE_PASSED,
     breakpoint: null,
   };
+}
+
+/**
+ * The order a step's writes are applied in: tasks triggered by edges (and the input or
+ * update task) first, in the order they were scheduled, then `Send` tasks in the order
+ * they were sent (as LangGraph.js puts pulled tasks before pushed ones). Fixed by the
+ * graph, never by which task finished first.
+ */
+function inWriteOrder(tasks: TaskRecord[]): TaskRecord[] {
+  let sends = false;
+  let sorted = true;
+  for (const t of tasks) {
+    if (t.kind === "send") sends = true;
+    else if (sends) sorted = false;
+  }
+  if (sorted) return tasks;
+  return [...tasks.filter((t) => t.kind !== "send"), ...tasks.filter((t) => t.kind === "send")];
 }
 
 /** No breakpoint passed yet: one shared (never mutated) empty list for every merge. */
@@ -511,7 +536,8 @@ function runPendingTasks(
   // dies before the barrier, a restart runs only the tasks that had not finished.
   const save = context.tasks.length > 1 ? env.savePendingWrite : undefined;
   const saved = (t: TaskRecord, outcome: TaskOutcome): MaybePromise<TaskOutcome> => {
-    if (!save || outcome.status !== "done") return outcome;
+    // A task finishing after its step was cancelled (the run failed) ignored its signal.
+    if (!save || outcome.status !== "done" || step.cancelled) return outcome;
     const written = save(t, outcome);
     return isThenable(written) ? written.then(() => outcome) : outcome;
   };

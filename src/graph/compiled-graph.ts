@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import {
   type AnyActor,
   type AnyStateMachine,
@@ -9,18 +10,30 @@ import type { Checkpointer, CheckpointTuple, InterruptRecord } from "../checkpoi
 import { assertJson } from "../checkpoint/serde.js";
 import { AbortError, InvalidConfigError, InvalidResumeError } from "../errors/index.js";
 import { CheckpointWriter, type Durability } from "../runtime/checkpoint-writer.js";
-import { type DriveOptions, drive, pendingInterrupts, recoverTasks } from "../runtime/drive.js";
-import { currentTask, GraphInterrupt, type Scratchpad } from "../runtime/interrupt.js";
+import {
+  type DriveOptions,
+  type DriveResult,
+  drive,
+  pendingInterrupts,
+  recoverTasks,
+} from "../runtime/drive.js";
+import {
+  currentTask,
+  GraphInterrupt,
+  ParentCommand,
+  type Scratchpad,
+} from "../runtime/interrupt.js";
 import { attachRunEnv, type RunEnv } from "../runtime/run-env.js";
-import { WriteList } from "../runtime/run-task.js";
 import { contextOf, expandSnapshot, stepOriginOf } from "../runtime/snapshot-format.js";
 import { DEFAULT_RUN, type GraphContext, type RunOptions } from "../runtime/task.js";
+import { WriteList } from "../runtime/write-list.js";
 import type { StreamEvent } from "../stream/events.js";
 import { Command, nullResume } from "./command.js";
 import type { GraphEvent } from "./compile.js";
 import { END, START } from "./constants.js";
 import type { CompileOptions } from "./graph.js";
 import type { GraphInternals } from "./internals.js";
+import { assertFitsGraph } from "./restore.js";
 import { type StateSnapshot, viewCheckpoint } from "./state-snapshot.js";
 import type { NodeFn, RunConfig, State } from "./types.js";
 
@@ -65,7 +78,7 @@ export type RunResult<S extends State = State> =
 
 type Plan =
   | { kind: "input"; update: unknown; goto?: unknown }
-  | { kind: "resume"; value: unknown }
+  | { kind: "resume"; value: unknown; update?: unknown }
   | { kind: "continue" };
 
 /**
@@ -217,11 +230,15 @@ export class CompiledGraph<S extends State = State, C = unknown> {
    * what runs next; without it, what was next (or paused) stays so.
    * Returns the config of the new checkpoint.
    */
-  async updateState(config: RunConfig, values: Partial<S>, asNode?: string): Promise<RunConfig> {
-    const { checkpointer, threadId } = this.#thread(config, "updateState");
-    if (asNode !== undefined && !this.#g.spec.nodes.has(asNode)) {
+  async updateState(
+    config: RunConfig,
+    values: Partial<S> | null,
+    asNode?: string,
+  ): Promise<RunConfig> {
+    const thread = this.#thread(config, "updateState");
+    if (asNode !== undefined && asNode !== END && !this.#g.spec.nodes.has(asNode)) {
       throw new InvalidConfigError(
-        `updateState(…, asNode: "${asNode}"): no such node. Known nodes: ${this.nodes.join(", ")}.`,
+        `updateState(…, asNode: "${asNode}"): no such node. Known nodes: ${this.nodes.join(", ")}, or END to end the thread's pending work.`,
       );
     }
     // No limit, no breakpoints: the update is applied, not run; it stops at the next barrier.
@@ -231,35 +248,25 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       interruptAfter: [],
       holds: true,
     };
-    const { actor, writer, env } = await this.#start(
-      config,
-      {},
-      undefined,
-      checkpointer,
-      threadId,
-      run,
-    );
+    const { actor, writer, env } = await this.#start({ config, options: {}, thread, run, asNode });
     let first: GraphEvent;
     try {
       const context = actor.getSnapshot().context as GraphContext;
-      const writes = this.#g.channels.toWrites(values, context.values, {
-        node: asNode ?? "updateState",
-        step: context.step,
-      });
-      for (const [key, value] of writes) assertJson(value, `state.${key}`);
-      // As a node, the update runs as that node's task, so its edges pick what is next; the
-      // run stops at the barrier after it. Without, the machine stays where it is.
+      const writes = this.#writes(context, values, env, asNode ?? "updateState", "state");
+      // As a node, the update runs as that node's task, so its edges pick what is next (none
+      // for END: the pending work is dropped); the run stops at the barrier after it.
+      // Without, the machine stays where it is.
       first = { type: "UPDATE", update: Object.fromEntries(writes), asNode };
     } catch (error) {
       actor.stop();
       throw error;
     }
-    writer!.source = "update";
-    await drive(actor, env, writer, { first, stopAtBarrier: true });
-    actor.stop();
-    return {
-      configurable: { thread_id: threadId, checkpoint_ns: "", checkpoint_id: writer!.latestId! },
-    };
+    writer!.startedBy("update");
+    await this.#drive(actor, env, writer, { first, stopAtBarrier: true });
+    return withNamespace(
+      { configurable: { thread_id: thread.threadId, checkpoint_id: writer!.latestId! } },
+      "",
+    );
   }
 
   /** Internal: this graph as a node of a parent graph — it runs nested and hands back its writes. */
@@ -301,13 +308,21 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     env: RunEnv,
     run: RunOptions,
     inspect: InspectionObserver | undefined,
+    asNode?: string,
   ) {
     let actor: AnyActor;
     if (tuple) {
-      const snapshot = expandSnapshot(tuple.checkpoint, run) as {
+      let snapshot = expandSnapshot(tuple.checkpoint, run) as {
         value: unknown;
         context: GraphContext;
       };
+      try {
+        assertFitsGraph(this.#g, tuple.checkpoint, snapshot);
+      } catch (error) {
+        // An update as a node replaces what was next anyway: keep only finished writes.
+        if (asNode === undefined) throw error;
+        snapshot = withOnlyFinishedTasks(snapshot);
+      }
       if (snapshot.value === "barrier" && tuple.pendingWrites.length > 0) {
         snapshot.context.tasks = recoverTasks(snapshot.context.tasks, tuple.pendingWrites);
       }
@@ -318,22 +333,31 @@ export class CompiledGraph<S extends State = State, C = unknown> {
         inspect,
       });
     }
+    // The driver reads failures off the snapshot; without an error observer XState would
+    // also rethrow them from a timer, where nobody can catch them.
+    actor.subscribe({ error: ignoreError });
     attachRunEnv(actor.system, env);
     actor.start();
     return actor;
   }
 
-  async #start(
-    config: RunConfig,
-    options: InvokeOptions<C>,
-    emit: RunEnv["emit"],
-    checkpointer: Checkpointer | undefined,
-    threadId: string | undefined,
-    run = this.#runOptions(options, checkpointer !== undefined),
-  ) {
+  /**
+   * A run on the thread `config` names (or none): its checkpoint restored into a started
+   * actor, the writer its checkpoints go through, and what its nodes can reach.
+   */
+  async #start(start: {
+    config: RunConfig;
+    options: InvokeOptions<C>;
+    thread: { checkpointer: Checkpointer; threadId: string } | undefined;
+    run: RunOptions;
+    emit?: RunEnv["emit"];
+    asNode?: string;
+  }) {
+    const { config, options, thread } = start;
     let tuple: CheckpointTuple | undefined;
     let writer: CheckpointWriter | undefined;
-    if (checkpointer && threadId) {
+    if (thread) {
+      const { checkpointer, threadId } = thread;
       const wanted = config.configurable?.checkpoint_id;
       const latest = await checkpointer.getLatest(threadId, "");
       tuple = wanted ? await checkpointer.get(threadId, "", wanted) : latest;
@@ -350,16 +374,37 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       });
     }
     const env: RunEnv = {
-      config,
+      config: withNamespace(config, ""),
       context: options.context,
       signal: options.signal,
-      persistent: checkpointer !== undefined,
+      persistent: thread !== undefined,
       ns: "",
-      emit,
-      thread: checkpointer && threadId ? { checkpointer, threadId } : undefined,
+      emit: start.emit,
+      thread,
       stepOrigin: tuple ? stepOriginOf(tuple.checkpoint) : undefined,
     };
-    return { actor: this.#actor(tuple, env, run, options.inspect), writer, env, tuple };
+    const actor = this.#actor(tuple, env, start.run, options.inspect, start.asNode);
+    return { actor, writer, env };
+  }
+
+  /**
+   * Drive a started run to its next rest, then end it: a top-level run claims its thread
+   * first, so nothing runs unless this call holds the thread; and whatever way it ends, the
+   * actor stops and nothing is stored for it afterwards.
+   */
+  async #drive(
+    actor: AnyActor,
+    env: RunEnv,
+    writer: CheckpointWriter | undefined,
+    options: DriveOptions,
+  ): Promise<DriveResult> {
+    try {
+      if (writer && env.ns === "") await writer.claim(randomUUID());
+      return await drive(actor, env, writer, options);
+    } finally {
+      actor.stop();
+      await writer?.close();
+    }
   }
 
   /**
@@ -398,7 +443,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       };
     }
     const env: RunEnv = {
-      config: parent.config,
+      config: withNamespace(parent.config, ns),
       context: options.context ?? parent.context,
       signal: pad.runtime.signal,
       persistent: thread !== undefined,
@@ -429,9 +474,16 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       actor.stop();
       throw error;
     }
-    const result = await drive(actor, env, writer, { first });
-    const journal = (actor.getSnapshot().context as GraphContext).journal ?? [];
-    actor.stop();
+    let result: DriveResult;
+    try {
+      result = await this.#drive(actor, env, writer, { first });
+    } catch (error) {
+      // Command.PARENT ends the child run: what it wrote before goes up with the command's
+      // own update, in order, so the parent's reducers see every write exactly once.
+      if (error instanceof ParentCommand) throw error.after(journalOf(actor));
+      throw error;
+    }
+    const journal = journalOf(actor);
     if (result.status === "interrupted") {
       pad.raised = true;
       throw new GraphInterrupt(pad, result.interrupts);
@@ -447,12 +499,33 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     extra: { goto?: unknown; journal?: boolean },
   ): GraphEvent {
     const context = actor.getSnapshot().context as GraphContext;
-    const writes = this.#g.channels.toWrites(input, context.values, {
-      node: START,
-      step: context.step,
-    });
-    if (env.persistent) for (const [key, value] of writes) assertJson(value, `input.${key}`);
-    return { type: "INPUT", update: Object.fromEntries(writes), ...extra };
+    const update = this.#writes(context, input, env, START, "input");
+    return { type: "INPUT", update: Object.fromEntries(update), ...extra };
+  }
+
+  /** An update applied in place through the reducers (no task runs for it), or none. */
+  #update(
+    context: GraphContext,
+    update: unknown,
+    env: RunEnv,
+    node: string,
+  ): GraphEvent | undefined {
+    if (update === undefined || update === null) return undefined;
+    const writes = this.#writes(context, update, env, node, "update");
+    return writes.length > 0 ? { type: "UPDATE", update: Object.fromEntries(writes) } : undefined;
+  }
+
+  /** An update's writes, checked against the schema and (when persistent) as JSON. */
+  #writes(
+    context: GraphContext,
+    update: unknown,
+    env: { persistent: boolean },
+    node: string,
+    path: string,
+  ): Array<[string, unknown]> {
+    const writes = this.#g.channels.toWrites(update, context.values, { node, step: context.step });
+    if (env.persistent) for (const [key, value] of writes) assertJson(value, `${path}.${key}`);
+    return writes;
   }
 
   /** This call's run options: its recursion limit, breakpoints and durability. */
@@ -486,44 +559,36 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       return (await this.#runNested(plan.update, options, pad)).result;
     }
     const checkpointer = this.checkpointer;
-    let threadId = config.configurable?.thread_id;
-    if (checkpointer || plan.kind !== "input")
-      threadId = this.#thread(config, plan.kind === "input" ? "invoke" : "resume").threadId;
+    const thread =
+      checkpointer || plan.kind !== "input"
+        ? this.#thread(config, plan.kind === "input" ? "invoke" : "resume")
+        : undefined;
     if (options.signal?.aborted) throw new AbortError(options.signal.reason);
-    const { actor, writer, env } = await this.#start(config, options, emit, checkpointer, threadId);
+    const run = this.#runOptions(options, thread !== undefined);
+    const { actor, writer, env } = await this.#start({ config, options, thread, run, emit });
     const snap = actor.getSnapshot();
     const context = snap.context as GraphContext;
+    const threadId = thread?.threadId ?? "<none>";
     let first: DriveOptions["first"];
     try {
       if (plan.kind === "resume") {
-        first = {
-          type: "RESUME",
-          answers: this.#answers(snap, plan.value, env.persistent, threadId!),
-        };
+        const answers = this.#answers(snap, plan.value, env.persistent, threadId);
+        // Command({ resume, update }): the update goes through the reducers first, so the
+        // resumed tasks see it (as in LangGraph.js). Checked before anything is sent.
+        const update = this.#update(context, plan.update, env, START);
+        if (update) actor.send(update);
+        first = { type: "RESUME", answers };
       } else if (plan.kind === "continue") {
-        // From a barrier the driver steps on by itself; past a breakpoint, RESUME goes on.
-        if (snap.matches("breakpoint")) first = { type: "RESUME", answers: {} };
-        else if (!snap.matches("barrier")) {
-          const pending = pendingInterrupts(context, "");
-          throw pending.length > 0
-            ? new InvalidResumeError(
-                `Thread "${threadId}" is paused at ${pending.length} interrupt(s); continue it with resume(value, { config }) instead of invoke(null).`,
-              )
-            : new InvalidConfigError(
-                `invoke(null) continues a thread from its checkpoint, but thread "${threadId ?? "<none>"}" has none. Pass an input object.`,
-              );
-        }
+        first = continueEvent(snap, threadId);
       } else {
-        if (writer && writer.source !== "fork") writer.source = "input";
+        writer?.startedBy("input");
         first = this.#input(actor, env, plan.update, { goto: plan.goto });
       }
     } catch (error) {
       actor.stop();
       throw error;
     }
-    const result = await drive(actor, env, writer, { first });
-    actor.stop();
-    return result as RunResult<S>;
+    return (await this.#drive(actor, env, writer, { first })) as RunResult<S>;
   }
 
   /** Pair a resume value with the pending interrupts, or explain why it does not fit. */
@@ -582,13 +647,59 @@ export class CompiledGraph<S extends State = State, C = unknown> {
   }
 }
 
+const ignoreError = () => {};
+
+/**
+ * What `invoke(null)` sends to continue a thread: nothing from a barrier (the driver steps
+ * on), `RESUME` past a breakpoint; a thread paused in a step re-runs its paused tasks,
+ * breakpoints inside subgraphs continued, interrupts reached and reported again.
+ */
+function continueEvent(
+  snap: { matches(v: string): boolean; context: unknown },
+  threadId: string,
+): GraphEvent | undefined {
+  if (snap.matches("barrier")) return undefined;
+  if (snap.matches("breakpoint")) return { type: "RESUME", answers: {} };
+  const context = snap.context as GraphContext;
+  const pending = pendingInterrupts(context, "");
+  if (pending.length === 0) {
+    throw new InvalidConfigError(
+      `invoke(null) continues a thread from its checkpoint, but thread "${threadId}" has none to continue (it has not started, or it finished). Pass an input object.`,
+    );
+  }
+  const answers: Record<string, unknown> = {};
+  for (const p of pending) if (p.timing !== "during") answers[p.id] = null;
+  return { type: "RESUME", answers, rerun: true };
+}
+
+/** The config as nodes and views see it: `checkpoint_ns` names the graph's namespace. */
+function withNamespace(config: RunConfig, ns: string): RunConfig {
+  if (config.configurable?.checkpoint_ns === ns) return config;
+  return { ...config, configurable: { ...config.configurable, checkpoint_ns: ns } };
+}
+
+/** A snapshot resting at its barrier with only the tasks that finished (their writes kept). */
+function withOnlyFinishedTasks(snapshot: { value: unknown; context: GraphContext }) {
+  const tasks = snapshot.context.tasks.filter((t) => t.status === "done");
+  return {
+    ...snapshot,
+    value: "barrier",
+    context: { ...snapshot.context, tasks, breakpoint: null },
+  };
+}
+
+/** The writes a nested run's steps merged so far, in order. */
+function journalOf(actor: AnyActor): Array<[string, unknown]> {
+  return (actor.getSnapshot().context as GraphContext).journal ?? [];
+}
+
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && Object.getPrototypeOf(v) === Object.prototype;
 }
 
 function planFor(input: unknown): Plan {
   if (input instanceof Command) {
-    if (input.hasResume) return { kind: "resume", value: input.resume };
+    if (input.hasResume) return { kind: "resume", value: input.resume, update: input.update };
     return { kind: "input", update: input.update, goto: input.goto };
   }
   if (input === null || input === undefined) return { kind: "continue" };

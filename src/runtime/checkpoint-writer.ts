@@ -27,24 +27,43 @@ export type Durability = "sync" | "async";
 export const ROUTE = "__route__";
 
 /**
+ * How many checkpoints an `"async"` run may be ahead of its store. Past that the run waits
+ * at its next barrier until the store has caught up, so a process that dies mid-run
+ * loses — and a restart runs again — at most this many steps.
+ */
+export const MAX_CHECKPOINT_LAG = 2;
+
+/**
+ * How long a run's claim on its thread lasts without renewal (see `Checkpointer.claimThread`).
+ * A live run renews it every third of that; a run whose process died frees its thread
+ * at most this long after its last renewal.
+ */
+export const CLAIM_TTL_MS = 30_000;
+
+/**
  * Where one run's checkpoints go, written one after another in the order the
  * run made them: each `put` names the one before it as the store's latest
  * (optimistic concurrency), so order matters. The first failed write stops the
  * queue — nothing after it is written, so the thread never skips a checkpoint —
- * and is reported to `onFailure` and by `flush()`.
+ * and is reported to the failure listener and by `flush()`. A top-level run first
+ * claims its thread (`claim`), and `close()` ends the run's access: nothing it
+ * queues afterwards is stored, and the claim is released.
  */
 export class CheckpointWriter {
   /** The checkpoint the next write follows. */
-  parentId: string | null;
+  #parentId: string | null;
   /** What we believe the store's latest is. */
-  latestId: string | null;
+  #latestId: string | null;
   /** Source of the next checkpoint written. */
-  source: CheckpointSource;
-  /** Called once, on the first failed write. */
-  onFailure: ((error: unknown) => void) | undefined;
+  #source: CheckpointSource;
+  #onFailure: ((error: unknown) => void) | undefined;
   readonly #metadata: Record<string, unknown> | undefined;
   #tail: Promise<void> = Promise.resolve();
   #failure: { error: unknown } | undefined;
+  /** Checkpoints queued and not yet stored. */
+  #behind = 0;
+  #closed = false;
+  #claim: { runId: string; renewal: ReturnType<typeof setInterval> } | undefined;
 
   constructor(
     readonly checkpointer: Checkpointer,
@@ -58,10 +77,70 @@ export class CheckpointWriter {
       metadata?: Record<string, unknown>;
     },
   ) {
-    this.parentId = start.parentId;
-    this.latestId = start.latestId;
-    this.source = start.source;
+    this.#parentId = start.parentId;
+    this.#latestId = start.latestId;
+    this.#source = start.source;
     this.#metadata = start.metadata;
+  }
+
+  /** The id of the last checkpoint queued (or the store's latest when the run started). */
+  get latestId(): string | null {
+    return this.#latestId;
+  }
+
+  /** Whether the run should wait at its barrier for the store to catch up. */
+  get lagging(): boolean {
+    return this.#behind > MAX_CHECKPOINT_LAG;
+  }
+
+  /** Why the next checkpoint is written: `"input"`, `"update"` (`"fork"` stays a fork). */
+  startedBy(source: "input" | "update"): void {
+    if (this.#source !== "fork") this.#source = source;
+  }
+
+  /** Who hears of the first failed write (the driver, which fails the run). */
+  onFailure(listener: (error: unknown) => void): void {
+    this.#onFailure = listener;
+  }
+
+  /**
+   * Take the thread for this run before any node runs (one store call): throws
+   * `ConcurrentUpdateError` if it moved since the run read it, or `ThreadBusyError` if
+   * another run holds it. Renewed in the background until `close()`.
+   */
+  async claim(runId: string, ttlMs = CLAIM_TTL_MS): Promise<void> {
+    await this.checkpointer.claimThread(this.threadId, {
+      runId,
+      expectedLatestId: this.#latestId,
+      ttlMs,
+    });
+    const renewal = setInterval(() => {
+      this.checkpointer.renewThreadClaim(this.threadId, runId, ttlMs).catch((error: unknown) => {
+        this.#fail(error);
+      });
+    }, ttlMs / 3);
+    // A claim never keeps the process alive: if it ends, the claim simply expires.
+    renewal.unref();
+    this.#claim = { runId, renewal };
+  }
+
+  /** Accept nothing more (the run failed or was aborted); what is queued is still written. */
+  seal(): void {
+    this.#closed = true;
+  }
+
+  /**
+   * End the run's access: wait for what is queued, drop anything queued later (a task that
+   * ignored its abort signal and finished after the call returned), release the claim.
+   */
+  async close(): Promise<void> {
+    this.seal();
+    await this.#tail;
+    const claim = this.#claim;
+    if (!claim) return;
+    clearInterval(claim.renewal);
+    this.#claim = undefined;
+    await this.checkpointer.releaseThread(this.threadId, claim.runId);
   }
 
   /**
@@ -78,7 +157,7 @@ export class CheckpointWriter {
     const { snapshot, values } = compactSnapshot(persistedSnapshotOf({ value, context }));
     const next: string[] = [];
     for (const t of context.tasks) if (t.status !== "done") next.push(t.node);
-    const metadata: Checkpoint["metadata"] = { step: context.step, source: this.source };
+    const metadata: Checkpoint["metadata"] = { step: context.step, source: this.#source };
     // A barrier starts the next step (its own id, left implicit); a pause belongs to the
     // step it interrupted.
     if (interrupts.length > 0 || context.breakpoint) metadata.stepOrigin = stepOrigin;
@@ -88,7 +167,7 @@ export class CheckpointWriter {
       id,
       threadId: this.threadId,
       ns: this.ns,
-      parentId: this.parentId,
+      parentId: this.#parentId,
       snapshot,
       values,
       next,
@@ -97,10 +176,15 @@ export class CheckpointWriter {
       // The id's own millisecond: a store may then leave the time out (see createdAtOf).
       createdAt: createdAtOf(id)!,
     };
-    const expectedLatestId = this.latestId;
-    this.#enqueue(() => this.checkpointer.put(checkpoint, { expectedLatestId }));
-    this.parentId = this.latestId = id;
-    this.source = "loop";
+    const expectedLatestId = this.#latestId;
+    this.#behind++;
+    this.#enqueue(() =>
+      this.checkpointer.put(checkpoint, { expectedLatestId }).finally(() => {
+        this.#behind--;
+      }),
+    );
+    this.#parentId = this.#latestId = id;
+    this.#source = "loop";
     if (interrupts.length > 0) {
       for (const t of context.tasks) {
         if (t.status === "done" && t.writes) {
@@ -133,13 +217,17 @@ export class CheckpointWriter {
   }
 
   #enqueue(write: () => Promise<void>): Promise<void> {
+    if (this.#closed) return this.#tail;
     this.#tail = this.#tail.then(() => {
       if (this.#failure) return;
-      return write().catch((error: unknown) => {
-        this.#failure = { error };
-        this.onFailure?.(error);
-      });
+      return write().catch((error: unknown) => this.#fail(error));
     });
     return this.#tail;
+  }
+
+  #fail(error: unknown): void {
+    if (this.#failure) return;
+    this.#failure = { error };
+    this.#onFailure?.(error);
   }
 }

@@ -1,6 +1,6 @@
 import type { AnyActor, AnyEventObject, AnyMachineSnapshot } from "xstate";
 import type { InterruptRecord, PendingWrite } from "../checkpoint/checkpointer.js";
-import { AbortError } from "../errors/index.js";
+import { AbortError, StateweaverError } from "../errors/index.js";
 import { type CheckpointWriter, ROUTE } from "./checkpoint-writer.js";
 import { interruptId } from "./interrupt.js";
 import type { RunEnv } from "./run-env.js";
@@ -45,6 +45,8 @@ export async function drive(
   let failure: unknown;
   const fail = (error: unknown) => {
     failure ??= error;
+    // A task that finishes after this (ignoring its abort signal) must not store its writes.
+    writer?.seal();
     wake?.();
   };
   const sub = actor.subscribe({
@@ -69,7 +71,9 @@ export async function drive(
   };
   const holds = (actor.getSnapshot() as AnyMachineSnapshot).context.run.holds as boolean;
   if (writer) {
-    writer.onFailure = fail;
+    writer.onFailure(fail);
+    // An async run that got too far ahead of its store rests at the barrier (see below).
+    if (!holds) env.lagging = () => writer.lagging;
     env.savePendingWrite = (task, outcome) => {
       if (!env.stepOrigin) return;
       const written = writer.taskFinished(env.stepOrigin, task, outcome);
@@ -103,9 +107,16 @@ export async function drive(
         // A barrier the run did not enter (restored, or updated in place) is this run's
         // too: checkpoint it as well. Either way the run waits here for STEP.
         if (entered !== context) env.atBarrier(context);
-        if (holds) await writer?.flush();
+        if (holds || writer?.lagging) await writer?.flush();
         if (options.stopAtBarrier) return { status: "barrier", state: context.values };
         actor.send({ type: "STEP" });
+        // A decision the chart has no transition for would leave the run here forever.
+        if (actor.getSnapshot() === snap) {
+          throw new StateweaverError(
+            "RUN_STUCK",
+            `The run cannot leave the barrier at step ${context.step} (next: ${context.tasks.map((t) => t.node).join(", ") || "<none>"}). This is a bug in stateweaver; please report it with the graph's definition.`,
+          );
+        }
         continue;
       }
       // Paused: at a static breakpoint, or inside `stepping` with interrupted tasks.
@@ -126,6 +137,7 @@ export async function drive(
     sub.unsubscribe();
     signal?.removeEventListener("abort", onAbort);
     env.atBarrier = undefined;
+    env.lagging = undefined;
     if (failure !== undefined || signal?.aborted) actor.stop();
     // A failed run still leaves what it checkpointed before the failure in the store.
     if (writer) await writer.flush().catch(() => {});

@@ -6,6 +6,7 @@ import { InterruptReplayError, StateweaverError } from "../errors/index.js";
 import type { NodeRuntime } from "../graph/types.js";
 import type { RunEnv } from "./run-env.js";
 import type { ReachedInterrupt } from "./task.js";
+import { WriteList } from "./write-list.js";
 
 /**
  * A task's interrupt bookkeeping while it runs: which interrupts it reached
@@ -60,12 +61,23 @@ export class GraphInterrupt extends Error {
  */
 export class ParentCommand extends Error {
   readonly goto: unknown;
-  readonly update: Record<string, unknown> | undefined;
-  constructor(goto: unknown, update: Record<string, unknown> | undefined) {
+  /** The update for the parent: an object, or an ordered `WriteList`. */
+  readonly update: unknown;
+  constructor(goto: unknown, update: unknown) {
     super("Command.PARENT from a subgraph (a control signal; do not catch it).");
     this.name = "ParentCommand";
     this.goto = goto;
     this.update = update;
+  }
+
+  /** The same command, preceded by `earlier` writes of the child run (as one ordered list). */
+  after(earlier: ReadonlyArray<[string, unknown]>): ParentCommand {
+    if (earlier.length === 0) return this;
+    const own =
+      this.update instanceof WriteList
+        ? this.update.writes
+        : Object.entries((this.update ?? {}) as Record<string, unknown>);
+    return new ParentCommand(this.goto, new WriteList([...earlier, ...own]));
   }
 }
 

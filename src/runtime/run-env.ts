@@ -27,6 +27,8 @@ export interface RunEnv {
    * barrier's checkpoint there and streams its values.
    */
   atBarrier?: ((context: GraphContext) => void) | undefined;
+  /** Whether the run must rest at this barrier until its checkpoints are stored (async lag bound). */
+  lagging?: (() => boolean) | undefined;
   /** Store a finished task's writes against the step's barrier checkpoint (set when persistent). */
   savePendingWrite?: ((task: TaskRecord, outcome: TaskOutcome) => void | Promise<void>) | undefined;
 }

@@ -22,21 +22,10 @@ import {
 import type { RunEnv } from "./run-env.js";
 import type { StepCancellation } from "./step-cancellation.js";
 import type { TaskOutcome, TaskRecord, TaskSeed } from "./task.js";
+import { WriteList } from "./write-list.js";
 
 /** Custom events go nowhere when nobody streams. */
 const ignore = () => {};
-
-/**
- * A node result that is an ordered list of writes rather than an object: how a
- * subgraph hands its nodes' writes to the parent, one by one, so each passes
- * through the parent's reducers exactly as it happened (no list is appended twice).
- */
-export class WriteList {
-  readonly writes: ReadonlyArray<[string, unknown]>;
-  constructor(writes: ReadonlyArray<[string, unknown]>) {
-    this.writes = writes;
-  }
-}
 
 /** A value, or a promise of it: what the hot path returns so that sync work stays sync. */
 export type MaybePromise<T> = T | Promise<T>;
@@ -118,7 +107,7 @@ export function runTask(
             `Node "${task.node}" returned Command({ graph: Command.PARENT }), but graph "${g.spec.name}" was not called by another graph. Use it only in subgraphs.`,
           );
         }
-        throw new ParentCommand(result.goto, result.update as Record<string, unknown> | undefined);
+        throw new ParentCommand(result.goto, result.update);
       }
       update = result.update;
       goto = result.goto;
@@ -213,6 +202,8 @@ function route(
       next.push(seed(g, target, `Command goto from "${from}"`));
     }
   }
+  // A Command given as input goes only where it says (START's own edges stay unused).
+  if (from === START && goto !== undefined) return next;
   const edges = g.edgesFrom.get(from);
   if (edges) for (const to of edges) if (to !== END) next.push({ node: to, kind: "node" });
   const conditional = g.conditionalFrom.get(from);

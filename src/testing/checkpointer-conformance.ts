@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Checkpoint, Checkpointer, PendingWrite } from "../checkpoint/checkpointer.js";
 import { checkpointId, createdAtOf } from "../checkpoint/id.js";
-import { ConcurrentUpdateError } from "../errors/index.js";
+import { ConcurrentUpdateError, ThreadBusyError } from "../errors/index.js";
 
 /**
  * Registers the behaviour every `Checkpointer` must have as a vitest suite. Call it at
@@ -378,6 +378,100 @@ export function describeCheckpointerConformance(
       expect(await store.getLatest(threadId)).toBeUndefined();
       expect(await store.getLatest(threadId, "child:1")).toBeUndefined();
       expect(await store.list(threadId)).toEqual([]);
+    });
+
+    describe("thread claims", () => {
+      const claim = (expectedLatestId: string | null, runId = randomUUID(), ttlMs = 60_000) => ({
+        runId,
+        expectedLatestId,
+        ttlMs,
+      });
+
+      it("a run claims a new thread, and an existing one at its latest checkpoint", async () => {
+        const fresh = newThreadId();
+        await store.claimThread(fresh, claim(null));
+        const threadId = newThreadId();
+        const [, latest] = await putChain(store, threadId, "", 2);
+        await store.claimThread(threadId, claim(latest!.id));
+      });
+
+      it("a claim expecting another latest checkpoint is refused with ConcurrentUpdateError", async () => {
+        const threadId = newThreadId();
+        const [first] = await putChain(store, threadId, "", 2);
+        const error = await store.claimThread(threadId, claim(first!.id)).catch((e) => e);
+        expect(error).toBeInstanceOf(ConcurrentUpdateError);
+        expect(error).not.toBeInstanceOf(ThreadBusyError);
+        expect(
+          await store.claimThread(newThreadId(), claim("no-such-id")).catch((e) => e),
+        ).toBeInstanceOf(ConcurrentUpdateError);
+      });
+
+      it("while one run holds a thread, another's claim is refused with ThreadBusyError", async () => {
+        const threadId = newThreadId();
+        const [latest] = await putChain(store, threadId, "", 1);
+        await store.claimThread(threadId, claim(latest!.id));
+        const error = await store.claimThread(threadId, claim(latest!.id)).catch((e) => e);
+        expect(error).toBeInstanceOf(ThreadBusyError);
+        expect(error).toBeInstanceOf(ConcurrentUpdateError);
+      });
+
+      it("of two concurrent claims at the same checkpoint exactly one succeeds", async () => {
+        const threadId = newThreadId();
+        const [latest] = await putChain(store, threadId, "", 1);
+        const settled = await Promise.allSettled([
+          store.claimThread(threadId, claim(latest!.id)),
+          store.claimThread(threadId, claim(latest!.id)),
+        ]);
+        expectOneWinner(settled);
+      });
+
+      it("a released claim frees the thread; releasing someone else's claim changes nothing", async () => {
+        const threadId = newThreadId();
+        const [latest] = await putChain(store, threadId, "", 1);
+        const holder = randomUUID();
+        await store.claimThread(threadId, claim(latest!.id, holder));
+        await store.releaseThread(threadId, randomUUID());
+        await expect(store.claimThread(threadId, claim(latest!.id))).rejects.toBeInstanceOf(
+          ThreadBusyError,
+        );
+        await store.releaseThread(threadId, holder);
+        await store.claimThread(threadId, claim(latest!.id));
+      });
+
+      it("an expired claim no longer holds the thread, so a run that died frees it", async () => {
+        const threadId = newThreadId();
+        const [latest] = await putChain(store, threadId, "", 1);
+        const dead = randomUUID();
+        await store.claimThread(threadId, claim(latest!.id, dead, 50));
+        await new Promise((resolve) => setTimeout(resolve, 120));
+        await store.claimThread(threadId, claim(latest!.id));
+        // The dead run's renewal now finds the thread taken.
+        await expect(store.renewThreadClaim(threadId, dead, 60_000)).rejects.toBeInstanceOf(
+          ThreadBusyError,
+        );
+      });
+
+      it("renewing keeps a claim alive past its first expiry, whatever the latest checkpoint", async () => {
+        const threadId = newThreadId();
+        const [first] = await putChain(store, threadId, "", 1);
+        const runId = randomUUID();
+        await store.claimThread(threadId, claim(first!.id, runId, 80));
+        const second = makeCheckpoint(threadId, "", first!.id, 1);
+        await store.put(second, { expectedLatestId: first!.id });
+        await store.renewThreadClaim(threadId, runId, 60_000);
+        await new Promise((resolve) => setTimeout(resolve, 120));
+        await expect(store.claimThread(threadId, claim(second.id))).rejects.toBeInstanceOf(
+          ThreadBusyError,
+        );
+      });
+
+      it("deleteThread removes the claim with the thread", async () => {
+        const threadId = newThreadId();
+        await putChain(store, threadId, "", 1);
+        await store.claimThread(threadId, claim((await store.getLatest(threadId))!.checkpoint.id));
+        await store.deleteThread(threadId);
+        await store.claimThread(threadId, claim(null));
+      });
     });
   });
 }

@@ -35,7 +35,7 @@ describe.skipIf(!url)("PostgresCheckpointer", () => {
   const prefixes: string[] = [];
   afterAll(async () => {
     for (const prefix of prefixes) {
-      for (const table of ["writes", "checkpoints", "threads", "schema_version"]) {
+      for (const table of ["writes", "checkpoints", "threads", "claims", "schema_version"]) {
         await sharedPool.query(`drop table if exists ${prefix}${table} cascade`);
       }
     }
@@ -195,7 +195,7 @@ describe.skipIf(!url)("PostgresCheckpointer", () => {
         undefined,
       ]);
       const { rows } = await sharedPool.query(`select version from ${prefix}schema_version`);
-      expect(rows).toEqual([{ version: 1 }]);
+      expect(rows).toEqual([{ version: 1 }, { version: 2 }]);
 
       const only = checkpoint(threadId, null, -1);
       await stores[0]!.put(only, { expectedLatestId: null });

@@ -139,6 +139,44 @@ describe("super-step execution", () => {
     expect(r.state.total).toBe(30);
   });
 
+  it("ends the run at a join into END once every source has finished", async () => {
+    const graph = new Graph({ name: "JoinToEnd" })
+      .addReducer("log", append)
+      .addNode("a", () => ({ log: "a" }))
+      .addNode("b", async () => ({ log: "b" }))
+      .addEdge(START, "a")
+      .addEdge(START, "b")
+      .addEdge(["a", "b"], END)
+      .compile();
+    expect(await graph.invoke({ log: [] }, { recursionLimit: 5 })).toEqual({
+      status: "done",
+      state: { log: ["a", "b"] },
+    });
+  });
+
+  it("applies a step's writes in a fixed order: edge-triggered tasks as scheduled, then Sends as sent", async () => {
+    const graph = new Graph({ name: "WriteOrder" })
+      .addReducer("log", append)
+      .addNode("fan", () => ({}))
+      .addNode("worker", async (arg: { n: number }) => {
+        // The first Send finishes last: finishing order must not matter.
+        await new Promise((resolve) => setTimeout(resolve, 10 - arg.n * 4));
+        return { log: `send ${arg.n}` };
+      })
+      .addNode("edge", async () => {
+        await new Promise((resolve) => setTimeout(resolve, 15));
+        return { log: "edge" };
+      })
+      .addEdge(START, "fan")
+      .addConditionalEdges("fan", () => [
+        new Send("worker", { n: 0 }),
+        new Send("worker", { n: 1 }),
+      ])
+      .addEdge("fan", "edge")
+      .compile();
+    expect((await graph.invoke({ log: [] })).state.log).toEqual(["edge", "send 0", "send 1"]);
+  });
+
   it("waits at a join edge until every source has finished", async () => {
     const graph = new Graph()
       .addReducer("log", append)

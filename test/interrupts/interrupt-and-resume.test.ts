@@ -246,6 +246,50 @@ describe("parallel interrupts", () => {
   });
 });
 
+describe("invoke(null) on a paused thread", () => {
+  it("re-runs the paused tasks and reports the same interrupt again, as LangGraph.js does", async () => {
+    let runs = 0;
+    const graph = new Graph({ name: "Rerun" })
+      .addNode("ask", () => {
+        runs++;
+        return { answer: interrupt("name?") };
+      })
+      .addEdge(START, "ask")
+      .compile({ checkpointer: new MemoryCheckpointer() });
+    const config = thread();
+    const first = await graph.invoke({}, { config });
+    const again = await graph.invoke(null, { config });
+    expect(again.status).toBe("interrupted");
+    expect(first.status === "interrupted" && again.status === "interrupted").toBe(true);
+    if (first.status !== "interrupted" || again.status !== "interrupted") return;
+    expect(again.interrupt.id).toBe(first.interrupt.id);
+    expect(runs).toBe(2);
+    expect(await graph.resume("Ada", { config })).toEqual({
+      status: "done",
+      state: { answer: "Ada" },
+    });
+  });
+
+  it("keeps siblings that finished and answered interrupts: only the waiting task runs again", async () => {
+    const counter = { calls: 0 };
+    const graph = new Graph({ name: "RerunSiblings" })
+      .addReducer("answers", append)
+      .addNode("left", () => ({ answers: [`a:${interrupt("question_a")}`] }))
+      .addNode("quiet", () => {
+        counter.calls++;
+        return { answers: ["quiet"] };
+      })
+      .addEdge(START, "left")
+      .addEdge(START, "quiet")
+      .compile({ checkpointer: new MemoryCheckpointer() });
+    const config = thread();
+    await graph.invoke({ answers: [] }, { config });
+    expect((await graph.invoke(null, { config })).status).toBe("interrupted");
+    expect(counter.calls).toBe(1);
+    expect((await graph.resume("A", { config })).state.answers).toEqual(["a:A", "quiet"]);
+  });
+});
+
 describe("approve or cancel with Command goto", () => {
   it("routes on the human decision", async () => {
     const graph = new Graph()

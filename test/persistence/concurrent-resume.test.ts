@@ -13,7 +13,7 @@ afterAll(async () => {
   for (const s of stores) await s.close?.();
 });
 
-/** Both resumes must have read the paused checkpoint before either writes: hold them in the node. */
+/** The node holds the winner until the loser has been refused; `arrived` counts node runs. */
 function gatedApproval(checkpointer: Checkpointer, gate: { arrived: number; open: Promise<void> }) {
   return new Graph({ name: "Gated" })
     .addNode("approval", async () => {
@@ -35,24 +35,28 @@ async function raceTwoResumes(first: Checkpointer, second: Checkpointer) {
   const b = gatedApproval(second, gate);
   const paused = await a.invoke({}, { config });
   expect(paused.status).toBe("interrupted");
-  const racing = Promise.allSettled([a.resume(true, { config }), b.resume(false, { config })]);
-  while (gate.arrived < 2) await new Promise((r) => setTimeout(r, 2));
+  const runs = [a.resume(true, { config }), b.resume(false, { config })];
+  const loser = await Promise.race(
+    runs.map((run, i) =>
+      run.then(
+        () => undefined,
+        (error: unknown) => ({ i, error }),
+      ),
+    ),
+  );
+  // The loser was refused while the winner still waits in its node: it ran nothing.
+  expect(loser?.error).toBeInstanceOf(ConcurrentUpdateError);
+  expect(gate.arrived).toBe(1);
   release();
-  const results = await racing;
-  const fulfilled = results.filter((r) => r.status === "fulfilled");
-  const rejected = results.filter((r) => r.status === "rejected") as PromiseRejectedResult[];
-  expect(fulfilled).toHaveLength(1);
-  expect(rejected).toHaveLength(1);
-  expect(rejected[0]!.reason).toBeInstanceOf(ConcurrentUpdateError);
+  const winner = (await runs[1 - loser!.i]!) as { state: Record<string, unknown> };
+  expect(gate.arrived).toBe(1);
   // The thread holds exactly the winner's outcome.
-  const winner = (fulfilled[0] as PromiseFulfilledResult<{ state: Record<string, unknown> }>).value
-    .state;
   const state = await a.getState(config);
-  expect(state.values).toEqual(winner);
+  expect(state.values).toEqual(winner.state);
   expect(state.next).toEqual([]);
 }
 
-describe("two concurrent resumes of one paused thread: exactly one completes", () => {
+describe("two concurrent resumes of one paused thread: the loser is refused before any node runs", () => {
   it("on the memory checkpointer", async () => {
     const store = new MemoryCheckpointer();
     await raceTwoResumes(store, store);

@@ -5,6 +5,7 @@ import {
   type PutOptions,
 } from "../../src/checkpoint/index.js";
 import { END, Graph, InvalidConfigError, START } from "../../src/index.js";
+import { MAX_CHECKPOINT_LAG } from "../../src/runtime/checkpoint-writer.js";
 
 /** The memory store, with each checkpoint write taking a turn of the event loop and logged. */
 class SlowMemoryCheckpointer extends MemoryCheckpointer {
@@ -49,13 +50,14 @@ describe("durability", () => {
     const config = { configurable: { thread_id: "async" } };
     const result = await graph.invoke({}, { config });
     expect(result.state).toEqual({ a: 1, b: 2 });
-    // The nodes ran before any write was stored; the writes came after, in step order.
+    // a ran before any write was stored; b waited for the store (the lag bound, below);
+    // every write came, in step order, before invoke returned.
     expect(log).toEqual([
       "ran a",
-      "ran b",
       "stored step 0",
       "stored step 1",
       "stored step 2",
+      "ran b",
       "stored step 3",
     ]);
     const history = [];
@@ -68,6 +70,33 @@ describe("durability", () => {
       history[3]!.config.configurable!.checkpoint_id,
       undefined,
     ]);
+  });
+
+  it(`async runs are never more than MAX_CHECKPOINT_LAG (${MAX_CHECKPOINT_LAG}) checkpoints ahead of the store`, async () => {
+    const log: string[] = [];
+    const store = new SlowMemoryCheckpointer(log);
+    const steps: number[] = [];
+    let graph = new Graph({ name: "Long" });
+    for (let i = 0; i < 12; i++) {
+      graph = graph.addNode(`n${i}`, (_s, runtime) => {
+        log.push(`ran ${runtime.step}`);
+        steps.push(runtime.step);
+      });
+      graph = graph.addEdge(i === 0 ? START : `n${i - 1}`, `n${i}`);
+    }
+    await graph
+      .compile({ checkpointer: store })
+      .invoke({}, { config: { configurable: { thread_id: "lag" } } });
+    expect(steps).toHaveLength(12);
+    for (const step of steps) {
+      // The step's task runs after barriers 0..step were checkpointed: step + 1 of them.
+      const before = log.slice(0, log.indexOf(`ran ${step}`));
+      const stored = before.filter((l) => l.startsWith("stored")).length;
+      expect(step + 1 - stored).toBeLessThanOrEqual(MAX_CHECKPOINT_LAG);
+    }
+    // It does run ahead: the bound is reached, not avoided.
+    const first = log.indexOf(`ran ${steps[0]}`);
+    expect(log.slice(0, first).filter((l) => l.startsWith("stored"))).toHaveLength(0);
   });
 
   it("sync: each step starts only once the checkpoint before it is stored", async () => {

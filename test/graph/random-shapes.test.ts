@@ -1,0 +1,42 @@
+import { Worker } from "node:worker_threads";
+import { describe, expect, it } from "vitest";
+
+const GRAPHS = 400;
+/** Longer than any of these tiny runs can take, unless it spins. */
+const STALL_MS = 3_000;
+
+describe("no graph shape can hang a run", () => {
+  it(`${GRAPHS} random small graphs each finish, hit the recursion limit, or are refused — never spin, never an untyped error`, async () => {
+    const outcomes = new Map<number, string>();
+    // The worker loads the TypeScript fixture through tsx, as the test runner does here.
+    const fixture = new URL("./fixtures/random-shapes.ts", import.meta.url).href;
+    const boot = `import("tsx/esm/api").then((tsx) => { tsx.register(); return import(${JSON.stringify(fixture)}); })`;
+    const worker = new Worker(boot, { eval: true, workerData: { from: 1, count: GRAPHS } });
+    const stalled = await new Promise<number | undefined>((resolve, reject) => {
+      let last = 0;
+      let timer = setTimeout(() => resolve(last + 1), STALL_MS);
+      worker.on("message", (m: { seed?: number; outcome?: string; done?: boolean }) => {
+        if (m.done) {
+          clearTimeout(timer);
+          resolve(undefined);
+          return;
+        }
+        last = m.seed!;
+        outcomes.set(m.seed!, m.outcome!);
+        clearTimeout(timer);
+        timer = setTimeout(() => resolve(last + 1), STALL_MS);
+      });
+      worker.on("error", reject);
+    });
+    await worker.terminate();
+    expect(
+      stalled,
+      `graph of seed ${stalled} did not finish (see fixtures/random-shapes.ts)`,
+    ).toBeUndefined();
+    const untyped = [...outcomes].filter(([, o]) => o.startsWith("untyped"));
+    expect(untyped).toEqual([]);
+    const kinds = new Set([...outcomes.values()].map((o) => o.split(":")[0]));
+    // The generator reaches every kind of ending, so the test covers them.
+    expect(kinds).toEqual(new Set(["done", "limit", "refused"]));
+  }, 60_000);
+});
