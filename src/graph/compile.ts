@@ -1,31 +1,29 @@
-import {
-  type AnyStateMachine,
-  assign,
-  enqueueActions,
-  fromCallback,
-  raise,
-  sendTo,
-  setup,
-} from "xstate";
+import { type AnyStateMachine, assign, enqueueActions, raise, sendTo, setup } from "xstate";
 import { runMachine } from "../../machines/run.machine.js";
 import { InvalidConfigError, RecursionLimitError } from "../errors/index.js";
-import { type RunEnv, runEnvOf } from "../runtime/run-env.js";
-import { isThenable, type MaybePromise, runTask } from "../runtime/run-task.js";
-import { StepCancellation } from "../runtime/step-cancellation.js";
+import { runEnvOf } from "../runtime/run-env.js";
 import {
   DEFAULT_RUN,
   type GraphContext,
   opensUpdate,
   type RunOptions,
   type TaskOutcome,
-  type TaskRecord,
   type TaskSeed,
 } from "../runtime/task.js";
+import {
+  answeredBy,
+  type BarrierDecision,
+  decide,
+  mergeStep,
+  newTask,
+  withOutcomes,
+} from "./barrier.js";
 import { Channels } from "./channels.js";
 import { CompiledGraph } from "./compiled-graph.js";
-import { END, START } from "./constants.js";
+import { START } from "./constants.js";
 import type { CompileOptions, GraphSpec } from "./graph.js";
 import type { GraphInternals } from "./internals.js";
+import { taskRunner } from "./task-runner.js";
 import type { NodeFn, State } from "./types.js";
 import { validateGraph } from "./validate.js";
 
@@ -42,24 +40,15 @@ export type GraphEvent =
   | { type: "TASKS.ERROR"; error: unknown }
   | BarrierDecision;
 
-/** What the run raises at the barrier: what it does next. */
-type BarrierDecision =
-  | { type: "BREAKPOINT"; node: string; timing: "before" | "after" }
-  | { type: "FINISH" }
-  | { type: "RECURSION_LIMIT"; limit: number }
-  /** Every task of the step finished before a crash: merge their saved writes. */
-  | { type: "SETTLED" }
-  | { type: `RUN.${string}` }
-  | { type: "FANOUT" };
-
 interface NodeParams {
   node: string;
 }
 
 /**
  * Compile a graph definition into one XState machine: the run loop of
- * `machines/run.machine.ts` whose `stepping` state holds one region per node,
- * each following `machines/task.machine.ts`. That machine is the executor.
+ * `machines/run.machine.ts` whose `stepping` state has one child state per node
+ * (each following `machines/task.machine.ts`) plus `__fanout__` for steps of several
+ * tasks; only the running step's state is active. That machine is the executor.
  */
 export function compileGraph<S extends State, C>(
   spec: GraphSpec,
@@ -118,90 +107,6 @@ function instantiate(config: unknown, id: string, node?: string): unknown {
 function bindTo(names: unknown, node: string): unknown {
   if (Array.isArray(names)) return names.map((n) => bindTo(n, node));
   return typeof names === "string" ? { type: names, params: { node } } : names;
-}
-
-/** Whether a RESUME's answers reach this paused task (its own interrupt or one inside a subgraph). */
-function answeredBy(t: TaskRecord, answers: Record<string, unknown>): boolean {
-  if (t.nested) return t.nested.some((i) => i.id in answers);
-  return t.interrupts[t.interrupts.length - 1]!.id in answers;
-}
-
-/** The tasks with what the runner's answer says of those it ran. */
-function withOutcomes(tasks: TaskRecord[], outcomes: TaskOutcome[]): TaskRecord[] {
-  const only = outcomes.length === 1 ? outcomes[0] : undefined;
-  const byId = only ? undefined : new Map(outcomes.map((o) => [o.id, o]));
-  return tasks.map((t) => {
-    const o = byId ? byId.get(t.id) : only!.id === t.id ? only : undefined;
-    return o ? withOutcome(t, o) : t;
-  });
-}
-
-/** A task with what its run came to (a new record: the old one stays in the old snapshot). */
-function withOutcome(t: TaskRecord, o: TaskOutcome): TaskRecord {
-  const task: TaskRecord = {
-    node: t.node,
-    kind: t.kind,
-    id: t.id,
-    status: o.status,
-    writes: o.writes,
-    next: o.next,
-    interrupts: o.interrupts,
-    resumes: t.resumes,
-  };
-  if ("arg" in t) task.arg = t.arg;
-  if (t.nestedAnswers) task.nestedAnswers = t.nestedAnswers;
-  if (o.nested) task.nested = o.nested;
-  return task;
-}
-
-const isInternal = (t: TaskRecord) => t.kind === "input" || t.kind === "update";
-
-function newTask(step: number, seed: TaskSeed, ordinal: number): TaskRecord {
-  // One fixed shape for every task record keeps the hot path monomorphic.
-  const task: TaskRecord = {
-    node: seed.node,
-    kind: seed.kind,
-    id: `${step}:${seed.node}:${ordinal}`,
-    status: "pending",
-    writes: null,
-    next: null,
-    interrupts: [],
-    resumes: [],
-  };
-  if (seed.kind !== "node") task.arg = seed.arg;
-  return task;
-}
-
-/** A static breakpoint the run is at, if any (each timing stops once per step). */
-function breakpointAt(context: GraphContext): { node: string; timing: "before" | "after" } | null {
-  const { interruptAfter, interruptBefore } = context.run;
-  if (interruptAfter.length > 0 && !context.passed.includes("after")) {
-    const node = context.lastRan.find((n) => interruptAfter.includes(n));
-    if (node) return { node, timing: "after" };
-  }
-  if (interruptBefore.length > 0 && !context.passed.includes("before")) {
-    const task = context.tasks.find((t) => !isInternal(t) && interruptBefore.includes(t.node));
-    if (task) return { node: task.node, timing: "before" };
-  }
-  return null;
-}
-
-/** What the run does at the barrier: stop, finish, or start the step (see `machines/run.machine.ts`). */
-function decide(context: GraphContext): BarrierDecision {
-  // A breakpoint first: interruptAfter on the last node must stop before `done`.
-  const breakpoint = breakpointAt(context);
-  if (breakpoint) return { type: "BREAKPOINT", ...breakpoint };
-  if (context.tasks.length === 0) return { type: "FINISH" };
-  if (context.runSteps >= context.run.recursionLimit && !context.tasks.every(isInternal)) {
-    return { type: "RECURSION_LIMIT", limit: context.run.recursionLimit };
-  }
-  let runs: TaskRecord | undefined;
-  for (const t of context.tasks) {
-    if (t.status !== "pending") continue;
-    if (runs) return { type: "FANOUT" };
-    runs = t;
-  }
-  return runs ? { type: `RUN.${runs.node}` } : { type: "SETTLED" };
 }
 
 function buildMachine(g: GraphInternals) {
@@ -387,180 +292,4 @@ function inputValues(input: GraphInput | undefined) {
     );
   }
   return input.values;
-}
-
-/** The barrier: merge writes, fire joins, and turn routes into the next step's tasks. */
-function mergeStep(
-  g: GraphInternals,
-  context: GraphContext,
-  tasks: TaskRecord[],
-): Partial<GraphContext> {
-  const values = g.channels.merge(context.values, inWriteOrder(tasks), context.step);
-  const seeds: TaskSeed[] = [];
-  const seen = new Set<string>();
-  const ran: string[] = [];
-  let joins = context.joins;
-  for (const task of tasks) {
-    if (!isInternal(task) && !ran.includes(task.node)) ran.push(task.node);
-    for (const s of task.next ?? []) {
-      if (s.kind === "send") seeds.push(s);
-      else if (!seen.has(s.node)) {
-        seen.add(s.node);
-        seeds.push(s);
-      }
-    }
-  }
-  if (g.joins.length > 0) {
-    joins = { ...joins };
-    for (const join of g.joins) {
-      const done = new Set(joins[join.key] ?? []);
-      for (const n of ran) if (join.from.includes(n)) done.add(n);
-      if (join.from.every((n) => done.has(n))) {
-        delete joins[join.key];
-        // A join into END ends those branches: nothing to schedule.
-        if (join.to !== END && !seen.has(join.to)) {
-          seen.add(join.to);
-          seeds.push({ node: join.to, kind: "node" });
-        }
-      } else if (done.size > 0) joins[join.key] = [...done];
-    }
-  }
-  const step = context.step + 1;
-  const runSteps = tasks.every(isInternal) ? context.runSteps : context.runSteps + 1;
-  // A node's k-th task of the step gets ordinal k (Sends may start one node several times).
-  const next = seeds.map((s, i) => {
-    let n = 0;
-    for (let j = 0; j < i; j++) if (seeds[j]!.node === s.node) n++;
-    return newTask(step, s, n);
-  });
-  let journal = context.journal;
-  if (journal) {
-    journal = [...journal];
-    for (const t of tasks) if (t.writes && t.kind !== "input") journal.push(...t.writes);
-  }
-  return {
-    values,
-    step,
-    tasks: next,
-    joins,
-    lastRan: ran,
-    journal,
-    runSteps,
-    passed: NONE_PASSED,
-    breakpoint: null,
-  };
-}
-
-/**
- * The order a step's writes are applied in: tasks triggered by edges (and the input or
- * update task) first, in the order they were scheduled, then `Send` tasks in the order
- * they were sent (as LangGraph.js puts pulled tasks before pushed ones). Fixed by the
- * graph, never by which task finished first.
- */
-function inWriteOrder(tasks: TaskRecord[]): TaskRecord[] {
-  let sends = false;
-  let sorted = true;
-  for (const t of tasks) {
-    if (t.kind === "send") sends = true;
-    else if (sends) sorted = false;
-  }
-  if (sorted) return tasks;
-  return [...tasks.filter((t) => t.kind !== "send"), ...tasks.filter((t) => t.kind === "send")];
-}
-
-/** No breakpoint passed yet: one shared (never mutated) empty list for every merge. */
-const NONE_PASSED: GraphContext["passed"] = [];
-
-/** What a lifecycle state asks the task runner for: one node's pending tasks, or (no node) all of them. */
-interface RunRequest {
-  type: "RUN";
-  node: string | undefined;
-  context: GraphContext;
-}
-
-/**
- * The run's one task runner (invoked as `tasks` for the whole run): it runs the
- * pending tasks a lifecycle state asks for, concurrently, and answers with all
- * their outcomes, or with the first failure. When every task finished without
- * waiting on anything, it answers at once, in the same macrostep's wake.
- * Stopping the run cancels what is still running.
- */
-function taskRunner(g: GraphInternals) {
-  return fromCallback<RunRequest>(({ receive, sendBack, system }) => {
-    const env = runEnvOf(system);
-    let running: StepCancellation | undefined;
-    receive(({ node, context }) => {
-      // The machine asks again only after an answer; a request it left behind is void.
-      running?.cancel();
-      const step = new StepCancellation(env.signal);
-      running = step;
-      const done = (output: TaskOutcome[]) => {
-        if (step.cancelled) return;
-        running = undefined;
-        sendBack({ type: "TASKS.DONE", output });
-      };
-      const failed = (error: unknown) => {
-        if (step.cancelled) return;
-        running = undefined;
-        // The run fails: the step's other tasks are void, so stop them now.
-        step.cancel();
-        sendBack({ type: "TASKS.ERROR", error });
-      };
-      let output: MaybePromise<TaskOutcome[]>;
-      try {
-        output = runPendingTasks(g, env, context, node, step);
-      } catch (error) {
-        failed(error);
-        return;
-      }
-      if (isThenable(output)) output.then(done, failed);
-      else done(output);
-    });
-    return () => running?.cancel();
-  });
-}
-
-/**
- * Run one node's pending tasks (or, without a node, all of the step's)
- * concurrently: all of them start; the first failure, in task order among those
- * that fail at once, is the step's.
- */
-function runPendingTasks(
-  g: GraphInternals,
-  env: RunEnv,
-  context: GraphContext,
-  node: string | undefined,
-  step: StepCancellation,
-): MaybePromise<TaskOutcome[]> {
-  // With siblings in the step, save each finished task's writes at once: if the process
-  // dies before the barrier, a restart runs only the tasks that had not finished.
-  const save = context.tasks.length > 1 ? env.savePendingWrite : undefined;
-  const saved = (t: TaskRecord, outcome: TaskOutcome): MaybePromise<TaskOutcome> => {
-    // A task finishing after its step was cancelled (the run failed) ignored its signal.
-    if (!save || outcome.status !== "done" || step.cancelled) return outcome;
-    const written = save(t, outcome);
-    return isThenable(written) ? written.then(() => outcome) : outcome;
-  };
-  const outcomes: Array<MaybePromise<TaskOutcome>> = [];
-  let waits = false;
-  let failure: { error: unknown } | undefined;
-  for (const t of context.tasks) {
-    if (t.status !== "pending" || (node !== undefined && t.node !== node)) continue;
-    let outcome: MaybePromise<TaskOutcome>;
-    try {
-      const ran = runTask(g, env, t, context.values, context.step, step);
-      outcome = isThenable(ran) ? ran.then((o) => saved(t, o)) : saved(t, ran);
-    } catch (error) {
-      failure ??= { error };
-      continue;
-    }
-    if (isThenable(outcome)) waits = true;
-    outcomes.push(outcome);
-  }
-  if (failure) {
-    // Those still running are void; keep their late failures from going unhandled.
-    for (const o of outcomes) if (isThenable(o)) o.then(undefined, () => {});
-    throw failure.error;
-  }
-  return waits ? Promise.all(outcomes) : (outcomes as TaskOutcome[]);
 }

@@ -3,7 +3,7 @@ import { hash } from "node:crypto";
 import type { InterruptRecord } from "../checkpoint/checkpointer.js";
 import { assertJson } from "../checkpoint/serde.js";
 import { InterruptReplayError, StateweaverError } from "../errors/index.js";
-import type { NodeRuntime } from "../graph/types.js";
+import type { NodeRuntime } from "./node-runtime.js";
 import type { RunEnv } from "./run-env.js";
 import type { ReachedInterrupt } from "./task.js";
 import { WriteList } from "./write-list.js";

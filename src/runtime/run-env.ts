@@ -1,7 +1,7 @@
 import type { Checkpointer } from "../checkpoint/checkpointer.js";
 import { InvalidConfigError } from "../errors/index.js";
-import type { RunConfig } from "../graph/types.js";
 import type { StreamEvent } from "../stream/events.js";
+import type { RunConfig } from "./node-runtime.js";
 import type { GraphContext, TaskOutcome, TaskRecord } from "./task.js";
 
 /**

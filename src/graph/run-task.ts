@@ -7,32 +7,26 @@ import {
   NodeError,
   StateweaverError,
 } from "../errors/index.js";
-import { Command, type GotoTarget, Send } from "../graph/command.js";
-import { END, START } from "../graph/constants.js";
-import type { ConditionalEdgeSpec } from "../graph/graph.js";
-import type { GraphInternals } from "../graph/internals.js";
-import type { NodeRuntime } from "../graph/types.js";
 import {
   currentTask,
   GraphInterrupt,
   ParentCommand,
   reachInterrupt,
   type Scratchpad,
-} from "./interrupt.js";
-import type { RunEnv } from "./run-env.js";
-import type { StepCancellation } from "./step-cancellation.js";
-import type { TaskOutcome, TaskRecord, TaskSeed } from "./task.js";
-import { WriteList } from "./write-list.js";
+} from "../runtime/interrupt.js";
+import { isThenable, type MaybePromise } from "../runtime/maybe-promise.js";
+import type { NodeRuntime } from "../runtime/node-runtime.js";
+import type { RunEnv } from "../runtime/run-env.js";
+import type { StepCancellation } from "../runtime/step-cancellation.js";
+import type { TaskOutcome, TaskRecord, TaskSeed } from "../runtime/task.js";
+import { WriteList } from "../runtime/write-list.js";
+import { Command, type GotoTarget, Send } from "./command.js";
+import { END, START } from "./constants.js";
+import type { ConditionalEdgeSpec } from "./graph.js";
+import type { GraphInternals } from "./internals.js";
 
 /** Custom events go nowhere when nobody streams. */
 const ignore = () => {};
-
-/** A value, or a promise of it: what the hot path returns so that sync work stays sync. */
-export type MaybePromise<T> = T | Promise<T>;
-
-/** Whether a node, router or store answered with a promise (anything with `then`). */
-export const isThenable = <T>(value: MaybePromise<T> | unknown): value is PromiseLike<T> =>
-  typeof (value as PromiseLike<T> | null)?.then === "function";
 
 /**
  * Run one task of a step: call the node (or take the input/update payload),
