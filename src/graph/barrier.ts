@@ -1,4 +1,5 @@
 import type { GraphContext, TaskOutcome, TaskRecord, TaskSeed } from "../runtime/task.js";
+import type { Channels } from "./channels.js";
 import { END } from "./constants.js";
 import type { GraphInternals } from "./internals.js";
 
@@ -179,6 +180,24 @@ function inWriteOrder(tasks: TaskRecord[]): TaskRecord[] {
   }
   if (sorted) return tasks;
   return [...tasks.filter((t) => t.kind !== "send"), ...tasks.filter((t) => t.kind === "send")];
+}
+
+/**
+ * The values as a paused or part-failed step shows them: its finished tasks' writes
+ * applied in write order, as its barrier will apply them. Should the barrier refuse them
+ * (two writers of a key without a reducer), the values from before the step.
+ */
+export function valuesWithFinished(
+  channels: Channels,
+  context: Pick<GraphContext, "values" | "tasks" | "step">,
+): Record<string, unknown> {
+  const finished = context.tasks.filter((t) => t.status === "done" && t.writes?.length);
+  if (finished.length === 0) return context.values;
+  try {
+    return channels.merge(context.values, inWriteOrder(finished), context.step);
+  } catch {
+    return context.values;
+  }
 }
 
 /** No breakpoint passed yet: one shared (never mutated) empty list for every merge. */

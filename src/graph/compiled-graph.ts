@@ -28,6 +28,7 @@ import { contextOf, expandSnapshot, stepOriginOf } from "../runtime/snapshot-for
 import { DEFAULT_RUN, type GraphContext, type RunOptions } from "../runtime/task.js";
 import { WriteList } from "../runtime/write-list.js";
 import type { StreamEvent } from "../stream/events.js";
+import { valuesWithFinished } from "./barrier.js";
 import { Command, nullResume } from "./command.js";
 import type { GraphEvent } from "./compile.js";
 import { END, START } from "./constants.js";
@@ -186,7 +187,9 @@ export class CompiledGraph<S extends State = State, C = unknown> {
   }
 
   /**
-   * The thread's state at its latest checkpoint (or at `configurable.checkpoint_id`).
+   * The thread's state at its latest checkpoint (or at `configurable.checkpoint_id`). A
+   * `configurable.checkpoint_ns` (from an interrupt's `ns`, or a subgraph node's
+   * `runtime.config`) reads that subgraph run's own checkpoints instead.
    * With `{ subgraphs: true }`, each task that ran a subgraph carries that run's state as `task.state`.
    */
   async getState(
@@ -195,9 +198,10 @@ export class CompiledGraph<S extends State = State, C = unknown> {
   ): Promise<StateSnapshot<S>> {
     const { checkpointer, threadId } = this.#thread(config, "getState");
     const id = config.configurable?.checkpoint_id;
+    const ns = config.configurable?.checkpoint_ns ?? "";
     const tuple = id
-      ? await checkpointer.get(threadId, "", id)
-      : await checkpointer.getLatest(threadId, "");
+      ? await checkpointer.get(threadId, ns, id)
+      : await checkpointer.getLatest(threadId, ns);
     if (!tuple) {
       if (id) throw new InvalidConfigError(`Thread "${threadId}" has no checkpoint "${id}".`);
       return {
@@ -205,23 +209,29 @@ export class CompiledGraph<S extends State = State, C = unknown> {
         next: [],
         interrupts: [],
         tasks: [],
-        config: { configurable: { thread_id: threadId, checkpoint_ns: "" } },
+        config: { configurable: { thread_id: threadId, checkpoint_ns: ns } },
         parentConfig: undefined,
         metadata: undefined,
         createdAt: undefined,
       };
     }
-    return viewCheckpoint<S>(tuple.checkpoint, options.subgraphs ? checkpointer : undefined);
+    return viewCheckpoint<S>(tuple, this.#g.channels, options.subgraphs ? checkpointer : undefined);
   }
 
-  /** Every checkpoint of the thread, newest first. */
+  /**
+   * Every checkpoint of the thread (or of the subgraph run `configurable.checkpoint_ns`
+   * names), newest first.
+   */
   async *getStateHistory(
     config: RunConfig,
     options: { limit?: number } = {},
   ): AsyncGenerator<StateSnapshot<S>> {
     const { checkpointer, threadId } = this.#thread(config, "getStateHistory");
-    const list = await checkpointer.list(threadId, { ns: "", limit: options.limit });
-    for (const checkpoint of list) yield await viewCheckpoint<S>(checkpoint, undefined);
+    const ns = config.configurable?.checkpoint_ns ?? "";
+    const list = await checkpointer.list(threadId, { ns, limit: options.limit });
+    for (const checkpoint of list) {
+      yield await viewCheckpoint<S>({ checkpoint, pendingWrites: [] }, this.#g.channels, undefined);
+    }
   }
 
   /**
@@ -400,7 +410,11 @@ export class CompiledGraph<S extends State = State, C = unknown> {
   ): Promise<DriveResult> {
     try {
       if (writer && env.ns === "") await writer.claim(randomUUID());
-      return await drive(actor, env, writer, options);
+      const result = await drive(actor, env, writer, options);
+      if (result.status !== "interrupted") return result;
+      // A paused step shows what its finished tasks wrote, as getState does.
+      const context = actor.getSnapshot().context as GraphContext;
+      return { ...result, state: valuesWithFinished(this.#g.channels, context) };
     } finally {
       actor.stop();
       await writer?.close();

@@ -76,6 +76,10 @@ function runPendingTasks(
     const written = save(t, outcome);
     return isThenable(written) ? written.then(() => outcome) : outcome;
   };
+  // A failed task's error is kept against the step too, so getState can show it.
+  const recordFailure = (t: TaskRecord, error: unknown) => {
+    if (!step.cancelled) env.saveTaskError?.(t, error);
+  };
   const outcomes: Array<MaybePromise<TaskOutcome>> = [];
   let waits = false;
   let failure: { error: unknown } | undefined;
@@ -84,8 +88,17 @@ function runPendingTasks(
     let outcome: MaybePromise<TaskOutcome>;
     try {
       const ran = runTask(g, env, t, context.values, context.step, step);
-      outcome = isThenable(ran) ? ran.then((o) => saved(t, o)) : saved(t, ran);
+      outcome = isThenable(ran)
+        ? ran.then(
+            (o) => saved(t, o),
+            (error: unknown) => {
+              recordFailure(t, error);
+              throw error;
+            },
+          )
+        : saved(t, ran);
     } catch (error) {
+      recordFailure(t, error);
       failure ??= { error };
       continue;
     }

@@ -26,6 +26,15 @@ export type Durability = "sync" | "async";
 /** The pseudo-channel under which a pending write keeps its task's routes. */
 export const ROUTE = "__route__";
 
+/** The pseudo-channel under which a failed task's pending write keeps its error. */
+export const TASK_ERROR = "__error__";
+
+/** What is kept of a task's error: plain JSON, for views (the error itself is thrown). */
+export interface TaskErrorRecord {
+  name: string;
+  message: string;
+}
+
 /**
  * How many checkpoints an `"async"` run may be ahead of its store. Past that the run waits
  * at its next barrier until the store has caught up, so a process that dies mid-run
@@ -201,6 +210,20 @@ export class CheckpointWriter {
       taskId: task.id,
       node: task.node,
       writes: [...(outcome.writes ?? []), [ROUTE, outcome.next ?? []]],
+    });
+  }
+
+  /** Queue a failed task's error against the barrier its step started from (for views). */
+  taskFailed(stepOrigin: string, task: TaskRecord, error: unknown): Promise<void> {
+    const cause = (error as { cause?: unknown } | null)?.cause ?? error;
+    const record: TaskErrorRecord = {
+      name: cause instanceof Error ? cause.name : "Error",
+      message: error instanceof Error ? error.message : String(error),
+    };
+    return this.putWrites(stepOrigin, {
+      taskId: task.id,
+      node: task.node,
+      writes: [[TASK_ERROR, record]],
     });
   }
 

@@ -80,6 +80,9 @@ export async function drive(
       // Held runs wait for each write; the others only for the last, before returning.
       return holds ? written : undefined;
     };
+    env.saveTaskError = (task, error) => {
+      if (env.stepOrigin) writer.taskFailed(env.stepOrigin, task, error);
+    };
   }
   try {
     if (options.first) actor.send(options.first);

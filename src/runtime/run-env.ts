@@ -31,6 +31,8 @@ export interface RunEnv {
   lagging?: (() => boolean) | undefined;
   /** Store a finished task's writes against the step's barrier checkpoint (set when persistent). */
   savePendingWrite?: ((task: TaskRecord, outcome: TaskOutcome) => void | Promise<void>) | undefined;
+  /** Store a failed task's error against the step's barrier checkpoint (set when persistent). */
+  saveTaskError?: ((task: TaskRecord, error: unknown) => void) | undefined;
 }
 
 const envs = new WeakMap<object, RunEnv>();

@@ -78,8 +78,15 @@ describe("pending writes", () => {
       .compile({ checkpointer: new MemoryCheckpointer() });
     const config = { configurable: { thread_id: "pending-writes" } };
     await expect(graph.invoke({ log: [] }, { config })).rejects.toThrow(/network down/);
+    // getState shows the failed step as it stands: fast's write applied, flaky failed.
     const stuck = await graph.getState(config);
-    expect(stuck.next).toEqual(["fast", "flaky"]);
+    expect(stuck.next).toEqual(["flaky"]);
+    expect(stuck.values).toEqual({ log: ["fast"] });
+    expect(stuck.tasks.map((t) => [t.name, t.status])).toEqual([
+      ["fast", "done"],
+      ["flaky", "failed"],
+    ]);
+    expect(stuck.tasks[1]!.error?.message).toMatch(/network down/);
     broken = false;
     const done = await graph.invoke(null, { config });
     expect(done.state).toEqual({ log: ["fast", "flaky"], seen: 2 });
