@@ -1,0 +1,192 @@
+import { ConcurrentUpdateError, StateweaverError } from "../../errors/index.js";
+import type {
+  Checkpoint,
+  Checkpointer,
+  CheckpointTuple,
+  ListOptions,
+  PendingWrite,
+  PutOptions,
+} from "../checkpointer.js";
+import type { SqlDriver } from "./driver.js";
+import { migrate } from "./migrations.js";
+import {
+  DEFAULT_TABLE_PREFIX,
+  type Statements,
+  statements,
+  type Tables,
+  tables,
+} from "./statements.js";
+
+const UNIQUE_VIOLATION = "23505";
+const FOREIGN_KEY_VIOLATION = "23503";
+
+function sqlState(error: unknown): unknown {
+  return (error as { code?: unknown } | null)?.code;
+}
+
+/**
+ * A `Checkpointer` over PostgreSQL SQL. Subclasses say how to connect; the first call
+ * connects and creates or migrates the tables, later calls reuse that connection.
+ *
+ * Every call a run makes on its hot path is one statement, one round trip: `put` (the
+ * head-row check and the checkpoint insert in one statement, no transaction), `putWrites`,
+ * `getLatest` and `get` (the checkpoint and its writes in one result).
+ */
+export abstract class SqlCheckpointer implements Checkpointer {
+  readonly #tables: Tables;
+  readonly #sql: Statements;
+  #driver: Promise<SqlDriver> | undefined;
+  #closed = false;
+
+  constructor(tablePrefix: string = DEFAULT_TABLE_PREFIX) {
+    this.#tables = tables(tablePrefix);
+    this.#sql = statements(this.#tables);
+  }
+
+  /** Opens the connection (pool, embedded database…) the store will use. */
+  protected abstract connect(): Promise<SqlDriver>;
+  /** Releases what `connect` opened, if this store owns it. */
+  protected abstract disconnect(): Promise<void>;
+
+  #ready(): Promise<SqlDriver> {
+    if (this.#closed) {
+      throw new StateweaverError(
+        "CHECKPOINTER_CLOSED",
+        `This ${this.constructor.name} was closed; create a new one to keep using the database.`,
+      );
+    }
+    if (this.#driver) return this.#driver;
+    const starting = this.connect().then(async (driver) => {
+      await migrate(driver, this.#tables);
+      return driver;
+    });
+    // A failed start (database down, bad URL) is retried by the next call instead of sticking.
+    starting.catch(() => {
+      if (this.#driver === starting) this.#driver = undefined;
+    });
+    this.#driver = starting;
+    return starting;
+  }
+
+  async put(checkpoint: Checkpoint, options: PutOptions): Promise<void> {
+    const payload = JSON.stringify(checkpoint);
+    const { threadId, ns, id, metadata } = checkpoint;
+    const expected = options.expectedLatestId;
+    const sql = this.#sql;
+    const driver = await this.#ready();
+    const params = [
+      threadId,
+      ns,
+      id,
+      checkpoint.parentId,
+      typeof metadata?.step === "number" ? metadata.step : null,
+      typeof metadata?.source === "string" ? metadata.source : null,
+      checkpoint.createdAt,
+      payload,
+    ];
+    const query = driver.queryPrepared ?? driver.query;
+    let written: number;
+    try {
+      written =
+        expected === null
+          ? (await query(sql.claimAndInsert, params)).rowCount
+          : (await query(sql.advanceAndInsert, [...params, expected])).rowCount;
+    } catch (error) {
+      if (sqlState(error) !== UNIQUE_VIOLATION) throw error;
+      throw new StateweaverError(
+        "DUPLICATE_CHECKPOINT",
+        `Thread "${threadId}" already has a checkpoint with id ${id}; give every checkpoint a fresh id from checkpointId().`,
+        { cause: error },
+      );
+    }
+    if (written !== 1) {
+      // Failure path only: read what the latest is, for the error.
+      const { rows } = await driver.query(sql.latestId, [threadId, ns]);
+      const actual = (rows[0]?.latest_id as string | undefined) ?? null;
+      throw new ConcurrentUpdateError(threadId, ns, expected, actual);
+    }
+  }
+
+  async putWrites(
+    threadId: string,
+    ns: string,
+    checkpointId: string,
+    write: PendingWrite,
+  ): Promise<void> {
+    const payload = JSON.stringify(write);
+    const driver = await this.#ready();
+    try {
+      await (driver.queryPrepared ?? driver.query)(this.#sql.upsertWrite, [
+        threadId,
+        ns,
+        checkpointId,
+        write.taskId,
+        write.node,
+        payload,
+      ]);
+    } catch (error) {
+      if (sqlState(error) !== FOREIGN_KEY_VIOLATION) throw error;
+      throw new StateweaverError(
+        "CHECKPOINT_NOT_FOUND",
+        `Cannot store writes of task "${write.taskId}": thread "${threadId}"${ns ? ` (namespace "${ns}")` : ""} has no checkpoint ${checkpointId}. Put the checkpoint first, or check that it was not deleted.`,
+        { cause: error },
+      );
+    }
+  }
+
+  async getLatest(threadId: string, ns = ""): Promise<CheckpointTuple | undefined> {
+    const driver = await this.#ready();
+    const query = driver.queryPrepared ?? driver.query;
+    return toTuple(await query(this.#sql.latestTuple, [threadId, ns]));
+  }
+
+  async get(threadId: string, ns: string, id: string): Promise<CheckpointTuple | undefined> {
+    const driver = await this.#ready();
+    const query = driver.queryPrepared ?? driver.query;
+    return toTuple(await query(this.#sql.tupleById, [threadId, ns, id]));
+  }
+
+  async list(threadId: string, options: ListOptions = {}): Promise<Checkpoint[]> {
+    const driver = await this.#ready();
+    const { rows } = await driver.query(this.#sql.list, [
+      threadId,
+      options.ns ?? "",
+      options.before ?? null,
+      options.limit ?? null,
+    ]);
+    return rows.map((row) => JSON.parse(row.payload as string) as Checkpoint);
+  }
+
+  async deleteThread(threadId: string): Promise<void> {
+    const sql = this.#sql;
+    const driver = await this.#ready();
+    await driver.transaction(async (query) => {
+      // Head rows first: that locks them, so a concurrent put (which must update or claim
+      // a head row) waits for this delete and then fails or starts a fresh thread, instead
+      // of slipping a checkpoint in between and leaving it without a head.
+      await query(sql.deleteThreads, [threadId]);
+      await query(sql.deleteWrites, [threadId]);
+      await query(sql.deleteCheckpoints, [threadId]);
+    });
+  }
+
+  /** Closes the connection if this store opened it. Later calls throw. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const starting = this.#driver;
+    this.#driver = undefined;
+    // Let an in-flight start finish so what it opened is closed too.
+    if (starting) await starting.catch(() => undefined);
+    await this.disconnect();
+  }
+}
+
+function toTuple(result: { rows: Array<Record<string, unknown>> }): CheckpointTuple | undefined {
+  const [first, ...writes] = result.rows;
+  if (!first) return undefined;
+  return {
+    checkpoint: JSON.parse(first.payload as string) as Checkpoint,
+    pendingWrites: writes.map((row) => JSON.parse(row.payload as string) as PendingWrite),
+  };
+}
