@@ -1,4 +1,8 @@
-import { ConcurrentUpdateError, StateweaverError } from "../errors/index.js";
+import {
+  CheckpointNotFoundError,
+  ConcurrentUpdateError,
+  DuplicateCheckpointError,
+} from "../errors/index.js";
 import type {
   Checkpoint,
   Checkpointer,
@@ -59,10 +63,7 @@ export class MemoryCheckpointer implements Checkpointer {
       throw new ConcurrentUpdateError(threadId, ns, options.expectedLatestId, latest);
     }
     if (history && history.ids.lastIndexOf(id) !== -1) {
-      throw new StateweaverError(
-        "DUPLICATE_CHECKPOINT",
-        `Thread "${threadId}" already has a checkpoint with id ${id}; give every checkpoint a fresh id from checkpointId().`,
-      );
+      throw new DuplicateCheckpointError(threadId, ns, id);
     }
     if (history) {
       history.ids.push(id);
@@ -84,10 +85,7 @@ export class MemoryCheckpointer implements Checkpointer {
     const body = JSON.stringify(write);
     const history = this.#history(threadId, ns);
     if (!history || history.ids.lastIndexOf(checkpointId) === -1) {
-      throw new StateweaverError(
-        "CHECKPOINT_NOT_FOUND",
-        `Cannot store writes of task "${write.taskId}": thread "${threadId}"${ns ? ` (namespace "${ns}")` : ""} has no checkpoint ${checkpointId}. Put the checkpoint first, or check that it was not deleted.`,
-      );
+      throw new CheckpointNotFoundError(threadId, ns, checkpointId, write.taskId);
     }
     history.writes ??= new Map();
     const tasks = history.writes.get(checkpointId);

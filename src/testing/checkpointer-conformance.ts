@@ -2,7 +2,11 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Checkpoint, Checkpointer, PendingWrite } from "../checkpoint/checkpointer.js";
 import { checkpointId, createdAtOf } from "../checkpoint/id.js";
-import { ConcurrentUpdateError } from "../errors/index.js";
+import {
+  CheckpointNotFoundError,
+  ConcurrentUpdateError,
+  DuplicateCheckpointError,
+} from "../errors/index.js";
 
 /**
  * Registers the behaviour every `Checkpointer` must have as a vitest suite. Call it at
@@ -230,16 +234,23 @@ export function describeCheckpointerConformance(
       ]);
     });
 
-    it("putWrites against an unknown checkpoint throws CHECKPOINT_NOT_FOUND", async () => {
+    it("putWrites against an unknown checkpoint throws CheckpointNotFoundError naming it", async () => {
       const threadId = newThreadId();
       const write: PendingWrite = { taskId: "t1", node: "a", writes: [] };
-      await expect(store.putWrites(threadId, "", checkpointId(), write)).rejects.toMatchObject({
+      const unknown = checkpointId();
+      const error = await store.putWrites(threadId, "", unknown, write).catch((e) => e);
+      expect(error).toBeInstanceOf(CheckpointNotFoundError);
+      expect(error).toMatchObject({
         code: "CHECKPOINT_NOT_FOUND",
+        threadId,
+        ns: "",
+        checkpointId: unknown,
+        taskId: "t1",
       });
       const [checkpoint] = await putChain(store, threadId, "", 1);
       await expect(
         store.putWrites(threadId, "child:1", checkpoint!.id, write),
-      ).rejects.toMatchObject({ code: "CHECKPOINT_NOT_FOUND" });
+      ).rejects.toMatchObject({ code: "CHECKPOINT_NOT_FOUND", ns: "child:1" });
     });
 
     it("put with a stale expectedLatestId throws ConcurrentUpdateError and stores nothing", async () => {
@@ -306,12 +317,16 @@ export function describeCheckpointerConformance(
     it("put of an id the thread already has throws and keeps history as it was", async () => {
       const threadId = newThreadId();
       const [checkpoint] = await putChain(store, threadId, "", 1);
-      await expect(
-        store.put(
-          { ...checkpoint!, parentId: checkpoint!.id },
-          { expectedLatestId: checkpoint!.id },
-        ),
-      ).rejects.toMatchObject({ code: "DUPLICATE_CHECKPOINT" });
+      const error = await store
+        .put({ ...checkpoint!, parentId: checkpoint!.id }, { expectedLatestId: checkpoint!.id })
+        .catch((e) => e);
+      expect(error).toBeInstanceOf(DuplicateCheckpointError);
+      expect(error).toMatchObject({
+        code: "DUPLICATE_CHECKPOINT",
+        threadId,
+        ns: "",
+        checkpointId: checkpoint!.id,
+      });
       expect(await store.list(threadId)).toEqual([checkpoint]);
       const next = makeCheckpoint(threadId, "", checkpoint!.id, 0);
       await store.put(next, { expectedLatestId: checkpoint!.id });

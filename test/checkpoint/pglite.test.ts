@@ -20,7 +20,10 @@ describe("PGliteCheckpointer", () => {
   it("can be closed before first use; later calls say it is closed", async () => {
     const store = new PGliteCheckpointer();
     await store.close();
-    await expect(store.getLatest("t")).rejects.toMatchObject({ code: "CHECKPOINTER_CLOSED" });
+    await expect(store.getLatest("t")).rejects.toMatchObject({
+      code: "CHECKPOINTER_CLOSED",
+      store: "PGliteCheckpointer",
+    });
   });
 });
 

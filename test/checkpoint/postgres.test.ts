@@ -215,6 +215,9 @@ describe.skipIf(!url)("PostgresCheckpointer", () => {
     const newcomer = new PostgresCheckpointer({ pool: sharedPool, tablePrefix: prefix });
     await expect(newcomer.getLatest("x")).rejects.toMatchObject({
       code: "SCHEMA_TOO_NEW",
+      tablePrefix: prefix,
+      version: 999,
+      knownVersion: 1,
       message: expect.stringContaining("Upgrade stateweaver"),
     });
   });

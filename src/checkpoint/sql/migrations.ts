@@ -1,4 +1,4 @@
-import { StateweaverError } from "../../errors/index.js";
+import { SchemaTooNewError } from "../../errors/index.js";
 import type { SqlDriver } from "./driver.js";
 import type { Tables } from "./statements.js";
 
@@ -58,10 +58,7 @@ export async function migrate(driver: SqlDriver, t: Tables): Promise<void> {
     const { rows } = await query(`select coalesce(max(version), 0) as version from ${t.version}`);
     const current = Number(rows[0]?.version ?? 0);
     if (current > migrations.length) {
-      throw new StateweaverError(
-        "SCHEMA_TOO_NEW",
-        `The checkpoint tables "${t.prefix}*" are at schema version ${current}, but this stateweaver only knows up to ${migrations.length}. Upgrade stateweaver in this process, or point it at another table prefix.`,
-      );
+      throw new SchemaTooNewError(t.prefix, current, migrations.length);
     }
     for (let version = current + 1; version <= migrations.length; version++) {
       for (const statement of migrations[version - 1]!(t)) await query(statement);

@@ -1,4 +1,9 @@
-import { ConcurrentUpdateError, StateweaverError } from "../../errors/index.js";
+import {
+  CheckpointerClosedError,
+  CheckpointNotFoundError,
+  ConcurrentUpdateError,
+  DuplicateCheckpointError,
+} from "../../errors/index.js";
 import type {
   Checkpoint,
   Checkpointer,
@@ -50,10 +55,7 @@ export abstract class SqlCheckpointer implements Checkpointer {
 
   #ready(): Promise<SqlDriver> {
     if (this.#closed) {
-      throw new StateweaverError(
-        "CHECKPOINTER_CLOSED",
-        `This ${this.constructor.name} was closed; create a new one to keep using the database.`,
-      );
+      throw new CheckpointerClosedError(this.constructor.name);
     }
     if (this.#driver) return this.#driver;
     const starting = this.connect().then(async (driver) => {
@@ -93,11 +95,7 @@ export abstract class SqlCheckpointer implements Checkpointer {
           : (await query(sql.advanceAndInsert, [...params, expected])).rowCount;
     } catch (error) {
       if (sqlState(error) !== UNIQUE_VIOLATION) throw error;
-      throw new StateweaverError(
-        "DUPLICATE_CHECKPOINT",
-        `Thread "${threadId}" already has a checkpoint with id ${id}; give every checkpoint a fresh id from checkpointId().`,
-        { cause: error },
-      );
+      throw new DuplicateCheckpointError(threadId, ns, id, { cause: error });
     }
     if (written !== 1) {
       // Failure path only: read what the latest is, for the error.
@@ -126,11 +124,7 @@ export abstract class SqlCheckpointer implements Checkpointer {
       ]);
     } catch (error) {
       if (sqlState(error) !== FOREIGN_KEY_VIOLATION) throw error;
-      throw new StateweaverError(
-        "CHECKPOINT_NOT_FOUND",
-        `Cannot store writes of task "${write.taskId}": thread "${threadId}"${ns ? ` (namespace "${ns}")` : ""} has no checkpoint ${checkpointId}. Put the checkpoint first, or check that it was not deleted.`,
-        { cause: error },
-      );
+      throw new CheckpointNotFoundError(threadId, ns, checkpointId, write.taskId, { cause: error });
     }
   }
 
