@@ -12,6 +12,13 @@ import type {
   PutOptions,
 } from "./checkpointer.js";
 import { createdAtOf } from "./id.js";
+import {
+  assertListArguments,
+  assertNamespace,
+  assertPutIds,
+  assertStoreId,
+  assertWriteIds,
+} from "./limits.js";
 
 /**
  * One (thread, ns) history. Bodies are JSON strings: compact, and never aliased with
@@ -47,6 +54,7 @@ export class MemoryCheckpointer implements Checkpointer {
   // so concurrent calls cannot interleave between the expectedLatestId check and the write.
 
   async put(checkpoint: Checkpoint, options: PutOptions): Promise<void> {
+    assertPutIds(checkpoint, options);
     const { id, threadId, ns, parentId, next, interrupts } = checkpoint;
     const history = this.#history(threadId, ns);
     const stored: Record<string, unknown> = {};
@@ -82,6 +90,7 @@ export class MemoryCheckpointer implements Checkpointer {
     checkpointId: string,
     write: PendingWrite,
   ): Promise<void> {
+    assertWriteIds(threadId, ns, checkpointId, write);
     const body = JSON.stringify(write);
     const history = this.#history(threadId, ns);
     if (!history || history.ids.lastIndexOf(checkpointId) === -1) {
@@ -95,16 +104,22 @@ export class MemoryCheckpointer implements Checkpointer {
   }
 
   async getLatest(threadId: string, ns = ""): Promise<CheckpointTuple | undefined> {
+    assertStoreId("threadId", threadId);
+    assertNamespace("ns", ns);
     const history = this.#history(threadId, ns);
     return history && tuple(history, threadId, ns, history.ids.length - 1);
   }
 
   async get(threadId: string, ns: string, id: string): Promise<CheckpointTuple | undefined> {
+    assertStoreId("threadId", threadId);
+    assertNamespace("ns", ns);
+    assertStoreId("id", id);
     const history = this.#history(threadId, ns);
     return history && tuple(history, threadId, ns, history.ids.lastIndexOf(id));
   }
 
   async list(threadId: string, options: ListOptions = {}): Promise<Checkpoint[]> {
+    assertListArguments(threadId, options);
     const history = this.#history(threadId, options.ns ?? "");
     if (!history) return [];
     const { ids } = history;
@@ -119,6 +134,7 @@ export class MemoryCheckpointer implements Checkpointer {
   }
 
   async deleteThread(threadId: string): Promise<void> {
+    assertStoreId("threadId", threadId);
     this.#threads.delete(threadId);
   }
 

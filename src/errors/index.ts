@@ -311,7 +311,7 @@ export class InvalidIdError extends StateweaverError {
     }[rule];
     super(
       "INVALID_ID",
-      `${field} ${rule === "type" ? "" : `${shown} `}${what}. Ids must be non-empty strings of at most ${facts.maxBytes} UTF-8 bytes, without NUL characters or unpaired surrogates${field === "ns" ? " (the top-level namespace is the empty string)" : ""}; use another id (a long key can be hashed). Nothing was read or written.`,
+      `${field} ${rule === "type" ? "" : `${shown} `}${what}. Ids must be non-empty strings of at most ${facts.maxBytes} UTF-8 bytes, without NUL characters or unpaired surrogates${/(^|\.)ns$/.test(field) ? " (a namespace may also be the empty string, the top-level graph)" : ""}; use another id (a long key can be hashed). Nothing was read or written.`,
     );
     this.field = field;
     this.rule = rule;

@@ -1,11 +1,14 @@
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Checkpoint, Checkpointer, PendingWrite } from "../checkpoint/checkpointer.js";
 import { checkpointId, createdAtOf } from "../checkpoint/id.js";
+import { MAX_ID_BYTES } from "../checkpoint/limits.js";
 import {
   CheckpointNotFoundError,
   ConcurrentUpdateError,
   DuplicateCheckpointError,
+  InvalidConfigError,
+  InvalidIdError,
 } from "../errors/index.js";
 
 /**
@@ -388,6 +391,145 @@ export function describeCheckpointerConformance(
       await store.deleteThread(newThreadId()); // unknown thread: no error
     });
 
+    it("refuses ids that are not well-formed Unicode (lone surrogates) in every method, before storing", async () => {
+      const threadId = newThreadId();
+      const [checkpoint] = await putChain(store, threadId, "", 1);
+      const id = checkpoint!.id;
+      const write: PendingWrite = { taskId: "t1", node: "a", writes: [] };
+      const lone = `${threadId}\uD800`;
+      const invalidId = (field: string) =>
+        expect.objectContaining({ code: "INVALID_ID", field, rule: "surrogate" });
+
+      // A thread whose id differs only by U+FFFD is a different, valid thread.
+      const replaced = `${threadId}\uFFFD`;
+      threadIds.push(replaced);
+      const [other] = await putChain(store, replaced, "", 1);
+      await expect(store.getLatest(lone)).rejects.toEqual(invalidId("threadId"));
+      await expect(store.get(lone, "", other!.id)).rejects.toEqual(invalidId("threadId"));
+      await expect(store.list(lone)).rejects.toEqual(invalidId("threadId"));
+      await expect(store.deleteThread(lone)).rejects.toEqual(invalidId("threadId"));
+      await expect(
+        store.put(makeCheckpoint(lone, "", null, -1), { expectedLatestId: null }),
+      ).rejects.toEqual(invalidId("checkpoint.threadId"));
+      await expect(
+        store.put(makeCheckpoint(threadId, "child\uDC00", null, -1), { expectedLatestId: null }),
+      ).rejects.toEqual(invalidId("checkpoint.ns"));
+      await expect(
+        store.put(makeCheckpoint(threadId, "", id, 0, { id: "id\uD83D" }), {
+          expectedLatestId: id,
+        }),
+      ).rejects.toEqual(invalidId("checkpoint.id"));
+      await expect(store.putWrites(lone, "", id, write)).rejects.toEqual(invalidId("threadId"));
+      await expect(store.putWrites(threadId, "\uDC00", id, write)).rejects.toEqual(invalidId("ns"));
+      await expect(store.putWrites(threadId, "", `${id}\uDFFF`, write)).rejects.toEqual(
+        invalidId("checkpointId"),
+      );
+      await expect(
+        store.putWrites(threadId, "", id, { ...write, taskId: "t\uD800" }),
+      ).rejects.toEqual(invalidId("write.taskId"));
+      await expect(store.getLatest(threadId, "\uD800")).rejects.toEqual(invalidId("ns"));
+      await expect(store.get(threadId, "", `${id}\uD800`)).rejects.toEqual(invalidId("id"));
+      await expect(store.list(threadId, { before: "\uDBFF" })).rejects.toEqual(
+        invalidId("options.before"),
+      );
+      // A proper surrogate pair is fine, and nothing above changed either thread.
+      const emoji = `${threadId}-\uD83D\uDE00`;
+      threadIds.push(emoji);
+      const [pair] = await putChain(store, emoji, "\uD83D\uDE00", 1);
+      expect((await store.getLatest(emoji, "\uD83D\uDE00"))?.checkpoint).toEqual(pair);
+      expect(await store.list(threadId)).toEqual([checkpoint]);
+      expect((await store.getLatest(threadId))?.pendingWrites).toEqual([]);
+      expect(await store.list(replaced)).toEqual([other]);
+    });
+
+    it(`refuses ids with NUL or over ${MAX_ID_BYTES} UTF-8 bytes, and accepts ids of exactly that many in every key`, async () => {
+      const threadId = newThreadId();
+      const invalidId = (field: string, rule: string) =>
+        expect.objectContaining({ code: "INVALID_ID", field, rule, maxBytes: MAX_ID_BYTES });
+      await expect(store.getLatest(`${threadId}\u0000`)).rejects.toEqual(
+        invalidId("threadId", "nul"),
+      );
+      await expect(
+        store.put(makeCheckpoint(threadId, "", null, -1, { id: "a\u0000b" }), {
+          expectedLatestId: null,
+        }),
+      ).rejects.toEqual(invalidId("checkpoint.id", "nul"));
+      // The limit counts bytes, not characters: 257 two-byte characters are too many.
+      const long = "é".repeat(MAX_ID_BYTES / 2 + 1);
+      await expect(store.getLatest(long)).rejects.toEqual(invalidId("threadId", "length"));
+      await expect(
+        store.put(makeCheckpoint(threadId, long, null, -1), { expectedLatestId: null }),
+      ).rejects.toEqual(invalidId("checkpoint.ns", "length"));
+      expect(await store.list(threadId)).toEqual([]);
+
+      // Every key at the limit at once, with incompressible text: the widest index must take it.
+      const big = () => randomText(MAX_ID_BYTES);
+      const bigThread = big();
+      threadIds.push(bigThread);
+      const ns = big();
+      const first = makeCheckpoint(bigThread, ns, null, -1, { id: big() });
+      await store.put(first, { expectedLatestId: null });
+      const second = makeCheckpoint(bigThread, ns, first.id, 0, { id: big() });
+      await store.put(second, { expectedLatestId: first.id });
+      const write: PendingWrite = { taskId: big(), node: big(), writes: [["x", 1]] };
+      await store.putWrites(bigThread, ns, second.id, write);
+      expect(await store.getLatest(bigThread, ns)).toEqual({
+        checkpoint: second,
+        pendingWrites: [write],
+      });
+      expect(await store.list(bigThread, { ns, before: second.id })).toEqual([first]);
+      const twoByte = "é".repeat(MAX_ID_BYTES / 2);
+      threadIds.push(twoByte);
+      await putChain(store, twoByte, "", 1);
+    });
+
+    it("refuses a missing, non-string or empty thread id in every method", async () => {
+      const invalidId = (rule: string) =>
+        expect.objectContaining({ code: "INVALID_ID", field: "threadId", rule });
+      const bad = store as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+      for (const [value, rule] of [
+        [undefined, "type"],
+        [null, "type"],
+        [42, "type"],
+        ["", "empty"],
+      ] as const) {
+        await expect(bad.getLatest!.call(store, value)).rejects.toEqual(invalidId(rule));
+        await expect(bad.get!.call(store, value, "", checkpointId())).rejects.toEqual(
+          invalidId(rule),
+        );
+        await expect(bad.list!.call(store, value)).rejects.toEqual(invalidId(rule));
+        await expect(bad.deleteThread!.call(store, value)).rejects.toEqual(invalidId(rule));
+        await expect(
+          bad.putWrites!.call(store, value, "", checkpointId(), {
+            taskId: "t",
+            node: "a",
+            writes: [],
+          }),
+        ).rejects.toEqual(invalidId(rule));
+        const checkpoint = makeCheckpoint(value as string, "", null, -1);
+        await expect(store.put(checkpoint, { expectedLatestId: null })).rejects.toEqual(
+          expect.objectContaining({ code: "INVALID_ID", field: "checkpoint.threadId", rule }),
+        );
+      }
+      const error = await bad.getLatest!.call(store, undefined).catch((e: Error) => e);
+      expect(error).toBeInstanceOf(InvalidIdError);
+      expect((error as Error).message).toContain("threadId is undefined, not a string");
+    });
+
+    it("list refuses a limit of -1, 1.5, NaN or a non-number; limit 0 returns nothing", async () => {
+      const threadId = newThreadId();
+      await putChain(store, threadId, "", 2);
+      for (const limit of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, "2", null]) {
+        const error = await store
+          .list(threadId, { limit: limit as number })
+          .catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(InvalidConfigError);
+        expect((error as Error).message).toContain("history limit");
+      }
+      expect(await store.list(threadId, { limit: 0 })).toEqual([]);
+      expect(await store.list(threadId, { limit: 1 })).toHaveLength(1);
+    });
+
     it("getLatest of an unknown thread is undefined", async () => {
       const threadId = newThreadId();
       expect(await store.getLatest(threadId)).toBeUndefined();
@@ -441,6 +583,14 @@ async function putChain(
     chain.push(checkpoint);
   }
   return chain;
+}
+
+/** `bytes` random ASCII letters and digits: text no index can compress. */
+function randomText(bytes: number): string {
+  return randomBytes(bytes)
+    .toString("base64")
+    .replace(/[^A-Za-z0-9]/g, "x")
+    .slice(0, bytes);
 }
 
 /** Asserts one fulfilled and one ConcurrentUpdateError; returns the winner's index. */

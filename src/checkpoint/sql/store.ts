@@ -12,6 +12,13 @@ import type {
   PendingWrite,
   PutOptions,
 } from "../checkpointer.js";
+import {
+  assertListArguments,
+  assertNamespace,
+  assertPutIds,
+  assertStoreId,
+  assertWriteIds,
+} from "../limits.js";
 import type { SqlDriver } from "./driver.js";
 import { migrate } from "./migrations.js";
 import {
@@ -71,6 +78,7 @@ export abstract class SqlCheckpointer implements Checkpointer {
   }
 
   async put(checkpoint: Checkpoint, options: PutOptions): Promise<void> {
+    assertPutIds(checkpoint, options);
     const payload = JSON.stringify(checkpoint);
     const { threadId, ns, id, metadata } = checkpoint;
     const expected = options.expectedLatestId;
@@ -111,6 +119,7 @@ export abstract class SqlCheckpointer implements Checkpointer {
     checkpointId: string,
     write: PendingWrite,
   ): Promise<void> {
+    assertWriteIds(threadId, ns, checkpointId, write);
     const payload = JSON.stringify(write);
     const driver = await this.#ready();
     try {
@@ -129,18 +138,24 @@ export abstract class SqlCheckpointer implements Checkpointer {
   }
 
   async getLatest(threadId: string, ns = ""): Promise<CheckpointTuple | undefined> {
+    assertStoreId("threadId", threadId);
+    assertNamespace("ns", ns);
     const driver = await this.#ready();
     const query = driver.queryPrepared ?? driver.query;
     return toTuple(await query(this.#sql.latestTuple, [threadId, ns]));
   }
 
   async get(threadId: string, ns: string, id: string): Promise<CheckpointTuple | undefined> {
+    assertStoreId("threadId", threadId);
+    assertNamespace("ns", ns);
+    assertStoreId("id", id);
     const driver = await this.#ready();
     const query = driver.queryPrepared ?? driver.query;
     return toTuple(await query(this.#sql.tupleById, [threadId, ns, id]));
   }
 
   async list(threadId: string, options: ListOptions = {}): Promise<Checkpoint[]> {
+    assertListArguments(threadId, options);
     const driver = await this.#ready();
     const { rows } = await driver.query(this.#sql.list, [
       threadId,
@@ -152,6 +167,7 @@ export abstract class SqlCheckpointer implements Checkpointer {
   }
 
   async deleteThread(threadId: string): Promise<void> {
+    assertStoreId("threadId", threadId);
     const sql = this.#sql;
     const driver = await this.#ready();
     await driver.transaction(async (query) => {
