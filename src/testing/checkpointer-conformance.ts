@@ -1,15 +1,45 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it as vitestIt } from "vitest";
 import type { Checkpoint, Checkpointer, PendingWrite } from "../checkpoint/checkpointer.js";
 import { checkpointId, createdAtOf } from "../checkpoint/id.js";
 import { MAX_ID_BYTES } from "../checkpoint/limits.js";
 import {
   CheckpointNotFoundError,
   ConcurrentUpdateError,
+  CorruptCheckpointError,
   DuplicateCheckpointError,
   InvalidConfigError,
   InvalidIdError,
 } from "../errors/index.js";
+
+/** Where a damaged-row case points `damage`: a checkpoint, or with `taskId` its pending writes. */
+export interface ConformanceRow {
+  threadId: string;
+  ns: string;
+  checkpointId: string;
+  taskId?: string;
+}
+
+export interface CheckpointerConformanceOptions {
+  /** Runs after the suite, once its threads are deleted and the store is closed. */
+  cleanup?: (store: Checkpointer) => Promise<void> | void;
+  /**
+   * Replaces the stored text of one row (a checkpoint, or a task's pending writes) with
+   * `payload`, as damage on disk or a bad manual edit would. The damaged-row cases need it.
+   *
+   * @example
+   * damage: (row, payload) => db.query("update stateweaver_checkpoints set payload = $4 where thread_id = $1 and ns = $2 and id = $3", [row.threadId, row.ns, row.checkpointId, payload])
+   */
+  damage?: (row: ConformanceRow, payload: string) => Promise<void>;
+  /**
+   * Cases this store does not run: case name -> why. A name that matches no case fails the
+   * suite, so a renamed case cannot be skipped silently.
+   *
+   * @example
+   * skip: { "a damaged checkpoint …": "its rows live in private fields; nothing can damage them" }
+   */
+  skip?: Record<string, string>;
+}
 
 /**
  * Registers the behaviour every `Checkpointer` must have as a vitest suite. Call it at
@@ -19,7 +49,7 @@ import {
  * `makeStore` runs once for the suite; every case works on its own fresh thread ids, so
  * a database shared with other suites or processes is fine. After the suite those
  * threads are deleted, the store is closed, then `cleanup` (if given) runs — e.g. to end
- * a pool you passed in.
+ * a pool you passed in. A function as the third argument is taken as `cleanup`.
  *
  * @example
  * import { describeCheckpointerConformance } from "stateweaver/testing";
@@ -28,8 +58,20 @@ import {
 export function describeCheckpointerConformance(
   name: string,
   makeStore: () => Promise<Checkpointer> | Checkpointer,
-  cleanup?: (store: Checkpointer) => Promise<void> | void,
+  options: CheckpointerConformanceOptions | ((store: Checkpointer) => Promise<void> | void) = {},
 ): void {
+  const {
+    cleanup,
+    damage,
+    skip = {},
+  } = typeof options === "function" ? { cleanup: options } : options;
+  const names = new Set<string>();
+  const it = (title: string, fn: () => Promise<void>) => {
+    names.add(title);
+    const reason = skip[title];
+    if (reason === undefined) vitestIt(title, fn);
+    else vitestIt.skip(`${title} (skipped: ${reason})`, fn);
+  };
   describe(`${name} conforms to Checkpointer`, () => {
     let store: Checkpointer;
     const threadIds: string[] = [];
@@ -37,6 +79,14 @@ export function describeCheckpointerConformance(
       const id = `conformance-${randomUUID()}`;
       threadIds.push(id);
       return id;
+    };
+    const damageRow = (row: ConformanceRow, payload: string) => {
+      if (!damage) {
+        throw new Error(
+          `${name}: this case writes damaged rows; pass a damage(row, payload) option, or list the case in skip with the reason.`,
+        );
+      }
+      return damage(row, payload);
     };
 
     beforeAll(async () => {
@@ -536,6 +586,85 @@ export function describeCheckpointerConformance(
       expect(await store.getLatest(threadId, "child:1")).toBeUndefined();
       expect(await store.list(threadId)).toEqual([]);
     });
+
+    it("a damaged checkpoint row is refused with CorruptCheckpointError naming it; the rest of the thread still reads, and deleteThread works", async () => {
+      const threadId = newThreadId();
+      const [first, second, third] = await putChain(store, threadId, "", 3);
+      const damaged = {
+        "{not json": "not valid JSON",
+        "[1,2]": "an array",
+        null: "null",
+        '"text"': "the string",
+        [JSON.stringify({ ...second, values: 3 })]: '"values" is the number 3',
+        [JSON.stringify({ ...second, id: first!.id })]: `"id" is the string "${first!.id}"`,
+        [JSON.stringify({ ...second, next: undefined })]: '"next" is missing',
+      };
+      const row = { threadId, ns: "", checkpointId: second!.id };
+      const corrupt = expect.objectContaining({
+        code: "CORRUPT_CHECKPOINT",
+        threadId,
+        ns: "",
+        checkpointId: second!.id,
+        taskId: undefined,
+      });
+      for (const [payload, problem] of Object.entries(damaged)) {
+        await damageRow(row, payload);
+        const error = await store.get(threadId, "", second!.id).catch((e: Error) => e);
+        expect(error).toBeInstanceOf(CorruptCheckpointError);
+        expect(error).toEqual(corrupt);
+        expect((error as Error).message).toContain(problem);
+        expect((error as Error).message).toMatch(/fork the thread from an earlier checkpoint/i);
+        await expect(store.list(threadId)).rejects.toEqual(corrupt);
+      }
+      // What is not damaged still reads, so the thread can be forked from `first`.
+      expect((await store.getLatest(threadId))?.checkpoint).toEqual(third);
+      expect((await store.get(threadId, "", first!.id))?.checkpoint).toEqual(first);
+      expect(await store.list(threadId, { before: second!.id })).toEqual([first]);
+      expect(await store.list(threadId, { limit: 1 })).toEqual([third]);
+
+      await damageRow({ threadId, ns: "", checkpointId: third!.id }, "{");
+      await expect(store.getLatest(threadId)).rejects.toEqual(
+        expect.objectContaining({ code: "CORRUPT_CHECKPOINT", checkpointId: third!.id }),
+      );
+      // A write still works (it does not read the damaged rows), and so does deleting.
+      const fourth = makeCheckpoint(threadId, "", third!.id, 2);
+      await store.put(fourth, { expectedLatestId: third!.id });
+      expect((await store.getLatest(threadId))?.checkpoint).toEqual(fourth);
+      await store.deleteThread(threadId);
+      expect(await store.list(threadId)).toEqual([]);
+    });
+
+    it("damaged pending writes are refused with CorruptCheckpointError naming the task", async () => {
+      const threadId = newThreadId();
+      const [checkpoint] = await putChain(store, threadId, "child:1", 1);
+      const id = checkpoint!.id;
+      const good: PendingWrite = { taskId: "t1", node: "a", writes: [["x", 1]] };
+      await store.putWrites(threadId, "child:1", id, good);
+      await store.putWrites(threadId, "child:1", id, { taskId: "t2", node: "b", writes: [] });
+      const corrupt = expect.objectContaining({
+        code: "CORRUPT_CHECKPOINT",
+        threadId,
+        ns: "child:1",
+        checkpointId: id,
+        taskId: "t2",
+      });
+      for (const payload of ["not json", "{}", '{"taskId":"t2","node":"b","writes":[1]}']) {
+        await damageRow({ threadId, ns: "child:1", checkpointId: id, taskId: "t2" }, payload);
+        await expect(store.getLatest(threadId, "child:1")).rejects.toEqual(corrupt);
+        await expect(store.get(threadId, "child:1", id)).rejects.toEqual(corrupt);
+      }
+      // Storing the task's writes again replaces the damaged row.
+      const again: PendingWrite = { taskId: "t2", node: "b", writes: [["y", 2]] };
+      await store.putWrites(threadId, "child:1", id, again);
+      expect((await store.getLatest(threadId, "child:1"))?.pendingWrites).toEqual([good, again]);
+    });
+
+    const unknown = Object.keys(skip).filter((title) => !names.has(title));
+    if (unknown.length > 0) {
+      throw new Error(
+        `${name}: skip names no case of the suite: ${unknown.map((t) => JSON.stringify(t)).join(", ")}.`,
+      );
+    }
   });
 }
 

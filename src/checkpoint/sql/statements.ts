@@ -31,11 +31,12 @@ export function tables(prefix: string): Tables {
 /** The statement text of a store, for its table names. */
 export function statements(t: Tables) {
   // Checkpoint row first (kind 0), then its writes in insertion order: one round trip.
+  // `key` (checkpoint or task id) and `parent_id` name a row whose payload is damaged.
   const tuple = (where: string) => `
-    with c as (select id, payload from ${t.checkpoints} where ${where})
-    select 0 as kind, 0::bigint as seq, c.payload from c
+    with c as (select id, parent_id, payload from ${t.checkpoints} where ${where})
+    select 0 as kind, 0::bigint as seq, c.id as key, c.parent_id, c.payload from c
     union all
-    select 1, w.seq, w.payload from ${t.writes} w join c on w.checkpoint_id = c.id
+    select 1, w.seq, w.task_id, null, w.payload from ${t.writes} w join c on w.checkpoint_id = c.id
       where w.thread_id = $1 and w.ns = $2
     order by kind, seq`;
   // A checkpoint write is ONE autocommitted statement: the head-row claim or advance in a
@@ -69,7 +70,7 @@ export function statements(t: Tables) {
       do update set node = excluded.node, payload = excluded.payload`,
     latestTuple: tuple("thread_id = $1 and ns = $2 order by seq desc limit 1"),
     tupleById: tuple("thread_id = $1 and ns = $2 and id = $3"),
-    list: `select payload from ${t.checkpoints}
+    list: `select id, parent_id, payload from ${t.checkpoints}
       where thread_id = $1 and ns = $2
         and ($3::text is null
           or seq < (select seq from ${t.checkpoints} where thread_id = $1 and ns = $2 and id = $3))

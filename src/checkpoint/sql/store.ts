@@ -19,6 +19,7 @@ import {
   assertStoreId,
   assertWriteIds,
 } from "../limits.js";
+import { readStoredCheckpoint, readStoredWrite, type StoredRow } from "../read-stored.js";
 import type { SqlDriver } from "./driver.js";
 import { migrate } from "./migrations.js";
 import {
@@ -142,7 +143,7 @@ export abstract class SqlCheckpointer implements Checkpointer {
     assertNamespace("ns", ns);
     const driver = await this.#ready();
     const query = driver.queryPrepared ?? driver.query;
-    return toTuple(await query(this.#sql.latestTuple, [threadId, ns]));
+    return toTuple(await query(this.#sql.latestTuple, [threadId, ns]), threadId, ns);
   }
 
   async get(threadId: string, ns: string, id: string): Promise<CheckpointTuple | undefined> {
@@ -151,7 +152,7 @@ export abstract class SqlCheckpointer implements Checkpointer {
     assertStoreId("id", id);
     const driver = await this.#ready();
     const query = driver.queryPrepared ?? driver.query;
-    return toTuple(await query(this.#sql.tupleById, [threadId, ns, id]));
+    return toTuple(await query(this.#sql.tupleById, [threadId, ns, id]), threadId, ns);
   }
 
   async list(threadId: string, options: ListOptions = {}): Promise<Checkpoint[]> {
@@ -163,7 +164,8 @@ export abstract class SqlCheckpointer implements Checkpointer {
       options.before ?? null,
       options.limit ?? null,
     ]);
-    return rows.map((row) => JSON.parse(row.payload as string) as Checkpoint);
+    const ns = options.ns ?? "";
+    return rows.map((row) => readStoredCheckpoint(row.payload, rowOf(row, threadId, ns)));
   }
 
   async deleteThread(threadId: string): Promise<void> {
@@ -192,11 +194,24 @@ export abstract class SqlCheckpointer implements Checkpointer {
   }
 }
 
-function toTuple(result: { rows: Array<Record<string, unknown>> }): CheckpointTuple | undefined {
+function toTuple(
+  result: { rows: Array<Record<string, unknown>> },
+  threadId: string,
+  ns: string,
+): CheckpointTuple | undefined {
   const [first, ...writes] = result.rows;
   if (!first) return undefined;
+  const checkpointId = first.key as string;
   return {
-    checkpoint: JSON.parse(first.payload as string) as Checkpoint,
-    pendingWrites: writes.map((row) => JSON.parse(row.payload as string) as PendingWrite),
+    checkpoint: readStoredCheckpoint(first.payload, rowOf(first, threadId, ns)),
+    pendingWrites: writes.map((row) =>
+      readStoredWrite(row.payload, { threadId, ns, checkpointId, taskId: row.key as string }),
+    ),
   };
+}
+
+/** Where a checkpoint row belongs, from its `id`/`key` and `parent_id` columns. */
+function rowOf(row: Record<string, unknown>, threadId: string, ns: string): StoredRow {
+  const checkpointId = (row.id ?? row.key) as string;
+  return { threadId, ns, checkpointId, parentId: row.parent_id as string | null };
 }
