@@ -1,18 +1,22 @@
 import { createHash } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import type { PGliteInterface, Results } from "@electric-sql/pglite";
+import { lockDataDir } from "./data-dir-lock.js";
 import { DEFAULT_TABLE_PREFIX, type Query, SqlCheckpointer, type SqlDriver } from "./sql/index.js";
 
 export interface PGliteCheckpointerOptions {
   /**
    * Where PGlite keeps its files: `"memory://"` (the default) for an in-memory database,
-   * or a directory path, created if missing.
+   * or a directory path (or `file://` URL), created if missing. One process owns a
+   * directory: while a store has it open, another store (in any process) gets
+   * `DataDirectoryLockedError`.
    */
   dataDir?: string;
   /**
    * An already open PGlite instance to use instead; `close()` leaves it open. The store
    * keeps its frequent statements prepared in that instance's session, under names
-   * starting with `stateweaver_`.
+   * starting with `stateweaver_`. Whoever opened it makes sure no one else opens its
+   * directory.
    */
   db?: PGliteInterface;
   /** Prefix of the table names; `"stateweaver_"` by default. */
@@ -22,6 +26,10 @@ export interface PGliteCheckpointerOptions {
 /**
  * Checkpoints in PGlite, an embedded PostgreSQL: durable with a data directory, no
  * server to run. Starts lazily (PGlite is loaded and the tables are created on first use).
+ *
+ * A data directory belongs to one process at a time (a lock file in it,
+ * `stateweaver.lock`, says which); for several processes run the stateweaver server, or
+ * use `PostgresCheckpointer`.
  *
  * @example
  * const checkpointer = new PGliteCheckpointer("./data/threads");
@@ -33,6 +41,7 @@ export class PGliteCheckpointer extends SqlCheckpointer {
   readonly #dataDir: string;
   readonly #given: PGliteInterface | undefined;
   #owned: PGliteInterface | undefined;
+  #unlock: (() => void) | undefined;
 
   constructor(options: string | PGliteCheckpointerOptions = {}) {
     const {
@@ -47,11 +56,24 @@ export class PGliteCheckpointer extends SqlCheckpointer {
 
   protected override async connect(): Promise<SqlDriver> {
     const pglite = await import("@electric-sql/pglite");
+    // A start that opened PGlite and then failed (e.g. a migration) is being retried.
+    await this.#closeOwned();
     let db = this.#given;
     if (!db) {
-      // A URL-style dataDir (memory://, file://…) is PGlite's business; a plain path is ours to create.
-      if (!/^[a-z]+:\/\//i.test(this.#dataDir)) await mkdir(this.#dataDir, { recursive: true });
-      db = this.#owned = new pglite.PGlite(this.#dataDir);
+      const dir = directoryOf(this.#dataDir);
+      // Ours to create and to lock; other URL schemes (memory://, idb://) are PGlite's.
+      if (dir !== undefined) {
+        await mkdir(dir, { recursive: true });
+        this.#unlock = lockDataDir(dir);
+      }
+      try {
+        db = this.#owned = new pglite.PGlite(this.#dataDir);
+        await db.waitReady;
+      } catch (error) {
+        // A failed start is retried by the next call: let go of the directory meanwhile.
+        await this.#closeOwned().catch(() => undefined);
+        throw error;
+      }
     }
     await db.waitReady;
     const target = db;
@@ -63,10 +85,25 @@ export class PGliteCheckpointer extends SqlCheckpointer {
   }
 
   protected override async disconnect(): Promise<void> {
+    await this.#closeOwned();
+  }
+
+  async #closeOwned(): Promise<void> {
     const db = this.#owned;
     this.#owned = undefined;
-    if (db && !db.closed) await db.close();
+    try {
+      if (db && !db.closed) await db.close();
+    } finally {
+      this.#unlock?.();
+      this.#unlock = undefined;
+    }
   }
+}
+
+/** The directory of a file-system `dataDir` (a path or `file://` URL), else undefined. */
+function directoryOf(dataDir: string): string | undefined {
+  if (dataDir.startsWith("file://")) return dataDir.slice("file://".length);
+  return /^[a-z]+:\/\//i.test(dataDir) ? undefined : dataDir;
 }
 
 function queryOn(target: {
