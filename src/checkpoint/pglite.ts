@@ -24,12 +24,21 @@ export interface PGliteCheckpointerOptions {
 }
 
 /**
+ * PGlite has no autovacuum worker: space of deleted threads is reclaimed by a `VACUUM`
+ * once deletes have removed this many rows (thread heads, checkpoints, pending writes)…
+ */
+const VACUUM_AFTER_ROWS = 1_000;
+/** …this long after the delete that crossed it, so a burst of deletes vacuums once. */
+const VACUUM_DELAY_MS = 2_000;
+
+/**
  * Checkpoints in PGlite, an embedded PostgreSQL: durable with a data directory, no
  * server to run. Starts lazily (PGlite is loaded and the tables are created on first use).
  *
  * A data directory belongs to one process at a time (a lock file in it,
  * `stateweaver.lock`, says which); for several processes run the stateweaver server, or
- * use `PostgresCheckpointer`.
+ * use `PostgresCheckpointer`. Space of deleted threads is reclaimed by a `VACUUM` after
+ * a burst of deletes and on `close()` (see docs/storage-limits.md).
  *
  * @example
  * const checkpointer = new PGliteCheckpointer("./data/threads");
@@ -41,7 +50,12 @@ export class PGliteCheckpointer extends SqlCheckpointer {
   readonly #dataDir: string;
   readonly #given: PGliteInterface | undefined;
   #owned: PGliteInterface | undefined;
+  /** The instance in use once started, given or owned. */
+  #db: PGliteInterface | undefined;
   #unlock: (() => void) | undefined;
+  #deletedRows = 0;
+  #vacuumTimer: ReturnType<typeof setTimeout> | undefined;
+  #vacuuming: Promise<void> | undefined;
 
   constructor(options: string | PGliteCheckpointerOptions = {}) {
     const {
@@ -77,6 +91,7 @@ export class PGliteCheckpointer extends SqlCheckpointer {
     }
     await db.waitReady;
     const target = db;
+    this.#db = target;
     return {
       query: queryOn(target),
       queryPrepared: preparedOn(target, pglite),
@@ -84,7 +99,43 @@ export class PGliteCheckpointer extends SqlCheckpointer {
     };
   }
 
+  protected override afterDelete(rows: number): void {
+    this.#deletedRows += rows;
+    if (this.#deletedRows < VACUUM_AFTER_ROWS || this.#vacuumTimer) return;
+    this.#vacuumTimer = setTimeout(() => {
+      this.#vacuumTimer = undefined;
+      this.#vacuum();
+    }, VACUUM_DELAY_MS);
+    // A pending vacuum must not keep the process alive; close() runs it instead.
+    this.#vacuumTimer.unref();
+  }
+
+  /** Runs one VACUUM at a time; what is deleted meanwhile waits for the next. */
+  #vacuum(): Promise<void> {
+    const db = this.#db;
+    if (this.#vacuuming || !db || db.closed || this.#deletedRows === 0) {
+      return this.#vacuuming ?? Promise.resolve();
+    }
+    this.#deletedRows = 0;
+    const running = db
+      .exec(this.vacuumStatement)
+      .then(() => undefined)
+      // Only space is at stake: a failed vacuum (instance closed by its owner) is retried
+      // after the next deletes, or on close.
+      .catch(() => undefined)
+      .finally(() => {
+        this.#vacuuming = undefined;
+      });
+    this.#vacuuming = running;
+    return running;
+  }
+
   protected override async disconnect(): Promise<void> {
+    clearTimeout(this.#vacuumTimer);
+    this.#vacuumTimer = undefined;
+    await this.#vacuuming;
+    await this.#vacuum();
+    this.#db = undefined;
     await this.#closeOwned();
   }
 

@@ -79,6 +79,8 @@ export function statements(t: Tables) {
     deleteWrites: `delete from ${t.writes} where thread_id = $1`,
     deleteCheckpoints: `delete from ${t.checkpoints} where thread_id = $1`,
     deleteThreads: `delete from ${t.threads} where thread_id = $1`,
+    // Run outside a transaction; only for a database without autovacuum (PGlite).
+    vacuum: `vacuum ${t.threads}, ${t.checkpoints}, ${t.writes}`,
   };
 }
 

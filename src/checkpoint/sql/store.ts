@@ -172,14 +172,27 @@ export abstract class SqlCheckpointer implements Checkpointer {
     assertStoreId("threadId", threadId);
     const sql = this.#sql;
     const driver = await this.#ready();
-    await driver.transaction(async (query) => {
+    const rows = await driver.transaction(async (query) => {
       // Head rows first: that locks them, so a concurrent put (which must update or claim
       // a head row) waits for this delete and then fails or starts a fresh thread, instead
       // of slipping a checkpoint in between and leaving it without a head.
-      await query(sql.deleteThreads, [threadId]);
-      await query(sql.deleteWrites, [threadId]);
-      await query(sql.deleteCheckpoints, [threadId]);
+      const heads = await query(sql.deleteThreads, [threadId]);
+      const writes = await query(sql.deleteWrites, [threadId]);
+      const checkpoints = await query(sql.deleteCheckpoints, [threadId]);
+      return heads.rowCount + writes.rowCount + checkpoints.rowCount;
     });
+    if (rows > 0) this.afterDelete(rows);
+  }
+
+  /**
+   * Called after `deleteThread` removed `rows` rows. A database without autovacuum
+   * (PGlite) uses it to decide when to run `vacuumStatement`; PostgreSQL needs nothing.
+   */
+  protected afterDelete(_rows: number): void {}
+
+  /** `VACUUM` of this store's tables; must run outside a transaction. */
+  protected get vacuumStatement(): string {
+    return this.#sql.vacuum;
   }
 
   /** Closes the connection if this store opened it. Later calls throw. */
