@@ -1,4 +1,9 @@
-import { ConcurrentUpdateError, StateweaverError, ThreadBusyError } from "../errors/index.js";
+import {
+  CheckpointNotFoundError,
+  ConcurrentUpdateError,
+  DuplicateCheckpointError,
+  ThreadBusyError,
+} from "../errors/index.js";
 import type {
   Checkpoint,
   Checkpointer,
@@ -9,6 +14,13 @@ import type {
   ThreadClaim,
 } from "./checkpointer.js";
 import { createdAtOf } from "./id.js";
+import {
+  assertListArguments,
+  assertNamespace,
+  assertPutIds,
+  assertStoreId,
+  assertWriteIds,
+} from "./limits.js";
 
 /**
  * One (thread, ns) history. Bodies are JSON strings: compact, and never aliased with
@@ -46,6 +58,7 @@ export class MemoryCheckpointer implements Checkpointer {
   // so concurrent calls cannot interleave between the expectedLatestId check and the write.
 
   async put(checkpoint: Checkpoint, options: PutOptions): Promise<void> {
+    assertPutIds(checkpoint, options);
     const { id, threadId, ns, parentId, next, interrupts } = checkpoint;
     const history = this.#history(threadId, ns);
     const stored: Record<string, unknown> = {};
@@ -62,10 +75,7 @@ export class MemoryCheckpointer implements Checkpointer {
       throw new ConcurrentUpdateError(threadId, ns, options.expectedLatestId, latest);
     }
     if (history && history.ids.lastIndexOf(id) !== -1) {
-      throw new StateweaverError(
-        "DUPLICATE_CHECKPOINT",
-        `Thread "${threadId}" already has a checkpoint with id ${id}; give every checkpoint a fresh id from checkpointId().`,
-      );
+      throw new DuplicateCheckpointError(threadId, ns, id);
     }
     if (history) {
       history.ids.push(id);
@@ -84,13 +94,11 @@ export class MemoryCheckpointer implements Checkpointer {
     checkpointId: string,
     write: PendingWrite,
   ): Promise<void> {
+    assertWriteIds(threadId, ns, checkpointId, write);
     const body = JSON.stringify(write);
     const history = this.#history(threadId, ns);
     if (!history || history.ids.lastIndexOf(checkpointId) === -1) {
-      throw new StateweaverError(
-        "CHECKPOINT_NOT_FOUND",
-        `Cannot store writes of task "${write.taskId}": thread "${threadId}"${ns ? ` (namespace "${ns}")` : ""} has no checkpoint ${checkpointId}. Put the checkpoint first, or check that it was not deleted.`,
-      );
+      throw new CheckpointNotFoundError(threadId, ns, checkpointId, write.taskId);
     }
     history.writes ??= new Map();
     const tasks = history.writes.get(checkpointId);
@@ -100,16 +108,22 @@ export class MemoryCheckpointer implements Checkpointer {
   }
 
   async getLatest(threadId: string, ns = ""): Promise<CheckpointTuple | undefined> {
+    assertStoreId("threadId", threadId);
+    assertNamespace("ns", ns);
     const history = this.#history(threadId, ns);
     return history && tuple(history, threadId, ns, history.ids.length - 1);
   }
 
   async get(threadId: string, ns: string, id: string): Promise<CheckpointTuple | undefined> {
+    assertStoreId("threadId", threadId);
+    assertNamespace("ns", ns);
+    assertStoreId("id", id);
     const history = this.#history(threadId, ns);
     return history && tuple(history, threadId, ns, history.ids.lastIndexOf(id));
   }
 
   async list(threadId: string, options: ListOptions = {}): Promise<Checkpoint[]> {
+    assertListArguments(threadId, options);
     const history = this.#history(threadId, options.ns ?? "");
     if (!history) return [];
     const { ids } = history;
@@ -124,6 +138,7 @@ export class MemoryCheckpointer implements Checkpointer {
   }
 
   async claimThread(threadId: string, claim: ThreadClaim): Promise<void> {
+    assertStoreId("threadId", threadId);
     const latest = this.#history(threadId, "")?.ids.at(-1) ?? null;
     const now = Date.now();
     const held = this.#claims.get(threadId);
@@ -137,6 +152,7 @@ export class MemoryCheckpointer implements Checkpointer {
   }
 
   async renewThreadClaim(threadId: string, runId: string, ttlMs: number): Promise<void> {
+    assertStoreId("threadId", threadId);
     const now = Date.now();
     const held = this.#claims.get(threadId);
     if (held && held.runId !== runId && held.until > now) {
@@ -146,10 +162,12 @@ export class MemoryCheckpointer implements Checkpointer {
   }
 
   async releaseThread(threadId: string, runId: string): Promise<void> {
+    assertStoreId("threadId", threadId);
     if (this.#claims.get(threadId)?.runId === runId) this.#claims.delete(threadId);
   }
 
   async deleteThread(threadId: string): Promise<void> {
+    assertStoreId("threadId", threadId);
     this.#threads.delete(threadId);
     this.#claims.delete(threadId);
   }

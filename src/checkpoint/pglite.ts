@@ -1,18 +1,22 @@
 import { createHash } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import type { PGliteInterface, Results } from "@electric-sql/pglite";
-import { DEFAULT_TABLE_PREFIX, type Query, SqlCheckpointer, type SqlDriver } from "./sql.js";
+import { lockDataDir } from "./data-dir-lock.js";
+import { DEFAULT_TABLE_PREFIX, type Query, SqlCheckpointer, type SqlDriver } from "./sql/index.js";
 
 export interface PGliteCheckpointerOptions {
   /**
    * Where PGlite keeps its files: `"memory://"` (the default) for an in-memory database,
-   * or a directory path, created if missing.
+   * or a directory path (or `file://` URL), created if missing. One process owns a
+   * directory: while a store has it open, another store (in any process) gets
+   * `DataDirectoryLockedError`.
    */
   dataDir?: string;
   /**
    * An already open PGlite instance to use instead; `close()` leaves it open. The store
    * keeps its frequent statements prepared in that instance's session, under names
-   * starting with `stateweaver_`.
+   * starting with `stateweaver_`. Whoever opened it makes sure no one else opens its
+   * directory.
    */
   db?: PGliteInterface;
   /** Prefix of the table names; `"stateweaver_"` by default. */
@@ -20,8 +24,21 @@ export interface PGliteCheckpointerOptions {
 }
 
 /**
+ * PGlite has no autovacuum worker: space of deleted threads is reclaimed by a `VACUUM`
+ * once deletes have removed this many rows (thread heads, checkpoints, pending writes)…
+ */
+const VACUUM_AFTER_ROWS = 1_000;
+/** …this long after the delete that crossed it, so a burst of deletes vacuums once. */
+const VACUUM_DELAY_MS = 2_000;
+
+/**
  * Checkpoints in PGlite, an embedded PostgreSQL: durable with a data directory, no
  * server to run. Starts lazily (PGlite is loaded and the tables are created on first use).
+ *
+ * A data directory belongs to one process at a time (a lock file in it,
+ * `stateweaver.lock`, says which); for several processes run the stateweaver server, or
+ * use `PostgresCheckpointer`. Space of deleted threads is reclaimed by a `VACUUM` after
+ * a burst of deletes and on `close()` (see docs/storage-limits.md).
  *
  * @example
  * const checkpointer = new PGliteCheckpointer("./data/threads");
@@ -33,6 +50,12 @@ export class PGliteCheckpointer extends SqlCheckpointer {
   readonly #dataDir: string;
   readonly #given: PGliteInterface | undefined;
   #owned: PGliteInterface | undefined;
+  /** The instance in use once started, given or owned. */
+  #db: PGliteInterface | undefined;
+  #unlock: (() => void) | undefined;
+  #deletedRows = 0;
+  #vacuumTimer: ReturnType<typeof setTimeout> | undefined;
+  #vacuuming: Promise<void> | undefined;
 
   constructor(options: string | PGliteCheckpointerOptions = {}) {
     const {
@@ -47,14 +70,28 @@ export class PGliteCheckpointer extends SqlCheckpointer {
 
   protected override async connect(): Promise<SqlDriver> {
     const pglite = await import("@electric-sql/pglite");
+    // A start that opened PGlite and then failed (e.g. a migration) is being retried.
+    await this.#closeOwned();
     let db = this.#given;
     if (!db) {
-      // A URL-style dataDir (memory://, file://…) is PGlite's business; a plain path is ours to create.
-      if (!/^[a-z]+:\/\//i.test(this.#dataDir)) await mkdir(this.#dataDir, { recursive: true });
-      db = this.#owned = new pglite.PGlite(this.#dataDir);
+      const dir = directoryOf(this.#dataDir);
+      // Ours to create and to lock; other URL schemes (memory://, idb://) are PGlite's.
+      if (dir !== undefined) {
+        await mkdir(dir, { recursive: true });
+        this.#unlock = lockDataDir(dir);
+      }
+      try {
+        db = this.#owned = new pglite.PGlite(this.#dataDir);
+        await db.waitReady;
+      } catch (error) {
+        // A failed start is retried by the next call: let go of the directory meanwhile.
+        await this.#closeOwned().catch(() => undefined);
+        throw error;
+      }
     }
     await db.waitReady;
     const target = db;
+    this.#db = target;
     return {
       query: queryOn(target),
       queryPrepared: preparedOn(target, pglite),
@@ -62,11 +99,62 @@ export class PGliteCheckpointer extends SqlCheckpointer {
     };
   }
 
+  protected override afterDelete(rows: number): void {
+    this.#deletedRows += rows;
+    if (this.#deletedRows < VACUUM_AFTER_ROWS || this.#vacuumTimer) return;
+    this.#vacuumTimer = setTimeout(() => {
+      this.#vacuumTimer = undefined;
+      this.#vacuum();
+    }, VACUUM_DELAY_MS);
+    // A pending vacuum must not keep the process alive; close() runs it instead.
+    this.#vacuumTimer.unref();
+  }
+
+  /** Runs one VACUUM at a time; what is deleted meanwhile waits for the next. */
+  #vacuum(): Promise<void> {
+    const db = this.#db;
+    if (this.#vacuuming || !db || db.closed || this.#deletedRows === 0) {
+      return this.#vacuuming ?? Promise.resolve();
+    }
+    this.#deletedRows = 0;
+    const running = db
+      .exec(this.vacuumStatement)
+      .then(() => undefined)
+      // Only space is at stake: a failed vacuum (instance closed by its owner) is retried
+      // after the next deletes, or on close.
+      .catch(() => undefined)
+      .finally(() => {
+        this.#vacuuming = undefined;
+      });
+    this.#vacuuming = running;
+    return running;
+  }
+
   protected override async disconnect(): Promise<void> {
+    clearTimeout(this.#vacuumTimer);
+    this.#vacuumTimer = undefined;
+    await this.#vacuuming;
+    await this.#vacuum();
+    this.#db = undefined;
+    await this.#closeOwned();
+  }
+
+  async #closeOwned(): Promise<void> {
     const db = this.#owned;
     this.#owned = undefined;
-    if (db && !db.closed) await db.close();
+    try {
+      if (db && !db.closed) await db.close();
+    } finally {
+      this.#unlock?.();
+      this.#unlock = undefined;
+    }
   }
+}
+
+/** The directory of a file-system `dataDir` (a path or `file://` URL), else undefined. */
+function directoryOf(dataDir: string): string | undefined {
+  if (dataDir.startsWith("file://")) return dataDir.slice("file://".length);
+  return /^[a-z]+:\/\//i.test(dataDir) ? undefined : dataDir;
 }
 
 function queryOn(target: {

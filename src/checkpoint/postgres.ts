@@ -1,5 +1,5 @@
 import type { Pool, PoolClient, QueryResult } from "pg";
-import { DEFAULT_TABLE_PREFIX, type Query, SqlCheckpointer, type SqlDriver } from "./sql.js";
+import { DEFAULT_TABLE_PREFIX, type Query, SqlCheckpointer, type SqlDriver } from "./sql/index.js";
 
 export type PostgresCheckpointerOptions = (
   | {

@@ -1,8 +1,46 @@
-import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { randomBytes, randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it as vitestIt } from "vitest";
 import type { Checkpoint, Checkpointer, PendingWrite } from "../checkpoint/checkpointer.js";
 import { checkpointId, createdAtOf } from "../checkpoint/id.js";
-import { ConcurrentUpdateError, ThreadBusyError } from "../errors/index.js";
+import { MAX_ID_BYTES } from "../checkpoint/limits.js";
+import {
+  CheckpointNotFoundError,
+  ConcurrentUpdateError,
+  CorruptCheckpointError,
+  DuplicateCheckpointError,
+  InvalidConfigError,
+  InvalidIdError,
+  ThreadBusyError,
+} from "../errors/index.js";
+
+/** Where a damaged-row case points `damage`: a checkpoint, or with `taskId` its pending writes. */
+export interface ConformanceRow {
+  threadId: string;
+  ns: string;
+  checkpointId: string;
+  taskId?: string;
+}
+
+export interface CheckpointerConformanceOptions {
+  /** Runs after the suite, once its threads are deleted and the store is closed. */
+  cleanup?: (store: Checkpointer) => Promise<void> | void;
+  /**
+   * Replaces the stored text of one row (a checkpoint, or a task's pending writes) with
+   * `payload`, as damage on disk or a bad manual edit would. The damaged-row cases need it.
+   *
+   * @example
+   * damage: (row, payload) => db.query("update stateweaver_checkpoints set payload = $4 where thread_id = $1 and ns = $2 and id = $3", [row.threadId, row.ns, row.checkpointId, payload])
+   */
+  damage?: (row: ConformanceRow, payload: string) => Promise<void>;
+  /**
+   * Cases this store does not run: case name -> why. A name that matches no case fails the
+   * suite, so a renamed case cannot be skipped silently.
+   *
+   * @example
+   * skip: { "a damaged checkpoint …": "its rows live in private fields; nothing can damage them" }
+   */
+  skip?: Record<string, string>;
+}
 
 /**
  * Registers the behaviour every `Checkpointer` must have as a vitest suite. Call it at
@@ -12,7 +50,7 @@ import { ConcurrentUpdateError, ThreadBusyError } from "../errors/index.js";
  * `makeStore` runs once for the suite; every case works on its own fresh thread ids, so
  * a database shared with other suites or processes is fine. After the suite those
  * threads are deleted, the store is closed, then `cleanup` (if given) runs — e.g. to end
- * a pool you passed in.
+ * a pool you passed in. A function as the third argument is taken as `cleanup`.
  *
  * @example
  * import { describeCheckpointerConformance } from "stateweaver/testing";
@@ -21,8 +59,20 @@ import { ConcurrentUpdateError, ThreadBusyError } from "../errors/index.js";
 export function describeCheckpointerConformance(
   name: string,
   makeStore: () => Promise<Checkpointer> | Checkpointer,
-  cleanup?: (store: Checkpointer) => Promise<void> | void,
+  options: CheckpointerConformanceOptions | ((store: Checkpointer) => Promise<void> | void) = {},
 ): void {
+  const {
+    cleanup,
+    damage,
+    skip = {},
+  } = typeof options === "function" ? { cleanup: options } : options;
+  const names = new Set<string>();
+  const it = (title: string, fn: () => Promise<void>) => {
+    names.add(title);
+    const reason = skip[title];
+    if (reason === undefined) vitestIt(title, fn);
+    else vitestIt.skip(`${title} (skipped: ${reason})`, fn);
+  };
   describe(`${name} conforms to Checkpointer`, () => {
     let store: Checkpointer;
     const threadIds: string[] = [];
@@ -30,6 +80,14 @@ export function describeCheckpointerConformance(
       const id = `conformance-${randomUUID()}`;
       threadIds.push(id);
       return id;
+    };
+    const damageRow = (row: ConformanceRow, payload: string) => {
+      if (!damage) {
+        throw new Error(
+          `${name}: this case writes damaged rows; pass a damage(row, payload) option, or list the case in skip with the reason.`,
+        );
+      }
+      return damage(row, payload);
     };
 
     beforeAll(async () => {
@@ -230,16 +288,23 @@ export function describeCheckpointerConformance(
       ]);
     });
 
-    it("putWrites against an unknown checkpoint throws CHECKPOINT_NOT_FOUND", async () => {
+    it("putWrites against an unknown checkpoint throws CheckpointNotFoundError naming it", async () => {
       const threadId = newThreadId();
       const write: PendingWrite = { taskId: "t1", node: "a", writes: [] };
-      await expect(store.putWrites(threadId, "", checkpointId(), write)).rejects.toMatchObject({
+      const unknown = checkpointId();
+      const error = await store.putWrites(threadId, "", unknown, write).catch((e) => e);
+      expect(error).toBeInstanceOf(CheckpointNotFoundError);
+      expect(error).toMatchObject({
         code: "CHECKPOINT_NOT_FOUND",
+        threadId,
+        ns: "",
+        checkpointId: unknown,
+        taskId: "t1",
       });
       const [checkpoint] = await putChain(store, threadId, "", 1);
       await expect(
         store.putWrites(threadId, "child:1", checkpoint!.id, write),
-      ).rejects.toMatchObject({ code: "CHECKPOINT_NOT_FOUND" });
+      ).rejects.toMatchObject({ code: "CHECKPOINT_NOT_FOUND", ns: "child:1" });
     });
 
     it("put with a stale expectedLatestId throws ConcurrentUpdateError and stores nothing", async () => {
@@ -306,12 +371,16 @@ export function describeCheckpointerConformance(
     it("put of an id the thread already has throws and keeps history as it was", async () => {
       const threadId = newThreadId();
       const [checkpoint] = await putChain(store, threadId, "", 1);
-      await expect(
-        store.put(
-          { ...checkpoint!, parentId: checkpoint!.id },
-          { expectedLatestId: checkpoint!.id },
-        ),
-      ).rejects.toMatchObject({ code: "DUPLICATE_CHECKPOINT" });
+      const error = await store
+        .put({ ...checkpoint!, parentId: checkpoint!.id }, { expectedLatestId: checkpoint!.id })
+        .catch((e) => e);
+      expect(error).toBeInstanceOf(DuplicateCheckpointError);
+      expect(error).toMatchObject({
+        code: "DUPLICATE_CHECKPOINT",
+        threadId,
+        ns: "",
+        checkpointId: checkpoint!.id,
+      });
       expect(await store.list(threadId)).toEqual([checkpoint]);
       const next = makeCheckpoint(threadId, "", checkpoint!.id, 0);
       await store.put(next, { expectedLatestId: checkpoint!.id });
@@ -371,6 +440,145 @@ export function describeCheckpointerConformance(
       await putChain(store, threadId, "", 1);
       expect(await store.list(threadId)).toHaveLength(1);
       await store.deleteThread(newThreadId()); // unknown thread: no error
+    });
+
+    it("refuses ids that are not well-formed Unicode (lone surrogates) in every method, before storing", async () => {
+      const threadId = newThreadId();
+      const [checkpoint] = await putChain(store, threadId, "", 1);
+      const id = checkpoint!.id;
+      const write: PendingWrite = { taskId: "t1", node: "a", writes: [] };
+      const lone = `${threadId}\uD800`;
+      const invalidId = (field: string) =>
+        expect.objectContaining({ code: "INVALID_ID", field, rule: "surrogate" });
+
+      // A thread whose id differs only by U+FFFD is a different, valid thread.
+      const replaced = `${threadId}\uFFFD`;
+      threadIds.push(replaced);
+      const [other] = await putChain(store, replaced, "", 1);
+      await expect(store.getLatest(lone)).rejects.toEqual(invalidId("threadId"));
+      await expect(store.get(lone, "", other!.id)).rejects.toEqual(invalidId("threadId"));
+      await expect(store.list(lone)).rejects.toEqual(invalidId("threadId"));
+      await expect(store.deleteThread(lone)).rejects.toEqual(invalidId("threadId"));
+      await expect(
+        store.put(makeCheckpoint(lone, "", null, -1), { expectedLatestId: null }),
+      ).rejects.toEqual(invalidId("checkpoint.threadId"));
+      await expect(
+        store.put(makeCheckpoint(threadId, "child\uDC00", null, -1), { expectedLatestId: null }),
+      ).rejects.toEqual(invalidId("checkpoint.ns"));
+      await expect(
+        store.put(makeCheckpoint(threadId, "", id, 0, { id: "id\uD83D" }), {
+          expectedLatestId: id,
+        }),
+      ).rejects.toEqual(invalidId("checkpoint.id"));
+      await expect(store.putWrites(lone, "", id, write)).rejects.toEqual(invalidId("threadId"));
+      await expect(store.putWrites(threadId, "\uDC00", id, write)).rejects.toEqual(invalidId("ns"));
+      await expect(store.putWrites(threadId, "", `${id}\uDFFF`, write)).rejects.toEqual(
+        invalidId("checkpointId"),
+      );
+      await expect(
+        store.putWrites(threadId, "", id, { ...write, taskId: "t\uD800" }),
+      ).rejects.toEqual(invalidId("write.taskId"));
+      await expect(store.getLatest(threadId, "\uD800")).rejects.toEqual(invalidId("ns"));
+      await expect(store.get(threadId, "", `${id}\uD800`)).rejects.toEqual(invalidId("id"));
+      await expect(store.list(threadId, { before: "\uDBFF" })).rejects.toEqual(
+        invalidId("options.before"),
+      );
+      // A proper surrogate pair is fine, and nothing above changed either thread.
+      const emoji = `${threadId}-\uD83D\uDE00`;
+      threadIds.push(emoji);
+      const [pair] = await putChain(store, emoji, "\uD83D\uDE00", 1);
+      expect((await store.getLatest(emoji, "\uD83D\uDE00"))?.checkpoint).toEqual(pair);
+      expect(await store.list(threadId)).toEqual([checkpoint]);
+      expect((await store.getLatest(threadId))?.pendingWrites).toEqual([]);
+      expect(await store.list(replaced)).toEqual([other]);
+    });
+
+    it(`refuses ids with NUL or over ${MAX_ID_BYTES} UTF-8 bytes, and accepts ids of exactly that many in every key`, async () => {
+      const threadId = newThreadId();
+      const invalidId = (field: string, rule: string) =>
+        expect.objectContaining({ code: "INVALID_ID", field, rule, maxBytes: MAX_ID_BYTES });
+      await expect(store.getLatest(`${threadId}\u0000`)).rejects.toEqual(
+        invalidId("threadId", "nul"),
+      );
+      await expect(
+        store.put(makeCheckpoint(threadId, "", null, -1, { id: "a\u0000b" }), {
+          expectedLatestId: null,
+        }),
+      ).rejects.toEqual(invalidId("checkpoint.id", "nul"));
+      // The limit counts bytes, not characters: 257 two-byte characters are too many.
+      const long = "é".repeat(MAX_ID_BYTES / 2 + 1);
+      await expect(store.getLatest(long)).rejects.toEqual(invalidId("threadId", "length"));
+      await expect(
+        store.put(makeCheckpoint(threadId, long, null, -1), { expectedLatestId: null }),
+      ).rejects.toEqual(invalidId("checkpoint.ns", "length"));
+      expect(await store.list(threadId)).toEqual([]);
+
+      // Every key at the limit at once, with incompressible text: the widest index must take it.
+      const big = () => randomText(MAX_ID_BYTES);
+      const bigThread = big();
+      threadIds.push(bigThread);
+      const ns = big();
+      const first = makeCheckpoint(bigThread, ns, null, -1, { id: big() });
+      await store.put(first, { expectedLatestId: null });
+      const second = makeCheckpoint(bigThread, ns, first.id, 0, { id: big() });
+      await store.put(second, { expectedLatestId: first.id });
+      const write: PendingWrite = { taskId: big(), node: big(), writes: [["x", 1]] };
+      await store.putWrites(bigThread, ns, second.id, write);
+      expect(await store.getLatest(bigThread, ns)).toEqual({
+        checkpoint: second,
+        pendingWrites: [write],
+      });
+      expect(await store.list(bigThread, { ns, before: second.id })).toEqual([first]);
+      const twoByte = "é".repeat(MAX_ID_BYTES / 2);
+      threadIds.push(twoByte);
+      await putChain(store, twoByte, "", 1);
+    });
+
+    it("refuses a missing, non-string or empty thread id in every method", async () => {
+      const invalidId = (rule: string) =>
+        expect.objectContaining({ code: "INVALID_ID", field: "threadId", rule });
+      const bad = store as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+      for (const [value, rule] of [
+        [undefined, "type"],
+        [null, "type"],
+        [42, "type"],
+        ["", "empty"],
+      ] as const) {
+        await expect(bad.getLatest!.call(store, value)).rejects.toEqual(invalidId(rule));
+        await expect(bad.get!.call(store, value, "", checkpointId())).rejects.toEqual(
+          invalidId(rule),
+        );
+        await expect(bad.list!.call(store, value)).rejects.toEqual(invalidId(rule));
+        await expect(bad.deleteThread!.call(store, value)).rejects.toEqual(invalidId(rule));
+        await expect(
+          bad.putWrites!.call(store, value, "", checkpointId(), {
+            taskId: "t",
+            node: "a",
+            writes: [],
+          }),
+        ).rejects.toEqual(invalidId(rule));
+        const checkpoint = makeCheckpoint(value as string, "", null, -1);
+        await expect(store.put(checkpoint, { expectedLatestId: null })).rejects.toEqual(
+          expect.objectContaining({ code: "INVALID_ID", field: "checkpoint.threadId", rule }),
+        );
+      }
+      const error = await bad.getLatest!.call(store, undefined).catch((e: Error) => e);
+      expect(error).toBeInstanceOf(InvalidIdError);
+      expect((error as Error).message).toContain("threadId is undefined, not a string");
+    });
+
+    it("list refuses a limit of -1, 1.5, NaN or a non-number; limit 0 returns nothing", async () => {
+      const threadId = newThreadId();
+      await putChain(store, threadId, "", 2);
+      for (const limit of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, "2", null]) {
+        const error = await store
+          .list(threadId, { limit: limit as number })
+          .catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(InvalidConfigError);
+        expect((error as Error).message).toContain("history limit");
+      }
+      expect(await store.list(threadId, { limit: 0 })).toEqual([]);
+      expect(await store.list(threadId, { limit: 1 })).toHaveLength(1);
     });
 
     it("getLatest of an unknown thread is undefined", async () => {
@@ -473,6 +681,85 @@ export function describeCheckpointerConformance(
         await store.claimThread(threadId, claim(null));
       });
     });
+
+    it("a damaged checkpoint row is refused with CorruptCheckpointError naming it; the rest of the thread still reads, and deleteThread works", async () => {
+      const threadId = newThreadId();
+      const [first, second, third] = await putChain(store, threadId, "", 3);
+      const damaged = {
+        "{not json": "not valid JSON",
+        "[1,2]": "an array",
+        null: "null",
+        '"text"': "the string",
+        [JSON.stringify({ ...second, values: 3 })]: '"values" is the number 3',
+        [JSON.stringify({ ...second, id: first!.id })]: `"id" is the string "${first!.id}"`,
+        [JSON.stringify({ ...second, next: undefined })]: '"next" is missing',
+      };
+      const row = { threadId, ns: "", checkpointId: second!.id };
+      const corrupt = expect.objectContaining({
+        code: "CORRUPT_CHECKPOINT",
+        threadId,
+        ns: "",
+        checkpointId: second!.id,
+        taskId: undefined,
+      });
+      for (const [payload, problem] of Object.entries(damaged)) {
+        await damageRow(row, payload);
+        const error = await store.get(threadId, "", second!.id).catch((e: Error) => e);
+        expect(error).toBeInstanceOf(CorruptCheckpointError);
+        expect(error).toEqual(corrupt);
+        expect((error as Error).message).toContain(problem);
+        expect((error as Error).message).toMatch(/fork the thread from an earlier checkpoint/i);
+        await expect(store.list(threadId)).rejects.toEqual(corrupt);
+      }
+      // What is not damaged still reads, so the thread can be forked from `first`.
+      expect((await store.getLatest(threadId))?.checkpoint).toEqual(third);
+      expect((await store.get(threadId, "", first!.id))?.checkpoint).toEqual(first);
+      expect(await store.list(threadId, { before: second!.id })).toEqual([first]);
+      expect(await store.list(threadId, { limit: 1 })).toEqual([third]);
+
+      await damageRow({ threadId, ns: "", checkpointId: third!.id }, "{");
+      await expect(store.getLatest(threadId)).rejects.toEqual(
+        expect.objectContaining({ code: "CORRUPT_CHECKPOINT", checkpointId: third!.id }),
+      );
+      // A write still works (it does not read the damaged rows), and so does deleting.
+      const fourth = makeCheckpoint(threadId, "", third!.id, 2);
+      await store.put(fourth, { expectedLatestId: third!.id });
+      expect((await store.getLatest(threadId))?.checkpoint).toEqual(fourth);
+      await store.deleteThread(threadId);
+      expect(await store.list(threadId)).toEqual([]);
+    });
+
+    it("damaged pending writes are refused with CorruptCheckpointError naming the task", async () => {
+      const threadId = newThreadId();
+      const [checkpoint] = await putChain(store, threadId, "child:1", 1);
+      const id = checkpoint!.id;
+      const good: PendingWrite = { taskId: "t1", node: "a", writes: [["x", 1]] };
+      await store.putWrites(threadId, "child:1", id, good);
+      await store.putWrites(threadId, "child:1", id, { taskId: "t2", node: "b", writes: [] });
+      const corrupt = expect.objectContaining({
+        code: "CORRUPT_CHECKPOINT",
+        threadId,
+        ns: "child:1",
+        checkpointId: id,
+        taskId: "t2",
+      });
+      for (const payload of ["not json", "{}", '{"taskId":"t2","node":"b","writes":[1]}']) {
+        await damageRow({ threadId, ns: "child:1", checkpointId: id, taskId: "t2" }, payload);
+        await expect(store.getLatest(threadId, "child:1")).rejects.toEqual(corrupt);
+        await expect(store.get(threadId, "child:1", id)).rejects.toEqual(corrupt);
+      }
+      // Storing the task's writes again replaces the damaged row.
+      const again: PendingWrite = { taskId: "t2", node: "b", writes: [["y", 2]] };
+      await store.putWrites(threadId, "child:1", id, again);
+      expect((await store.getLatest(threadId, "child:1"))?.pendingWrites).toEqual([good, again]);
+    });
+
+    const unknown = Object.keys(skip).filter((title) => !names.has(title));
+    if (unknown.length > 0) {
+      throw new Error(
+        `${name}: skip names no case of the suite: ${unknown.map((t) => JSON.stringify(t)).join(", ")}.`,
+      );
+    }
   });
 }
 
@@ -520,6 +807,14 @@ async function putChain(
     chain.push(checkpoint);
   }
   return chain;
+}
+
+/** `bytes` random ASCII letters and digits: text no index can compress. */
+function randomText(bytes: number): string {
+  return randomBytes(bytes)
+    .toString("base64")
+    .replace(/[^A-Za-z0-9]/g, "x")
+    .slice(0, bytes);
 }
 
 /** Asserts one fulfilled and one ConcurrentUpdateError; returns the winner's index. */

@@ -4,10 +4,22 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { PGliteCheckpointer } from "../../src/checkpoint/index.js";
 import { ConcurrentUpdateError } from "../../src/errors/index.js";
 import { describeCheckpointerConformance, makeCheckpoint } from "../../src/testing/index.js";
+import { damageParams, damageStatement } from "./damage.js";
 
+// An in-memory instance of our own, so the damaged-row cases can write to its tables.
+let conformanceDb: PGlite;
 describeCheckpointerConformance(
-  "PGliteCheckpointer(memory://)",
-  () => new PGliteCheckpointer("memory://"),
+  "PGliteCheckpointer({ db })",
+  () => {
+    conformanceDb = new PGlite("memory://");
+    return new PGliteCheckpointer({ db: conformanceDb });
+  },
+  {
+    damage: async (row, payload) => {
+      await conformanceDb.query(damageStatement(row), damageParams(row, payload));
+    },
+    cleanup: () => conformanceDb.close(),
+  },
 );
 
 describe("PGliteCheckpointer", () => {
@@ -20,7 +32,10 @@ describe("PGliteCheckpointer", () => {
   it("can be closed before first use; later calls say it is closed", async () => {
     const store = new PGliteCheckpointer();
     await store.close();
-    await expect(store.getLatest("t")).rejects.toMatchObject({ code: "CHECKPOINTER_CLOSED" });
+    await expect(store.getLatest("t")).rejects.toMatchObject({
+      code: "CHECKPOINTER_CLOSED",
+      store: "PGliteCheckpointer",
+    });
   });
 });
 

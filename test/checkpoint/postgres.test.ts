@@ -3,7 +3,9 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { PostgresCheckpointer } from "../../src/checkpoint/index.js";
 import { ConcurrentUpdateError } from "../../src/errors/index.js";
+import type { ConformanceRow } from "../../src/testing/checkpointer-conformance.js";
 import { describeCheckpointerConformance, makeCheckpoint } from "../../src/testing/index.js";
+import { damageParams, damageStatement } from "./damage.js";
 
 // Runs against a real server only: STATEWEAVER_PG_URL=postgres://postgres@127.0.0.1:5432/test
 const url = process.env.STATEWEAVER_PG_URL;
@@ -16,23 +18,35 @@ function freshPrefix(): string {
   return `sw_test_${randomUUID().slice(0, 8)}_`;
 }
 
+// Tables of this run's own: the database may be shared with other branches' runs, whose
+// schema can be newer than this one's.
+const tablePrefix = freshPrefix();
+
 describe.skipIf(!url)("PostgresCheckpointer", () => {
+  const sharedPool = new pg.Pool({ connectionString: url, max: 4 });
+  // Both stores use the same tables, so the shared pool can damage their rows.
+  const damage = async (row: ConformanceRow, payload: string) => {
+    await sharedPool.query(damageStatement(row, tablePrefix), damageParams(row, payload));
+  };
   describeCheckpointerConformance(
     "PostgresCheckpointer({ connectionString })",
-    () => new PostgresCheckpointer({ connectionString: url! }),
+    () => new PostgresCheckpointer({ connectionString: url!, tablePrefix }),
+    { damage },
   );
 
-  const sharedPool = new pg.Pool({ connectionString: url, max: 4 });
   describeCheckpointerConformance(
     "PostgresCheckpointer({ pool })",
-    () => new PostgresCheckpointer({ pool: sharedPool }),
-    async () => {
-      // close() must have left the caller's pool usable.
-      await sharedPool.query("select 1");
+    () => new PostgresCheckpointer({ pool: sharedPool, tablePrefix }),
+    {
+      damage,
+      cleanup: async () => {
+        // close() must have left the caller's pool usable.
+        await sharedPool.query("select 1");
+      },
     },
   );
 
-  const prefixes: string[] = [];
+  const prefixes: string[] = [tablePrefix];
   afterAll(async () => {
     for (const prefix of prefixes) {
       for (const table of ["writes", "checkpoints", "threads", "claims", "schema_version"]) {
@@ -43,8 +57,8 @@ describe.skipIf(!url)("PostgresCheckpointer", () => {
   });
 
   it("two stores on two pools racing the same put: exactly one wins each time", async () => {
-    const a = new PostgresCheckpointer({ connectionString: url! });
-    const b = new PostgresCheckpointer({ connectionString: url! });
+    const a = new PostgresCheckpointer({ connectionString: url!, tablePrefix });
+    const b = new PostgresCheckpointer({ connectionString: url!, tablePrefix });
     try {
       for (let round = 0; round < 10; round++) {
         const threadId = `race-${randomUUID()}`;
@@ -90,8 +104,8 @@ describe.skipIf(!url)("PostgresCheckpointer", () => {
   // what that writer left (READ COMMITTED re-checks the UPDATE's WHERE on the new row
   // version; ON CONFLICT DO NOTHING sees the committed row). Step by step, on one server.
   it("a put waiting on another writer's head row decides on what that writer committed", async () => {
-    const store = new PostgresCheckpointer({ connectionString: url! });
-    const threads = "stateweaver_threads";
+    const store = new PostgresCheckpointer({ connectionString: url!, tablePrefix });
+    const threads = `${tablePrefix}threads`;
     try {
       for (const outcome of ["commit", "rollback"] as const) {
         // Later puts: another session moves the head away (or tries to) while ours waits.
@@ -161,7 +175,7 @@ describe.skipIf(!url)("PostgresCheckpointer", () => {
   });
 
   it("a duplicate id rolls back the head-row change made by the same statement", async () => {
-    const store = new PostgresCheckpointer({ pool: sharedPool });
+    const store = new PostgresCheckpointer({ pool: sharedPool, tablePrefix });
     const threadId = `dup-${randomUUID()}`;
     const first = checkpoint(threadId, null, -1);
     const second = checkpoint(threadId, first.id, 0);
@@ -172,7 +186,7 @@ describe.skipIf(!url)("PostgresCheckpointer", () => {
       store.put({ ...first, parentId: second.id }, { expectedLatestId: second.id }),
     ).rejects.toMatchObject({ code: "DUPLICATE_CHECKPOINT" });
     const { rows } = await sharedPool.query(
-      "select latest_id from stateweaver_threads where thread_id = $1",
+      `select latest_id from ${tablePrefix}threads where thread_id = $1`,
       [threadId],
     );
     expect(rows).toEqual([{ latest_id: second.id }]);
@@ -215,6 +229,9 @@ describe.skipIf(!url)("PostgresCheckpointer", () => {
     const newcomer = new PostgresCheckpointer({ pool: sharedPool, tablePrefix: prefix });
     await expect(newcomer.getLatest("x")).rejects.toMatchObject({
       code: "SCHEMA_TOO_NEW",
+      tablePrefix: prefix,
+      version: 999,
+      knownVersion: 2,
       message: expect.stringContaining("Upgrade stateweaver"),
     });
   });
