@@ -171,7 +171,7 @@ export function mergeStep(
  * they were sent (as LangGraph.js puts pulled tasks before pushed ones). Fixed by the
  * graph, never by which task finished first.
  */
-function inWriteOrder(tasks: TaskRecord[]): TaskRecord[] {
+export function inWriteOrder(tasks: TaskRecord[]): TaskRecord[] {
   let sends = false;
   let sorted = true;
   for (const t of tasks) {

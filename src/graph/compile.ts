@@ -14,13 +14,14 @@ import {
   answeredBy,
   type BarrierDecision,
   decide,
+  inWriteOrder,
   mergeStep,
   newTask,
   withOutcomes,
 } from "./barrier.js";
 import { Channels } from "./channels.js";
 import { CompiledGraph } from "./compiled-graph.js";
-import { START } from "./constants.js";
+import { END, START } from "./constants.js";
 import type { CompileOptions, GraphSpec } from "./graph.js";
 import type { GraphInternals } from "./internals.js";
 import { taskRunner } from "./task-runner.js";
@@ -221,19 +222,26 @@ function buildMachine(g: GraphInternals) {
       }),
       applyUpdateAsNode: assign(({ context, event }) => {
         if (event.type !== "UPDATE" || event.asNode === undefined) return {};
-        const seed: TaskSeed = { node: event.asNode, kind: "update", arg: event.update };
         // Tasks of a paused step that already finished keep their writes (as in LangGraph).
         const finished = context.tasks.filter((t) => t.status === "done");
-        return {
-          values:
-            finished.length > 0
-              ? g.channels.merge(context.values, finished, context.step)
-              : context.values,
-          tasks: [newTask(context.step, seed, 0)],
-          lastRan: [],
-          passed: [],
-          breakpoint: null,
-        };
+        const values =
+          finished.length > 0
+            ? g.channels.merge(context.values, inWriteOrder(finished), context.step)
+            : context.values;
+        const cleared = { lastRan: [], passed: [], breakpoint: null };
+        if (event.asNode === END) {
+          // Updating as END ends what was pending: the update merges, nothing is next.
+          const update = Object.entries(event.update);
+          return {
+            ...cleared,
+            values: g.channels.apply(values, update),
+            tasks: [],
+            joins: {},
+            step: context.step + 1,
+          };
+        }
+        const seed: TaskSeed = { node: event.asNode, kind: "update", arg: event.update };
+        return { ...cleared, values, tasks: [newTask(context.step, seed, 0)] };
       }),
       // On a runner's answer, its results are taken in here rather than by a second assign.
       mergeWrites: assign(({ context, event }) =>

@@ -586,14 +586,14 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     let first: DriveOptions["first"];
     try {
       if (plan.kind === "resume") {
-        const answers = this.#answers(snap, plan.value, env.persistent, threadId);
+        const answers = this.#answers(snap, plan.value, env, threadId);
         // Command({ resume, update }): the update goes through the reducers first, so the
         // resumed tasks see it (as in LangGraph.js). Checked before anything is sent.
         const update = this.#update(context, plan.update, env, START);
         if (update) actor.send(update);
         first = { type: "RESUME", answers };
       } else if (plan.kind === "continue") {
-        first = continueEvent(snap, threadId);
+        first = continueEvent(snap, env, threadId);
       } else {
         writer?.startedBy("input");
         first = this.#input(actor, env, plan.update, { goto: plan.goto });
@@ -609,11 +609,12 @@ export class CompiledGraph<S extends State = State, C = unknown> {
   #answers(
     snap: { matches(v: string): boolean; context: unknown },
     value: unknown,
-    persistent: boolean,
+    env: RunEnv,
     threadId: string,
   ) {
+    const { persistent } = env;
     const context = snap.context as GraphContext;
-    const pending = pendingInterrupts(context, "");
+    const pending = pendingInterrupts(context, env);
     if (pending.length === 0) {
       throw new InvalidResumeError(
         `Thread "${threadId}" has no pending interrupt to resume. Check getState(config).interrupts, or start a new run with invoke(input).`,
@@ -670,12 +671,13 @@ const ignoreError = () => {};
  */
 function continueEvent(
   snap: { matches(v: string): boolean; context: unknown },
+  env: RunEnv,
   threadId: string,
 ): GraphEvent | undefined {
   if (snap.matches("barrier")) return undefined;
   if (snap.matches("breakpoint")) return { type: "RESUME", answers: {} };
   const context = snap.context as GraphContext;
-  const pending = pendingInterrupts(context, "");
+  const pending = pendingInterrupts(context, env);
   if (pending.length === 0) {
     throw new InvalidConfigError(
       `invoke(null) continues a thread from its checkpoint, but thread "${threadId}" has none to continue (it has not started, or it finished). Pass an input object.`,

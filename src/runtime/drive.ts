@@ -2,7 +2,7 @@ import type { AnyActor, AnyEventObject, AnyMachineSnapshot } from "xstate";
 import type { InterruptRecord, PendingWrite } from "../checkpoint/checkpointer.js";
 import { AbortError, StateweaverError } from "../errors/index.js";
 import { type CheckpointWriter, ROUTE } from "./checkpoint-writer.js";
-import { interruptId } from "./interrupt.js";
+import { type InterruptScope, interruptId } from "./interrupt.js";
 import type { RunEnv } from "./run-env.js";
 import { type GraphContext, opensUpdate, type TaskRecord, type TaskSeed } from "./task.js";
 
@@ -123,7 +123,7 @@ export async function drive(
         continue;
       }
       // Paused: at a static breakpoint, or inside `stepping` with interrupted tasks.
-      const interrupts = pendingInterrupts(context, env.ns);
+      const interrupts = pendingInterrupts(context, env);
       if (writer) {
         writer.checkpoint(value, context, env.stepOrigin, interrupts);
         await writer.flush();
@@ -166,10 +166,11 @@ export function recoverTasks(tasks: TaskRecord[], writes: readonly PendingWrite[
 }
 
 /** The interrupts a paused machine waits on, first by task order. */
-export function pendingInterrupts(context: GraphContext, ns: string): InterruptRecord[] {
+export function pendingInterrupts(context: GraphContext, scope: InterruptScope): InterruptRecord[] {
+  const { ns } = scope;
   if (context.breakpoint) {
     const { node, timing } = context.breakpoint;
-    const id = interruptId(ns, `${context.step}:${node}:${timing}`, 0);
+    const id = interruptId(scope, `${context.step}:${node}:${timing}`, 0);
     return [{ id, value: null, node, ns, step: context.step, taskId: "", timing }];
   }
   const out: InterruptRecord[] = [];

@@ -89,9 +89,20 @@ export function isGraphInterrupt(error: unknown): error is GraphInterrupt {
 /** The running task, found by the free `interrupt()` and by nested graph calls. */
 export const currentTask = new AsyncLocalStorage<Scratchpad>();
 
-/** Stable id of the k-th interrupt of a task: the same on every replay. */
-export function interruptId(ns: string, taskId: string, k: number): string {
-  return hash("sha1", `${ns}|${taskId}|${k}`).slice(0, 24);
+/** Where an interrupt happens: which thread, namespace and step (the barrier it started from). */
+export type InterruptScope = Pick<RunEnv, "ns" | "thread" | "stepOrigin">;
+
+/**
+ * Id of the k-th interrupt of a task: unique across threads and checkpoints (the thread
+ * and the step's barrier checkpoint are part of it), and the same every time the task
+ * replays that step.
+ */
+export function interruptId(scope: InterruptScope, taskId: string, k: number): string {
+  const thread = scope.thread?.threadId ?? "";
+  return hash("sha1", `${thread}|${scope.stepOrigin ?? ""}|${scope.ns}|${taskId}|${k}`).slice(
+    0,
+    24,
+  );
 }
 
 /** The k-th interrupt() call of a task: replay an answer, or pause. */
@@ -106,7 +117,7 @@ export function reachInterrupt<R>(pad: Scratchpad, value: unknown): R {
     }
   } else {
     if (pad.persistent) assertJson(value, "interrupt value");
-    pad.reached.push({ id: interruptId(pad.ns, pad.taskId, k), value });
+    pad.reached.push({ id: interruptId(pad.env, pad.taskId, k), value });
   }
   if (k < pad.resumes.length) return pad.resumes[k] as R;
   pad.raised = true;

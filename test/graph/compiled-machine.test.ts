@@ -160,7 +160,10 @@ const poll = example(
 function outcome(g: Example, task: TaskRecord): TaskOutcome {
   const ask = g.asks[task.node];
   if (task.kind === "node" && ask !== undefined && task.resumes.length === 0) {
-    const reached = { id: interruptId("", task.id, 0), value: ask };
+    const reached = {
+      id: interruptId({ ns: "", thread: undefined, stepOrigin: undefined }, task.id, 0),
+      value: ask,
+    };
     return { id: task.id, status: "interrupted", writes: null, next: null, interrupts: [reached] };
   }
   const writes: Array<[string, unknown]> =
