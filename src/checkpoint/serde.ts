@@ -12,6 +12,21 @@ export function assertJson(value: unknown, path: string): void {
 }
 
 /**
+ * Set `key` on `target` as its own data property. Plain assignment of `"__proto__"` (a
+ * key JSON.parse gives as own data) would set the prototype instead.
+ */
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__") {
+    Object.defineProperty(target, key, {
+      value,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+  } else target[key] = value;
+}
+
+/**
  * One check of a value. The path to where it is inside the value is kept as a stack of
  * keys and spelled out only for the error: building a string for every nested key cost
  * more than the check itself.

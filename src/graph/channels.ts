@@ -1,11 +1,15 @@
 import type { z } from "zod";
+import { setOwn } from "../checkpoint/serde.js";
 import { InvalidUpdateError } from "../errors/index.js";
 import type { TaskRecord } from "../runtime/task.js";
+import { START } from "./constants.js";
 import type { Reducer } from "./types.js";
 
 /**
  * How a graph's state changes: writes go through per-key reducers (the last
  * write wins where no reducer is set), optionally checked against a zod schema.
+ * Every key is set as the state's own data: a `"__proto__"` key from `JSON.parse`
+ * stays a key, never the state's prototype.
  */
 export class Channels {
   readonly reducers: ReadonlyMap<string, Reducer>;
@@ -24,7 +28,7 @@ export class Channels {
     if (!this.#shape) return values;
     for (const [key, type] of Object.entries(this.#shape)) {
       const parsed = type.safeParse(undefined);
-      if (parsed.success && parsed.data !== undefined) values[key] = parsed.data;
+      if (parsed.success && parsed.data !== undefined) setOwn(values, key, parsed.data);
     }
     return values;
   }
@@ -69,9 +73,10 @@ export class Channels {
 
   /** Keep only the keys this graph's schema knows (all keys without a schema). */
   pick(values: Record<string, unknown>): Record<string, unknown> {
-    if (!this.#shape) return values;
+    const shape = this.#shape;
+    if (!shape) return values;
     const out: Record<string, unknown> = {};
-    for (const key in values) if (key in this.#shape) out[key] = values[key];
+    for (const key in values) if (Object.hasOwn(shape, key)) setOwn(out, key, values[key]);
     return out;
   }
 
@@ -80,15 +85,16 @@ export class Channels {
     values: Record<string, unknown>,
     who: { node: string; step: number },
   ) {
-    const type = this.#shape![key];
-    const by = who.node === "__start__" ? "The input" : `Node "${who.node}"`;
+    // Own keys only: "constructor" or "__proto__" would find what every object inherits.
+    const type = Object.hasOwn(this.#shape!, key) ? this.#shape![key] : undefined;
+    const by = who.node === START ? "The input" : `Node "${who.node}"`;
     if (!type) {
       throw new InvalidUpdateError(
         `${by} wrote unknown key "${key}" at step ${who.step}. The state schema has: ${Object.keys(this.#shape!).join(", ")}. Add "${key}" to the schema or stop writing it.`,
       );
     }
     const reducer = this.reducers.get(key);
-    const next = reducer ? reducer(values[key], value) : value;
+    const next = reducer ? reducer(own(values, key), value) : value;
     const parsed = type.safeParse(next);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -107,7 +113,7 @@ export class Channels {
     const next = { ...values };
     for (const [key, value] of writes) {
       const reducer = this.reducers.get(key);
-      next[key] = reducer ? reducer(next[key], value) : value;
+      setOwn(next, key, reducer ? reducer(own(next, key), value) : value);
     }
     return next;
   }
@@ -130,7 +136,7 @@ export class Channels {
       for (const [key, value] of task.writes) {
         const reducer = this.reducers.get(key);
         if (reducer) {
-          next[key] = reducer(next[key], value);
+          setOwn(next, key, reducer(own(next, key), value));
           continue;
         }
         if (tasks.length > 1) {
@@ -146,9 +152,13 @@ export class Channels {
           }
           writer.set(key, task.id);
         }
-        next[key] = value;
+        setOwn(next, key, value);
       }
     }
     return next ?? values;
   }
 }
+
+/** A key's value in the state, never one every object inherits (`__proto__`, `constructor`…). */
+const own = (values: Record<string, unknown>, key: string): unknown =>
+  Object.hasOwn(values, key) ? values[key] : undefined;
