@@ -45,15 +45,16 @@ export class InvalidConfigError extends StateweaverError {
 }
 
 /**
- * A value that would be stored is not plain JSON. `path` names where, e.g. `state.cb`;
- * `cause` is what was thrown when reading it threw.
+ * A value entering a run (input, a node's write, an interrupt payload, a resume value, a
+ * `Send` argument, an `updateState` value) is not JSON, with or without a checkpointer.
+ * `path` names where, e.g. `state.cb`; `cause` is what was thrown when reading it threw.
  */
 export class NonSerializableError extends StateweaverError {
   readonly path: string;
   constructor(path: string, what: string, options?: { cause?: unknown }) {
     super(
       "NON_SERIALIZABLE",
-      `${path} is ${what}; only JSON (objects, arrays, strings, finite numbers, booleans, null) can be checkpointed. Convert it to plain data before returning it from a node.`,
+      `${path} is ${what}; only JSON (objects, arrays, strings, finite numbers, booleans, null) can go into a graph's state, payloads and resume values. Convert it to plain data before it enters the graph (give a class a toJSON(), or pass its fields).`,
       options,
     );
     this.path = path;
@@ -63,7 +64,7 @@ export class NonSerializableError extends StateweaverError {
 /**
  * A value entering a run nests objects and arrays deeper than `limit` levels
  * (`MAX_JSON_DEPTH`, 1,000). Deeper values could not be checkpointed reliably, so they
- * are refused.
+ * are refused everywhere, with or without a checkpointer.
  *
  * @example
  * graph.invoke({ list: deeplyLinkedList }); // ValueTooDeepError: input.list nests … more than 1000 levels

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { setOwn } from "../checkpoint/serde.js";
+import { setOwn, toJsonValue } from "../checkpoint/serde.js";
 import { InvalidUpdateError } from "../errors/index.js";
 import type { TaskRecord } from "../runtime/task.js";
 import { START } from "./constants.js";
@@ -8,8 +8,9 @@ import type { Reducer } from "./types.js";
 /**
  * How a graph's state changes: writes go through per-key reducers (the last
  * write wins where no reducer is set), optionally checked against a zod schema.
- * Every key is set as the state's own data: a `"__proto__"` key from `JSON.parse`
- * stays a key, never the state's prototype.
+ * Values enter in their JSON form (see `toWrites`), and every key is set as the
+ * state's own data: a `"__proto__"` key from `JSON.parse` stays a key, never the
+ * state's prototype.
  */
 export class Channels {
   readonly reducers: ReadonlyMap<string, Reducer>;
@@ -22,18 +23,25 @@ export class Channels {
     this.#shape = schema?.shape as Record<string, z.ZodType> | undefined;
   }
 
-  /** Values a new thread starts with: the schema's defaults. */
+  /** Values a new thread starts with: the schema's defaults, in their JSON form. */
   initialValues(): Record<string, unknown> {
     const values: Record<string, unknown> = {};
     if (!this.#shape) return values;
     for (const [key, type] of Object.entries(this.#shape)) {
       const parsed = type.safeParse(undefined);
-      if (parsed.success && parsed.data !== undefined) setOwn(values, key, parsed.data);
+      if (!parsed.success || parsed.data === undefined) continue;
+      const json = toJsonValue(parsed.data, "default state", key);
+      if (json !== undefined) setOwn(values, key, json);
     }
     return values;
   }
 
-  /** Turn a node's returned update into writes, checking keys and types against the schema. */
+  /**
+   * Turn a node's returned update (or the input, or an `updateState` value) into writes:
+   * each value in its JSON form (`toJsonValue`: non-JSON is refused, a Date becomes its
+   * string), so that nodes see the same state with or without a checkpointer, before
+   * and after a restore; then keys and types are checked against the schema.
+   */
   toWrites(
     update: unknown,
     values: Record<string, unknown>,
@@ -45,14 +53,24 @@ export class Channels {
         `Node "${who.node}" returned ${Array.isArray(update) ? "an array" : typeof update} at step ${who.step}; return an object of state keys to update, a Command, or nothing.`,
       );
     }
-    const writes = Object.entries(update as Record<string, unknown>).filter(
-      ([, v]) => v !== undefined,
-    );
+    const root = who.node === START ? "input" : "state";
+    const writes: Array<[string, unknown]> = [];
+    for (const write of Object.entries(update as Record<string, unknown>)) {
+      const value = write[1];
+      if (value === undefined) continue;
+      const json = toJsonValue(value, root, write[0]);
+      if (json === undefined) continue; // a toJSON() that gives nothing: JSON leaves the key out
+      write[1] = json;
+      writes.push(write);
+    }
     if (this.#shape) for (const write of writes) this.#check(write, values, who);
     return writes;
   }
 
-  /** Like `toWrites`, for an ordered list of writes (a subgraph's journal). */
+  /**
+   * Like `toWrites`, for an ordered list of writes (a subgraph's journal). Its values
+   * are in JSON form already: they entered the subgraph through its own `toWrites`.
+   */
   toWriteList(
     list: ReadonlyArray<[string, unknown]>,
     values: Record<string, unknown>,

@@ -6,7 +6,7 @@ import {
   type Observer,
 } from "xstate";
 import type { Checkpointer, CheckpointTuple, InterruptRecord } from "../checkpoint/checkpointer.js";
-import { assertJson } from "../checkpoint/serde.js";
+import { toJsonValue } from "../checkpoint/serde.js";
 import { AbortError, InvalidConfigError, InvalidResumeError } from "../errors/index.js";
 import { CheckpointWriter, type Durability } from "../runtime/checkpoint-writer.js";
 import { type DriveOptions, drive, pendingInterrupts, recoverTasks } from "../runtime/drive.js";
@@ -246,7 +246,6 @@ export class CompiledGraph<S extends State = State, C = unknown> {
         node: asNode ?? "updateState",
         step: context.step,
       });
-      for (const [key, value] of writes) assertJson(value, `state.${key}`);
       // As a node, the update runs as that node's task, so its edges pick what is next; the
       // run stops at the barrier after it. Without, the machine stays where it is.
       first = { type: "UPDATE", update: Object.fromEntries(writes), asNode };
@@ -423,7 +422,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
         const atBreakpoint = actor.getSnapshot().matches("breakpoint");
         first = { type: "RESUME", answers: atBreakpoint ? {} : answers };
       } else if (!tuple) {
-        first = this.#input(actor, env, input, { journal: true });
+        first = this.#input(actor, input, { journal: true });
       }
     } catch (error) {
       actor.stop();
@@ -439,10 +438,9 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     return { result: result as RunResult<S>, journal };
   }
 
-  /** Check the input against the schema (and JSON, when persistent): the event that starts a run with it. */
+  /** The input as writes (in JSON form, checked against the schema): the event that starts a run with it. */
   #input(
     actor: AnyActor,
-    env: RunEnv,
     input: unknown,
     extra: { goto?: unknown; journal?: boolean },
   ): GraphEvent {
@@ -451,7 +449,6 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       node: START,
       step: context.step,
     });
-    if (env.persistent) for (const [key, value] of writes) assertJson(value, `input.${key}`);
     return { type: "INPUT", update: Object.fromEntries(writes), ...extra };
   }
 
@@ -498,7 +495,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       if (plan.kind === "resume") {
         first = {
           type: "RESUME",
-          answers: this.#answers(snap, plan.value, env.persistent, threadId!),
+          answers: this.#answers(snap, plan.value, threadId!),
         };
       } else if (plan.kind === "continue") {
         // From a barrier the driver steps on by itself; past a breakpoint, RESUME goes on.
@@ -515,7 +512,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
         }
       } else {
         if (writer && writer.source !== "fork") writer.source = "input";
-        first = this.#input(actor, env, plan.update, { goto: plan.goto });
+        first = this.#input(actor, plan.update, { goto: plan.goto });
       }
     } catch (error) {
       actor.stop();
@@ -530,7 +527,6 @@ export class CompiledGraph<S extends State = State, C = unknown> {
   #answers(
     snap: { matches(v: string): boolean; context: unknown },
     value: unknown,
-    persistent: boolean,
     threadId: string,
   ) {
     const context = snap.context as GraphContext;
@@ -558,7 +554,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       Object.keys(resolved).length > 0 &&
       Object.keys(resolved).every((k) => ids.has(k))
     ) {
-      answers = resolved as Record<string, unknown>;
+      answers = { ...resolved }; // converted below: the caller's object stays as given
     } else if (
       isPlainObject(resolved) &&
       Object.keys(resolved).some((k) => /^[0-9a-f]{24}$/.test(k))
@@ -576,7 +572,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     }
     for (const [k, v] of Object.entries(answers)) {
       if (v === nullResume) answers[k] = null;
-      else if (persistent) assertJson(v, `resume value for ${k}`);
+      else answers[k] = toJsonValue(v, `resume value for ${k}`);
     }
     return answers;
   }
