@@ -350,7 +350,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     }
     const env: RunEnv = {
       config,
-      context: options.context,
+      context: options.context ?? {},
       signal: options.signal,
       persistent: checkpointer !== undefined,
       ns: "",
