@@ -106,9 +106,10 @@ export interface ThreadClaim {
 /**
  * The storage contract. Implementations must be safe to call concurrently and
  * must store copies: mutating an object after `put` must not change what is stored.
- * What they are given is plain JSON: the runtime checks every value with
- * `assertJson` where it enters a thread (input, node writes, interrupt payloads,
- * resume values), so a store need not walk each checkpoint again.
+ * What they are given is plain JSON, at most `MAX_JSON_DEPTH` levels deep: the runtime
+ * turns every value into its JSON form (`toJsonValue`) where it enters a run (input, node
+ * writes, interrupt payloads, resume values, `Send` arguments, `updateState` values), so a
+ * store need not walk each checkpoint again.
  *
  * @example
  * const checkpointer: Checkpointer = new MemoryCheckpointer();

@@ -17,4 +17,4 @@ export { checkpointId, createdAtOf } from "./id.js";
 export { MemoryCheckpointer } from "./memory.js";
 export { PGliteCheckpointer, type PGliteCheckpointerOptions } from "./pglite.js";
 export { PostgresCheckpointer, type PostgresCheckpointerOptions } from "./postgres.js";
-export { assertJson } from "./serde.js";
+export { assertJson, MAX_JSON_DEPTH } from "./serde.js";

@@ -1,40 +1,108 @@
-import { NonSerializableError } from "../errors/index.js";
+import { NonSerializableError, StateweaverError, ValueTooDeepError } from "../errors/index.js";
 
 /**
- * Throws `NonSerializableError` naming the first path that is not plain JSON.
- * Runs before anything is written, so a bad value never reaches the store.
+ * How many levels of objects and arrays a value may nest, wherever it enters a run. Every
+ * layer handles this with room to spare: V8's `JSON.stringify`, which every store uses,
+ * throws a RangeError at a few thousand levels (fewer when called deep in a stack);
+ * Postgres parses json/jsonb to ~10,000 levels under its default 2MB `max_stack_depth`;
+ * the stores keep text and `JSON.parse` reads any depth. A checkpoint wraps a value in
+ * fewer than ten levels of its own.
+ */
+export const MAX_JSON_DEPTH = 1000;
+
+/**
+ * The JSON form of a value entering a run: the value itself when it is plain JSON (the
+ * usual case, at the cost of one walk), else a copy, made only along the paths where a
+ * `toJSON()` was applied (a Date becomes its ISO string) or an `undefined` property left
+ * out, exactly as a checkpoint would store it and a restore give it back. Nothing given is
+ * changed. Throws `NonSerializableError` naming the first path that is not JSON, or
+ * `ValueTooDeepError`; `key` is appended to `path` (kept apart so that the hot path
+ * builds no string).
+ *
+ * @example
+ * toJsonValue({ at: new Date(0) }, "state"); // { at: "1970-01-01T00:00:00.000Z" }
+ * toJsonValue({ cb: () => 1 }, "state"); // NonSerializableError: state.cb is a function…
+ */
+export function toJsonValue(value: unknown, path: string, key?: string): unknown {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return value;
+    case "number":
+      if (Number.isFinite(value)) return value;
+      break;
+    case "object":
+      if (value === null) return value;
+      break;
+  }
+  return new JsonForm(path, key).of(value);
+}
+
+/**
+ * Throws `NonSerializableError` naming the first path that is not plain JSON (or
+ * `ValueTooDeepError`). Values with `toJSON()` pass when what it returns is JSON.
  *
  * @example
  * assertJson({ cb: () => 1 }, "state"); // NonSerializableError: state.cb is a function…
  */
 export function assertJson(value: unknown, path: string): void {
-  new JsonCheck(path).walk(value);
+  toJsonValue(value, path);
 }
 
 /**
- * One check of a value. The path to where it is inside the value is kept as a stack of
- * keys and spelled out only for the error: building a string for every nested key cost
- * more than the check itself.
+ * Set `key` on `target` as its own data property. Plain assignment of `"__proto__"` (a
+ * key JSON.parse gives as own data) would set the prototype instead.
  */
-class JsonCheck {
-  readonly #root: string;
-  readonly #keys: Array<string | number> = [];
-  #seen: Set<object> | undefined;
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__") {
+    Object.defineProperty(target, key, {
+      value,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+  } else target[key] = value;
+}
 
-  constructor(root: string) {
+/**
+ * One walk over a value. The path is kept as a stack of keys and spelled out only for an
+ * error: building a string for every nested key cost more than the check itself. Cycles
+ * are found when the walk reaches `MAX_JSON_DEPTH`: no set of visited objects is kept on
+ * the hot path.
+ */
+class JsonForm {
+  readonly #root: string;
+  readonly #rootKey: string | undefined;
+  /** Keys from the root to where the walk is; `#found[i]` is the object `#keys[i]` is in. */
+  readonly #keys: Array<string | number> = [];
+  readonly #found: object[] = [];
+  /** How many keys deep the value being walked came from a `toJSON()` (-1: none). */
+  #toJsonAt = -1;
+
+  constructor(root: string, rootKey: string | undefined) {
     this.#root = root;
+    this.#rootKey = rootKey;
   }
 
-  walk(value: unknown): void {
+  of(value: unknown): unknown {
+    try {
+      return this.#walk(value);
+    } catch (error) {
+      if (error instanceof StateweaverError) throw error;
+      this.#toJsonAt = -1;
+      this.#fail(`a getter or Proxy that throws when read (${describe(error)})`, error);
+    }
+  }
+
+  #walk(value: unknown): unknown {
     switch (typeof value) {
       case "string":
       case "boolean":
-        return;
+      case "undefined": // left out of objects by JSON; arrays refuse it below
+        return value;
       case "number":
         if (!Number.isFinite(value)) this.#fail(`${value} (not a finite number)`);
-        return;
-      case "undefined":
-        return; // dropped by JSON for object keys; arrays check their items below
+        return value;
       case "function":
         this.#fail("a function");
         break;
@@ -45,40 +113,123 @@ class JsonCheck {
         this.#fail("a BigInt");
         break;
     }
-    if (value === null) return;
-    const obj = value as object;
-    if (typeof (obj as { toJSON?: unknown }).toJSON === "function") return;
-    this.#seen ??= new Set<object>();
-    const seen = this.#seen;
-    if (seen.has(obj)) this.#fail("a circular reference");
-    seen.add(obj);
+    if (value === null) return value;
+    const found = value as { toJSON?: unknown };
+    if (typeof found.toJSON === "function") return this.#converted(found as JsonConvertible);
+    return this.#members(found, found);
+  }
+
+  /** What `toJSON()` returns is the value's JSON form, as in `JSON.stringify` (called once). */
+  #converted(found: JsonConvertible): unknown {
     const keys = this.#keys;
+    const key = keys.length > 0 ? String(keys[keys.length - 1]) : (this.#rootKey ?? "");
+    let json: unknown;
+    try {
+      json = found.toJSON(key);
+    } catch (error) {
+      if (error instanceof StateweaverError) throw error;
+      this.#fail(`an object whose toJSON() throws (${describe(error)})`, error);
+    }
+    const outer = this.#toJsonAt;
+    this.#toJsonAt = keys.length;
+    const out =
+      typeof json === "object" && json !== null ? this.#members(json, found) : this.#walk(json);
+    this.#toJsonAt = outer;
+    return out;
+  }
+
+  /** An object's or array's members; `found` is what stood in the value (before any toJSON). */
+  #members(obj: object, found: object): unknown {
+    const stack = this.#found;
+    if (stack.length === MAX_JSON_DEPTH) this.#tooDeep();
+    stack.push(found);
+    const keys = this.#keys;
+    let copy: Record<string, unknown> | unknown[] | undefined;
     if (Array.isArray(obj)) {
       for (let i = 0; i < obj.length; i++) {
         keys.push(i);
-        if (obj[i] === undefined) this.#fail("undefined inside an array");
-        this.walk(obj[i]);
+        const item: unknown = obj[i];
+        const json = item === undefined ? item : this.#walk(item);
+        if (json === undefined) this.#fail("undefined inside an array");
+        if (json !== item) {
+          copy ??= obj.slice();
+          (copy as unknown[])[i] = json;
+        }
         keys.pop();
       }
     } else {
       const proto = Object.getPrototypeOf(obj);
       if (proto !== Object.prototype && proto !== null) {
-        const name = (proto?.constructor as { name?: string } | undefined)?.name ?? "unknown";
-        this.#fail(`an instance of ${name} without toJSON()`);
+        const name = (proto?.constructor as { name?: string } | undefined)?.name;
+        this.#fail(
+          name && name !== "Object"
+            ? `an instance of ${name} without toJSON()`
+            : "an object with a prototype of its own",
+        );
       }
       for (const key in obj) {
         keys.push(key);
-        this.walk((obj as Record<string, unknown>)[key]);
+        const item = (obj as Record<string, unknown>)[key];
+        const json = this.#walk(item);
+        if (json !== item || json === undefined) {
+          copy ??= { ...obj };
+          if (json === undefined) delete (copy as Record<string, unknown>)[key];
+          else setOwn(copy as Record<string, unknown>, key, json);
+        }
         keys.pop();
       }
     }
-    seen.delete(obj);
+    stack.pop();
+    return copy ?? obj;
   }
 
-  #fail(what: string): never {
+  /** At the depth limit: a cycle if an object repeats on the way down, else too deep. */
+  #tooDeep(): never {
+    const seen = new Set<object>();
+    const stack = this.#found;
+    for (let i = 0; i < stack.length; i++) {
+      if (seen.has(stack[i]!)) {
+        this.#keys.length = i;
+        this.#toJsonAt = -1;
+        this.#fail("a circular reference");
+      }
+      seen.add(stack[i]!);
+    }
+    throw new ValueTooDeepError(this.#path(0), MAX_JSON_DEPTH);
+  }
+
+  #path(depth: number): string {
     let path = this.#root;
-    for (const key of this.#keys) path += typeof key === "number" ? `[${key}]` : `.${key}`;
-    throw new NonSerializableError(path, what);
+    if (this.#rootKey !== undefined) path += `.${this.#rootKey}`;
+    const keys = this.#keys;
+    for (let i = 0; i < depth; i++) {
+      const key = keys[i]!;
+      path += typeof key === "number" ? `[${key}]` : `.${key}`;
+    }
+    return path;
+  }
+
+  #fail(what: string, cause?: unknown): never {
+    const depth = this.#keys.length;
+    const via = this.#toJsonAt === depth ? `an object whose toJSON() returned ${what}` : what;
+    throw new NonSerializableError(
+      this.#path(depth),
+      via,
+      cause === undefined ? undefined : { cause },
+    );
+  }
+}
+
+interface JsonConvertible {
+  toJSON(key: string): unknown;
+}
+
+/** An error's name and message for another error's text; never throws itself. */
+function describe(error: unknown): string {
+  try {
+    return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  } catch {
+    return "something that is not an Error";
   }
 }
 

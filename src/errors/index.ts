@@ -44,15 +44,41 @@ export class InvalidConfigError extends StateweaverError {
   }
 }
 
-/** A value that would be stored is not plain JSON. `path` names where, e.g. `state.cb`. */
+/**
+ * A value entering a run (input, a node's write, an interrupt payload, a resume value, a
+ * `Send` argument, an `updateState` value) is not JSON, with or without a checkpointer.
+ * `path` names where, e.g. `state.cb`; `cause` is what was thrown when reading it threw.
+ */
 export class NonSerializableError extends StateweaverError {
   readonly path: string;
-  constructor(path: string, what: string) {
+  constructor(path: string, what: string, options?: { cause?: unknown }) {
     super(
       "NON_SERIALIZABLE",
-      `${path} is ${what}; only JSON (objects, arrays, strings, finite numbers, booleans, null) can be checkpointed. Convert it to plain data before returning it from a node.`,
+      `${path} is ${what}; only JSON (objects, arrays, strings, finite numbers, booleans, null) can go into a graph's state, payloads and resume values. Convert it to plain data before it enters the graph (give a class a toJSON(), or pass its fields).`,
+      options,
     );
     this.path = path;
+  }
+}
+
+/**
+ * A value entering a run nests objects and arrays deeper than `limit` levels
+ * (`MAX_JSON_DEPTH`, 1,000). Deeper values could not be checkpointed reliably, so they
+ * are refused everywhere, with or without a checkpointer.
+ *
+ * @example
+ * graph.invoke({ list: deeplyLinkedList }); // ValueTooDeepError: input.list nests … more than 1000 levels
+ */
+export class ValueTooDeepError extends StateweaverError {
+  readonly path: string;
+  readonly limit: number;
+  constructor(path: string, limit: number) {
+    super(
+      "VALUE_TOO_DEEP",
+      `${path} nests objects and arrays more than ${limit} levels deep, the most a value in a graph may have. Flatten it (e.g. a list of nodes that point to each other by id instead of nested ones), or store it elsewhere and keep a reference in the state.`,
+    );
+    this.path = path;
+    this.limit = limit;
   }
 }
 

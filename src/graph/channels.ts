@@ -1,11 +1,16 @@
 import type { z } from "zod";
+import { setOwn, toJsonValue } from "../checkpoint/serde.js";
 import { InvalidUpdateError } from "../errors/index.js";
 import type { TaskRecord } from "../runtime/task.js";
+import { START } from "./constants.js";
 import type { Reducer } from "./types.js";
 
 /**
  * How a graph's state changes: writes go through per-key reducers (the last
  * write wins where no reducer is set), optionally checked against a zod schema.
+ * Values enter in their JSON form (see `toWrites`), and every key is set as the
+ * state's own data: a `"__proto__"` key from `JSON.parse` stays a key, never the
+ * state's prototype.
  */
 export class Channels {
   readonly reducers: ReadonlyMap<string, Reducer>;
@@ -18,18 +23,25 @@ export class Channels {
     this.#shape = schema?.shape as Record<string, z.ZodType> | undefined;
   }
 
-  /** Values a new thread starts with: the schema's defaults. */
+  /** Values a new thread starts with: the schema's defaults, in their JSON form. */
   initialValues(): Record<string, unknown> {
     const values: Record<string, unknown> = {};
     if (!this.#shape) return values;
     for (const [key, type] of Object.entries(this.#shape)) {
       const parsed = type.safeParse(undefined);
-      if (parsed.success && parsed.data !== undefined) values[key] = parsed.data;
+      if (!parsed.success || parsed.data === undefined) continue;
+      const json = toJsonValue(parsed.data, "default state", key);
+      if (json !== undefined) setOwn(values, key, json);
     }
     return values;
   }
 
-  /** Turn a node's returned update into writes, checking keys and types against the schema. */
+  /**
+   * Turn a node's returned update (or the input, or an `updateState` value) into writes:
+   * each value in its JSON form (`toJsonValue`: non-JSON is refused, a Date becomes its
+   * string), so that nodes see the same state with or without a checkpointer, before
+   * and after a restore; then keys and types are checked against the schema.
+   */
   toWrites(
     update: unknown,
     values: Record<string, unknown>,
@@ -41,14 +53,24 @@ export class Channels {
         `Node "${who.node}" returned ${Array.isArray(update) ? "an array" : typeof update} at step ${who.step}; return an object of state keys to update, a Command, or nothing.`,
       );
     }
-    const writes = Object.entries(update as Record<string, unknown>).filter(
-      ([, v]) => v !== undefined,
-    );
+    const root = who.node === START ? "input" : "state";
+    const writes: Array<[string, unknown]> = [];
+    for (const write of Object.entries(update as Record<string, unknown>)) {
+      const value = write[1];
+      if (value === undefined) continue;
+      const json = toJsonValue(value, root, write[0]);
+      if (json === undefined) continue; // a toJSON() that gives nothing: JSON leaves the key out
+      write[1] = json;
+      writes.push(write);
+    }
     if (this.#shape) for (const write of writes) this.#check(write, values, who);
     return writes;
   }
 
-  /** Like `toWrites`, for an ordered list of writes (a subgraph's journal). */
+  /**
+   * Like `toWrites`, for an ordered list of writes (a subgraph's journal). Its values
+   * are in JSON form already: they entered the subgraph through its own `toWrites`.
+   */
   toWriteList(
     list: ReadonlyArray<[string, unknown]>,
     values: Record<string, unknown>,
@@ -69,9 +91,10 @@ export class Channels {
 
   /** Keep only the keys this graph's schema knows (all keys without a schema). */
   pick(values: Record<string, unknown>): Record<string, unknown> {
-    if (!this.#shape) return values;
+    const shape = this.#shape;
+    if (!shape) return values;
     const out: Record<string, unknown> = {};
-    for (const key in values) if (key in this.#shape) out[key] = values[key];
+    for (const key in values) if (Object.hasOwn(shape, key)) setOwn(out, key, values[key]);
     return out;
   }
 
@@ -80,15 +103,16 @@ export class Channels {
     values: Record<string, unknown>,
     who: { node: string; step: number },
   ) {
-    const type = this.#shape![key];
-    const by = who.node === "__start__" ? "The input" : `Node "${who.node}"`;
+    // Own keys only: "constructor" or "__proto__" would find what every object inherits.
+    const type = Object.hasOwn(this.#shape!, key) ? this.#shape![key] : undefined;
+    const by = who.node === START ? "The input" : `Node "${who.node}"`;
     if (!type) {
       throw new InvalidUpdateError(
         `${by} wrote unknown key "${key}" at step ${who.step}. The state schema has: ${Object.keys(this.#shape!).join(", ")}. Add "${key}" to the schema or stop writing it.`,
       );
     }
     const reducer = this.reducers.get(key);
-    const next = reducer ? reducer(values[key], value) : value;
+    const next = reducer ? reducer(own(values, key), value) : value;
     const parsed = type.safeParse(next);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -107,7 +131,7 @@ export class Channels {
     const next = { ...values };
     for (const [key, value] of writes) {
       const reducer = this.reducers.get(key);
-      next[key] = reducer ? reducer(next[key], value) : value;
+      setOwn(next, key, reducer ? reducer(own(next, key), value) : value);
     }
     return next;
   }
@@ -130,7 +154,7 @@ export class Channels {
       for (const [key, value] of task.writes) {
         const reducer = this.reducers.get(key);
         if (reducer) {
-          next[key] = reducer(next[key], value);
+          setOwn(next, key, reducer(own(next, key), value));
           continue;
         }
         if (tasks.length > 1) {
@@ -146,9 +170,13 @@ export class Channels {
           }
           writer.set(key, task.id);
         }
-        next[key] = value;
+        setOwn(next, key, value);
       }
     }
     return next ?? values;
   }
 }
+
+/** A key's value in the state, never one every object inherits (`__proto__`, `constructor`…). */
+const own = (values: Record<string, unknown>, key: string): unknown =>
+  Object.hasOwn(values, key) ? values[key] : undefined;

@@ -7,7 +7,7 @@ import {
   type Observer,
 } from "xstate";
 import type { Checkpointer, CheckpointTuple, InterruptRecord } from "../checkpoint/checkpointer.js";
-import { assertJson } from "../checkpoint/serde.js";
+import { toJsonValue } from "../checkpoint/serde.js";
 import { AbortError, InvalidConfigError, InvalidResumeError } from "../errors/index.js";
 import { CheckpointWriter, type Durability } from "../runtime/checkpoint-writer.js";
 import {
@@ -262,7 +262,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     let first: GraphEvent;
     try {
       const context = actor.getSnapshot().context as GraphContext;
-      const writes = this.#writes(context, values, env, asNode ?? "updateState", "state");
+      const writes = this.#writes(context, values, asNode ?? "updateState");
       // As a node, the update runs as that node's task, so its edges pick what is next (none
       // for END: the pending work is dropped); the run stops at the barrier after it.
       // Without, the machine stays where it is.
@@ -385,7 +385,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     }
     const env: RunEnv = {
       config: withNamespace(config, ""),
-      context: options.context,
+      context: options.context ?? {},
       signal: options.signal,
       persistent: thread !== undefined,
       ns: "",
@@ -482,7 +482,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
         const atBreakpoint = actor.getSnapshot().matches("breakpoint");
         first = { type: "RESUME", answers: atBreakpoint ? {} : answers };
       } else if (!tuple) {
-        first = this.#input(actor, env, input, { journal: true });
+        first = this.#input(actor, input, { journal: true });
       }
     } catch (error) {
       actor.stop();
@@ -505,41 +505,27 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     return { result: result as RunResult<S>, journal };
   }
 
-  /** Check the input against the schema (and JSON, when persistent): the event that starts a run with it. */
+  /** The input as writes (in JSON form, checked against the schema): the event that starts a run with it. */
   #input(
     actor: AnyActor,
-    env: RunEnv,
     input: unknown,
     extra: { goto?: unknown; journal?: boolean },
   ): GraphEvent {
     const context = actor.getSnapshot().context as GraphContext;
-    const update = this.#writes(context, input, env, START, "input");
+    const update = this.#writes(context, input, START);
     return { type: "INPUT", update: Object.fromEntries(update), ...extra };
   }
 
   /** An update applied in place through the reducers (no task runs for it), or none. */
-  #update(
-    context: GraphContext,
-    update: unknown,
-    env: RunEnv,
-    node: string,
-  ): GraphEvent | undefined {
+  #update(context: GraphContext, update: unknown, node: string): GraphEvent | undefined {
     if (update === undefined || update === null) return undefined;
-    const writes = this.#writes(context, update, env, node, "update");
+    const writes = this.#writes(context, update, node);
     return writes.length > 0 ? { type: "UPDATE", update: Object.fromEntries(writes) } : undefined;
   }
 
-  /** An update's writes, checked against the schema and (when persistent) as JSON. */
-  #writes(
-    context: GraphContext,
-    update: unknown,
-    env: { persistent: boolean },
-    node: string,
-    path: string,
-  ): Array<[string, unknown]> {
-    const writes = this.#g.channels.toWrites(update, context.values, { node, step: context.step });
-    if (env.persistent) for (const [key, value] of writes) assertJson(value, `${path}.${key}`);
-    return writes;
+  /** An update's writes, checked against the schema and turned into their JSON form. */
+  #writes(context: GraphContext, update: unknown, node: string): Array<[string, unknown]> {
+    return this.#g.channels.toWrites(update, context.values, { node, step: context.step });
   }
 
   /** This call's run options: its recursion limit, breakpoints and durability. */
@@ -589,14 +575,14 @@ export class CompiledGraph<S extends State = State, C = unknown> {
         const answers = this.#answers(snap, plan.value, env, threadId);
         // Command({ resume, update }): the update goes through the reducers first, so the
         // resumed tasks see it (as in LangGraph.js). Checked before anything is sent.
-        const update = this.#update(context, plan.update, env, START);
+        const update = this.#update(context, plan.update, START);
         if (update) actor.send(update);
         first = { type: "RESUME", answers };
       } else if (plan.kind === "continue") {
         first = continueEvent(snap, env, threadId);
       } else {
         writer?.startedBy("input");
-        first = this.#input(actor, env, plan.update, { goto: plan.goto });
+        first = this.#input(actor, plan.update, { goto: plan.goto });
       }
     } catch (error) {
       actor.stop();
@@ -612,7 +598,6 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     env: RunEnv,
     threadId: string,
   ) {
-    const { persistent } = env;
     const context = snap.context as GraphContext;
     const pending = pendingInterrupts(context, env);
     if (pending.length === 0) {
@@ -638,7 +623,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       Object.keys(resolved).length > 0 &&
       Object.keys(resolved).every((k) => ids.has(k))
     ) {
-      answers = resolved as Record<string, unknown>;
+      answers = { ...resolved }; // converted below: the caller's object stays as given
     } else if (
       isPlainObject(resolved) &&
       Object.keys(resolved).some((k) => /^[0-9a-f]{24}$/.test(k))
@@ -656,7 +641,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     }
     for (const [k, v] of Object.entries(answers)) {
       if (v === nullResume) answers[k] = null;
-      else if (persistent) assertJson(v, `resume value for ${k}`);
+      else answers[k] = toJsonValue(v, `resume value for ${k}`);
     }
     return answers;
   }

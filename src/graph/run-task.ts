@@ -1,4 +1,4 @@
-import { assertJson } from "../checkpoint/serde.js";
+import { toJsonValue } from "../checkpoint/serde.js";
 import {
   GraphValidationError,
   InterruptReplayError,
@@ -53,7 +53,6 @@ export function runTask(
     resumes: task.resumes,
     calls: 0,
     raised: false,
-    persistent: env.persistent,
     runtime: undefined as never,
     env,
     graphCalls: 0,
@@ -110,9 +109,6 @@ export function runTask(
       update instanceof WriteList
         ? g.channels.toWriteList(update.writes, values, { node: task.node, step })
         : g.channels.toWrites(update, values, { node: task.node, step });
-    if (env.persistent && writes.length > 0) {
-      for (const [key, value] of writes) assertJson(value, `state.${key}`);
-    }
     if (emit && writes.length > 0 && task.kind !== "input") {
       emit({
         type: "updates",
@@ -124,9 +120,8 @@ export function runTask(
     }
     const from = task.kind === "input" ? START : task.node;
     const done = (next: TaskSeed[]): TaskOutcome => {
-      if (env.persistent)
-        for (const seed of next)
-          if (seed.kind === "send") assertJson(seed.arg, `Send("${seed.node}") argument`);
+      for (const seed of next)
+        if (seed.kind === "send") seed.arg = toJsonValue(seed.arg, `Send("${seed.node}") argument`);
       return { id: task.id, status: "done", writes, next, interrupts: pad.reached };
     };
     const next = route(g, from, goto, writes, values, runtime);

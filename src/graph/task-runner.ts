@@ -32,6 +32,7 @@ export function taskRunner(g: GraphInternals) {
       const done = (output: TaskOutcome[]) => {
         if (step.cancelled) return;
         running = undefined;
+        step.end();
         sendBack({ type: "TASKS.DONE", output });
       };
       const failed = (error: unknown) => {

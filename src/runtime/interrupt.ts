@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { hash } from "node:crypto";
 import type { InterruptRecord } from "../checkpoint/checkpointer.js";
-import { assertJson } from "../checkpoint/serde.js";
+import { toJsonValue } from "../checkpoint/serde.js";
 import { InterruptReplayError, StateweaverError } from "../errors/index.js";
 import type { NodeRuntime } from "./node-runtime.js";
 import type { RunEnv } from "./run-env.js";
@@ -24,8 +24,6 @@ export interface Scratchpad {
   calls: number;
   /** Set when interrupt() threw its signal; a normal return afterwards means someone caught it. */
   raised: boolean;
-  /** Whether payloads must be JSON (a checkpointer is configured). */
-  readonly persistent: boolean;
   readonly runtime: NodeRuntime<any>;
   /** The run this task belongs to (nested graph calls inherit its thread and signal). */
   readonly env: RunEnv;
@@ -106,7 +104,8 @@ export function interruptId(scope: InterruptScope, taskId: string, k: number): s
 }
 
 /** The k-th interrupt() call of a task: replay an answer, or pause. */
-export function reachInterrupt<R>(pad: Scratchpad, value: unknown): R {
+export function reachInterrupt<R>(pad: Scratchpad, payload: unknown): R {
+  const value = toJsonValue(payload, "interrupt value");
   const k = pad.calls++;
   const earlier = pad.reached[k];
   if (earlier) {
@@ -116,7 +115,6 @@ export function reachInterrupt<R>(pad: Scratchpad, value: unknown): R {
       );
     }
   } else {
-    if (pad.persistent) assertJson(value, "interrupt value");
     pad.reached.push({ id: interruptId(pad.env, pad.taskId, k), value });
   }
   if (k < pad.resumes.length) return pad.resumes[k] as R;

@@ -28,7 +28,7 @@ export interface NodeRuntime<C = unknown> {
   interrupt<R = any>(value: unknown): R;
   /** The call's config (thread id, checkpoint id…). */
   config: RunConfig;
-  /** The `context` given to `invoke` (not checkpointed: services, user ids…). */
+  /** The `context` given to `invoke`, or `{}` (not checkpointed: services, user ids…). */
   context: C;
   /** Aborted when the run is aborted or the task is cancelled. */
   signal: AbortSignal;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AnyActor, InspectionEvent } from "xstate";
 import { MemoryCheckpointer } from "../../src/checkpoint/index.js";
-import { Graph, interrupt, NonSerializableError, START } from "../../src/index.js";
+import { Graph, interrupt, NonSerializableError, Send, START } from "../../src/index.js";
 import { compactSnapshot, persistedSnapshotOf } from "../../src/runtime/snapshot-format.js";
 
 class Money {
@@ -25,7 +25,7 @@ function graphReturning(
     .compile({ checkpointer });
 }
 
-describe("only JSON is checkpointed", () => {
+describe("only JSON enters a graph", () => {
   const cycle: Record<string, unknown> = {};
   cycle.self = cycle;
   const cases: Array<[string, () => Record<string, unknown>, RegExp]> = [
@@ -60,10 +60,10 @@ describe("only JSON is checkpointed", () => {
     });
   }
 
-  it("accepts objects with toJSON", async () => {
+  it("accepts objects with toJSON, in their JSON form", async () => {
     const graph = graphReturning(() => ({ at: new Stamp() }));
     const r = await graph.invoke({}, { config: { configurable: { thread_id: "ser-tojson" } } });
-    expect(r.status).toBe("done");
+    expect(r.state.at).toBe("2026-01-01");
   });
 
   it("refuses a non-JSON input before the thread changes", async () => {
@@ -97,14 +97,97 @@ describe("only JSON is checkpointed", () => {
     );
     expect((await graph.getState(config)).next).toEqual(["ask"]);
   });
+});
 
-  it("allows non-JSON state in a graph without a checkpointer", async () => {
-    const fn = () => 1;
+describe("one rule with or without a checkpointer: values are JSON where they enter", () => {
+  const date = new Date(Date.UTC(2026, 0, 1));
+  const iso = "2026-01-01T00:00:00.000Z";
+
+  for (const checkpointer of [undefined, new MemoryCheckpointer()]) {
+    const label = checkpointer ? "with a checkpointer" : "without a checkpointer";
+    it(`refuses a function or a BigInt ${label}, naming the path`, async () => {
+      const graph = new Graph()
+        .addNode("a", () => ({ fn: () => 1 }))
+        .addEdge(START, "a")
+        .compile({ checkpointer });
+      const config = { configurable: { thread_id: `one-rule-${label}` } };
+      const written = await graph.invoke({}, { config }).catch((e) => e);
+      expect(written).toBeInstanceOf(NonSerializableError);
+      expect(written.message).toMatch(/state\.fn is a function/);
+      const input = await graph.invoke({ n: 10n }, { config }).catch((e) => e);
+      expect(input).toBeInstanceOf(NonSerializableError);
+      expect(input.message).toMatch(/input\.n is a BigInt/);
+    });
+
+    it(`turns a Date in the input, a write or a Send argument into its string ${label}`, async () => {
+      const seen: unknown[] = [];
+      const graph = new Graph()
+        .addNode("write", (s) => {
+          seen.push(s.from);
+          return { at: date, nested: { list: [1, date] } };
+        })
+        .addNode("fan", (arg: { at: unknown }) => {
+          seen.push(arg.at);
+          return {};
+        })
+        .addNode("read", (s) => {
+          seen.push(s.at, s.nested);
+          return {};
+        })
+        .addEdge(START, "write")
+        .addConditionalEdges("write", () => new Send("fan", { at: date }))
+        .addEdge("fan", "read")
+        .compile({ checkpointer });
+      const config = { configurable: { thread_id: `dates-${label}` } };
+      const r = await graph.invoke({ from: date }, { config });
+      expect(seen).toEqual([iso, iso, iso, { list: [1, iso] }]);
+      expect(r.state).toEqual({ from: iso, at: iso, nested: { list: [1, iso] } });
+    });
+  }
+
+  it("gives a node a Date resume value as its string, live and after a restore alike", async () => {
+    const seen: unknown[] = [];
     const graph = new Graph()
-      .addNode("a", () => ({ fn }))
-      .addEdge(START, "a")
+      .addNode("ask", () => {
+        const first = interrupt({ asked: date });
+        seen.push(first);
+        return { first, second: interrupt("and?") };
+      })
+      .addEdge(START, "ask")
+      .compile({ checkpointer: new MemoryCheckpointer() });
+    const config = { configurable: { thread_id: "date-resume" } };
+    const paused = await graph.invoke({}, { config });
+    expect(paused.status === "interrupted" && paused.interrupt.value).toEqual({ asked: iso });
+    await graph.resume(date, { config }); // live: the node sees the answer as given
+    await graph.resume("done", { config }); // restored: the node re-runs from the checkpoint
+    expect(seen).toEqual([iso, iso]);
+  });
+
+  it("stores an updateState Date as its string", async () => {
+    const graph = graphReturning(() => ({}));
+    const config = { configurable: { thread_id: "date-update" } };
+    await graph.invoke({}, { config });
+    await graph.updateState(config, { at: date });
+    expect((await graph.getState(config)).values.at).toBe(iso);
+  });
+
+  it("copies only along the paths where it applies toJSON, and never changes what it was given", async () => {
+    const plain = { tags: ["a"], deep: { n: 1 } };
+    const given = { when: { at: date, note: "x" }, plain, gone: { a: undefined, b: 1 } };
+    let state: Record<string, unknown> = {};
+    const graph = new Graph()
+      .addNode("read", (s) => {
+        state = s;
+      })
+      .addEdge(START, "read")
       .compile();
-    expect((await graph.invoke({})).state.fn).toBe(fn);
+    await graph.invoke(given);
+    expect(state.plain).toBe(plain);
+    expect(state.when).toEqual({ at: iso, note: "x" });
+    // An undefined property is left out, as a checkpoint would leave it out.
+    expect(Object.keys(state.gone as object)).toEqual(["b"]);
+    expect(given.when.at).toBe(date);
+    expect(Object.keys(given.gone)).toEqual(["a", "b"]);
   });
 });
 
