@@ -9,6 +9,8 @@ export default defineConfig({
       ? ["default", ["json", { outputFile: ".tmp/vitest-results.json" }]]
       : ["default"],
     include: ["test/**/*.test.ts", "machines/**/*.test.ts"],
+    // A console.warn or console.error (XState's dev warnings included) fails the test that printed it.
+    setupFiles: ["test/setup/fail-on-warnings.ts"],
     testTimeout: 20_000,
     hookTimeout: 30_000,
   },
