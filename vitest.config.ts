@@ -1,4 +1,7 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
+
+/** Tests that build and install the package: heavy on CPU and disk, so they run after the rest. */
+const packaging = "test/package/**/*.test.ts";
 
 export default defineConfig({
   resolve: { conditions: ["source"] },
@@ -8,8 +11,23 @@ export default defineConfig({
     reporters: process.env.CI
       ? ["default", ["json", { outputFile: ".tmp/vitest-results.json" }]]
       : ["default"],
-    include: ["test/**/*.test.ts", "machines/**/*.test.ts"],
+    // A console.warn or console.error (XState's dev warnings included) fails the test that printed it.
+    setupFiles: ["test/setup/fail-on-warnings.ts"],
     testTimeout: 20_000,
     hookTimeout: 30_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "unit",
+          include: ["test/**/*.test.ts", "machines/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, packaging],
+        },
+      },
+      {
+        extends: true,
+        test: { name: "package", include: [packaging], sequence: { groupOrder: 1 } },
+      },
+    ],
   },
 });

@@ -90,8 +90,20 @@ export function validateGraph(spec: GraphSpec, options: CompileOptions): void {
   }
   const unreachable = [...spec.nodes.keys()].filter((n) => !reached.has(n));
   if (unreachable.length > 0) {
+    const them = unreachable.length > 1 ? "them" : "it";
+    const leaving = new Set<string>([
+      ...spec.edges.map((e) => e.from),
+      ...spec.joins.flatMap((j) => j.from),
+      ...spec.conditionalEdges.map((c) => c.from),
+      ...[...spec.nodes.values()].filter((n) => n.ends !== undefined).map((n) => n.name),
+    ]);
+    const names = unreachable.map((n) => `"${n}"`).join(", ");
+    // A Command's goto is only known at run time, so compile() sees such a node only through
+    // `ends`; a reached node with no way out is the likely one that returns the Command.
+    const leaves = [...reached].filter((n) => n !== START && !leaving.has(n));
+    const by = leaves.length === 1 ? `"${leaves[0]}"` : "<the node returning the Command>";
     throw new GraphValidationError(
-      `Node${unreachable.length > 1 ? "s" : ""} ${unreachable.map((n) => `"${n}"`).join(", ")} cannot be reached from START ${where}. Add an edge to ${unreachable.length > 1 ? "them" : "it"}, list ${unreachable.length > 1 ? "them" : "it"} in a pathMap or ends, or remove ${unreachable.length > 1 ? "them" : "it"}.`,
+      `Node${unreachable.length > 1 ? "s" : ""} ${names} cannot be reached from START ${where}. If a node goes to ${them} with Command({ goto }), declare ${them} in that node's ends: addNode(${by}, fn, { ends: [${names}] }). Otherwise add an edge to ${them}, list ${them} in a pathMap, or remove ${them}.`,
     );
   }
 }

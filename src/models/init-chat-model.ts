@@ -45,6 +45,14 @@ export function initChatModel(
 ): ChatModel {
   const colon = id.indexOf(":");
   if (colon === -1) {
+    // "openai/gpt-4o" is how routers such as OpenRouter and LiteLLM write ids: point at our separator.
+    const slash = id.indexOf("/");
+    const prefix = id.slice(0, slash);
+    if (slash > 0 && (chatModelProviders as readonly string[]).includes(prefix)) {
+      throw new ModelConfigError(
+        `Model id ${JSON.stringify(id)} separates provider and model with "/". Did you mean ${JSON.stringify(`${prefix}:${id.slice(slash + 1)}`)}? Ids are written "<provider>:<model>".`,
+      );
+    }
     throw new ModelConfigError(
       `Model id ${JSON.stringify(id)} has no provider prefix. Write it as "<provider>:<model>", e.g. "openai:gpt-5.4" or "anthropic:claude-sonnet-4-5".`,
     );

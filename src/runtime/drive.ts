@@ -111,6 +111,8 @@ export async function drive(
         // too: checkpoint it as well. Either way the run waits here for STEP.
         if (entered !== context) env.atBarrier(context);
         if (holds || writer?.lagging) await writer?.flush();
+        // The flush let the run be aborted or fail meanwhile: then STEP would start a step anyway.
+        if (failure !== undefined || signal?.aborted) continue;
         if (options.stopAtBarrier) return { status: "barrier", state: context.values };
         actor.send({ type: "STEP" });
         // A decision the chart has no transition for would leave the run here forever.

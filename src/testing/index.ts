@@ -1,2 +1,2 @@
 export { describeCheckpointerConformance, makeCheckpoint } from "./checkpointer-conformance.js";
-export { type GraphPath, graphPaths } from "./graph-paths.js";
+export { type GraphPath, type GraphPathsOptions, graphPaths } from "./graph-paths.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { END, Graph, GraphValidationError, START } from "../../src/index.js";
+import { Command, END, Graph, GraphValidationError, START } from "../../src/index.js";
 
 const noop = () => ({});
 
@@ -29,6 +29,21 @@ describe("compile-time validation", () => {
   it("rejects a node unreachable from START", () => {
     const g = new Graph().addNode("a", noop).addNode("island", noop).addEdge(START, "a");
     expect(() => g.compile()).toThrow(/"island" cannot be reached from START/);
+  });
+
+  it("asks for ends on the node that returns a Command when its goto target is unreachable", () => {
+    const g = new Graph()
+      .addNode("pick", () => new Command({ goto: "later" }))
+      .addNode("later", noop)
+      .addEdge(START, "pick");
+    expect(() => g.compile()).toThrow(
+      /"later" cannot be reached from START.*Command\(\{ goto \}\), declare it in that node's ends: addNode\("pick", fn, \{ ends: \["later"\] \}\)/,
+    );
+    const fixed = new Graph()
+      .addNode("pick", () => new Command({ goto: "later" }), { ends: ["later"] })
+      .addNode("later", noop)
+      .addEdge(START, "pick");
+    expect(() => fixed.compile()).not.toThrow();
   });
 
   it("rejects a graph with no edge out of START", () => {

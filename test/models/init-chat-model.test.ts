@@ -111,6 +111,16 @@ describe("initChatModel", () => {
     );
   });
 
+  it("suggests the colon form when provider and model are separated by a slash", () => {
+    expect(() => initChatModel("openai/gpt-4o")).toThrow(ModelConfigError);
+    expect(() => initChatModel("openai/gpt-4o")).toThrow(/Did you mean "openai:gpt-4o"\?/);
+    expect(() => initChatModel("anthropic/claude-sonnet-4-5")).toThrow(
+      /Did you mean "anthropic:claude-sonnet-4-5"\?/,
+    );
+    // A slash after an unknown prefix is no provider: the general hint stays.
+    expect(() => initChatModel("meta-llama/Llama-3")).toThrow(/no provider prefix/);
+  });
+
   it("rejects an id with a provider but no model", () => {
     expect(() => initChatModel("openai:", { apiKey: "k" })).toThrow(/names no model/);
   });

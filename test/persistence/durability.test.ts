@@ -134,6 +134,27 @@ describe("durability", () => {
     }
   });
 
+  it("sync: a run aborted while a checkpoint is stored starts no further step", async () => {
+    const log: string[] = [];
+    const controller = new AbortController();
+    // Abort while the checkpoint after a (step 2) is being written, before b may start.
+    const store = new (class extends SlowMemoryCheckpointer {
+      override async put(checkpoint: Checkpoint, options: PutOptions): Promise<void> {
+        if (checkpoint.metadata.step === 2) controller.abort(new Error("stop"));
+        await super.put(checkpoint, options);
+      }
+    })(log);
+    const graph = chain(store, log);
+    const config = { configurable: { thread_id: "sync-abort" } };
+    const run = graph.invoke({}, { config, durability: "sync", signal: controller.signal });
+    await expect(run).rejects.toThrow(/abort/i);
+    expect(log).toEqual(["stored step 0", "stored step 1", "ran a", "stored step 2"]);
+    // The thread rests after a: continuing runs b, once.
+    const done = await graph.invoke(null, { config, durability: "sync" });
+    expect(done.state).toEqual({ a: 1, b: 2 });
+    expect(log.filter((l) => l === "ran b")).toEqual(["ran b"]);
+  });
+
   it("refuses a durability other than sync or async, before touching the thread", async () => {
     const store = new MemoryCheckpointer();
     const graph = chain(store, []);

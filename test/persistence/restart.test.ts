@@ -12,11 +12,13 @@ const run = promisify(execFile);
 /** Run the fixture in a fresh Node process and return what it printed. */
 async function pauseInChild(dataDir: string, threadId: string, shape: "flat" | "nested") {
   const fixture = new URL("./fixtures/pause-in-child.ts", import.meta.url).pathname;
-  const { stdout } = await run(
+  const { stdout, stderr } = await run(
     process.execPath,
     ["--conditions=source", "--import", "tsx", fixture, dataDir, threadId, shape],
     { cwd: new URL("../..", import.meta.url).pathname },
   );
+  // The child's warnings would not reach the test's console guard: its stderr must be clean too.
+  expect(stderr).toBe("");
   return JSON.parse(stdout);
 }
 // One data directory for the file: creating a PGlite database costs seconds, reopening it does not.
