@@ -362,6 +362,8 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     run: RunOptions;
     emit?: RunEnv["emit"];
     asNode?: string;
+    /** A resume: a named checkpoint whose step paused stands for that pause. */
+    resuming?: boolean;
   }) {
     const { config, options, thread } = start;
     let tuple: CheckpointTuple | undefined;
@@ -376,7 +378,11 @@ export class CompiledGraph<S extends State = State, C = unknown> {
           `Thread "${threadId}" has no checkpoint "${wanted}"; pick one from getStateHistory().`,
         );
       }
-      const forked = wanted !== undefined && wanted !== latest?.checkpoint.id;
+      // Resuming with a fork's config (its checkpoint_id) means the pause its step came to.
+      if (start.resuming && tuple && latest && (await pausedFrom(checkpointer, latest, tuple))) {
+        tuple = latest;
+      }
+      const forked = wanted !== undefined && tuple?.checkpoint.id !== latest?.checkpoint.id;
       writer = new CheckpointWriter(checkpointer, threadId, "", {
         parentId: tuple?.checkpoint.id ?? null,
         latestId: latest?.checkpoint.id ?? null,
@@ -565,12 +571,23 @@ export class CompiledGraph<S extends State = State, C = unknown> {
         : undefined;
     if (options.signal?.aborted) throw new AbortError(options.signal.reason);
     const run = this.#runOptions(options, thread !== undefined);
-    const { actor, writer, env } = await this.#start({ config, options, thread, run, emit });
+    const resuming = plan.kind === "resume";
+    const start = { config, options, thread, run, emit, resuming };
+    const { actor, writer, env } = await this.#start(start);
     const snap = actor.getSnapshot();
     const context = snap.context as GraphContext;
     const threadId = thread?.threadId ?? "<none>";
     let first: DriveOptions["first"];
     try {
+      if (plan.kind !== "input" && emit && !snap.matches("barrier")) {
+        // A streamed resume starts from the thread's current values (a barrier emits its own).
+        emit({
+          type: "values",
+          ns: "",
+          step: context.step,
+          values: valuesWithFinished(this.#g.channels, context),
+        });
+      }
       if (plan.kind === "resume") {
         const answers = this.#answers(snap, plan.value, env, threadId);
         // Command({ resume, update }): the update goes through the reducers first, so the
@@ -648,6 +665,24 @@ export class CompiledGraph<S extends State = State, C = unknown> {
 }
 
 const ignoreError = () => {};
+
+/**
+ * Whether `paused` is the pause of the step that started from `barrier`: the step's origin
+ * is the barrier itself, or the copy of it that continuing from it wrote first.
+ */
+async function pausedFrom(
+  checkpointer: Checkpointer,
+  paused: CheckpointTuple,
+  barrier: CheckpointTuple,
+): Promise<boolean> {
+  const p = paused.checkpoint;
+  const b = barrier.checkpoint;
+  if (p.interrupts.length === 0 || b.interrupts.length > 0 || p.id === b.id) return false;
+  const origin = stepOriginOf(p);
+  if (origin === b.id) return true;
+  const copy = (await checkpointer.get(p.threadId, "", origin))?.checkpoint;
+  return copy?.parentId === b.id && copy.metadata.step === b.metadata.step;
+}
 
 /**
  * What `invoke(null)` sends to continue a thread: nothing from a barrier (the driver steps

@@ -116,6 +116,7 @@ export function runTask(
         step,
         node: task.node,
         update: Object.fromEntries(writes),
+        writes,
       });
     }
     const from = task.kind === "input" ? START : task.node;

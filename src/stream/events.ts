@@ -9,8 +9,18 @@ import type { InterruptRecord } from "../checkpoint/checkpointer.js";
  * }
  */
 export type StreamEvent =
-  /** A task finished: what its node wrote. */
-  | { type: "updates"; ns: string; step: number; node: string; update: Record<string, unknown> }
+  /**
+   * A task finished: what its node wrote. `update` has the last write of each key;
+   * `writes` every write in order (a subgraph node's child run may write a key several times).
+   */
+  | {
+      type: "updates";
+      ns: string;
+      step: number;
+      node: string;
+      update: Record<string, unknown>;
+      writes: ReadonlyArray<[string, unknown]>;
+    }
   /** A barrier was reached: the whole state after the step's writes merged. */
   | { type: "values"; ns: string; step: number; values: Record<string, unknown> }
   /** A chat model called by an agent's model node produced text (only while streaming). */

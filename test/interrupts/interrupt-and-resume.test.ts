@@ -290,6 +290,34 @@ describe("invoke(null) on a paused thread", () => {
   });
 });
 
+describe("interrupt ids", () => {
+  it("are unique across threads and checkpoints, and stable while a node replays", async () => {
+    const graph = new Graph({ name: "Ids" })
+      .addNode("ask", () => ({ a: interrupt("first?"), b: interrupt("second?") }))
+      .addEdge(START, "ask")
+      .compile({ checkpointer: new MemoryCheckpointer() });
+    const one = thread();
+    const two = thread();
+    const r1 = await graph.invoke({}, { config: one });
+    const r2 = await graph.invoke({}, { config: two });
+    if (r1.status !== "interrupted" || r2.status !== "interrupted") throw new Error("paused");
+    // Same graph, node, step and task: different threads, different ids.
+    expect(r1.interrupt.taskId).toBe(r2.interrupt.taskId);
+    expect(r1.interrupt.id).not.toBe(r2.interrupt.id);
+    // The same run again on the same thread (new checkpoints): a new id.
+    const r3 = await graph.invoke({}, { config: one });
+    if (r3.status !== "interrupted") throw new Error("paused");
+    expect(r3.interrupt.id).not.toBe(r1.interrupt.id);
+    // Replaying the node (re-run by invoke(null), and on resume) keeps the first id.
+    const replayed = await graph.invoke(null, { config: one });
+    expect(replayed.status === "interrupted" && replayed.interrupt.id).toBe(r3.interrupt.id);
+    const next = await graph.resume({ [r3.interrupt.id]: "A" }, { config: one });
+    if (next.status !== "interrupted") throw new Error("second interrupt");
+    expect(next.interrupts.map((i) => i.id)).not.toContain(r3.interrupt.id);
+    expect((await graph.resume("B", { config: one })).state).toEqual({ a: "A", b: "B" });
+  });
+});
+
 describe("approve or cancel with Command goto", () => {
   it("routes on the human decision", async () => {
     const graph = new Graph()

@@ -75,6 +75,42 @@ describe("time travel", () => {
     expect(after.find((h) => h.metadata?.source === "fork")).toBeDefined();
   });
 
+  it("a fork made with updateState on a past checkpoint resumes with the fork's own config", async () => {
+    const { graph } = flow();
+    const config = { configurable: { thread_id: "tt-fork-resume" } };
+    await graph.invoke({ topic: "owls", log: [] }, { config });
+    await graph.resume("ok", { config });
+    const history = await collect(graph.getStateHistory(config));
+    const beforeReview = history.find((h) => h.next[0] === "review" && h.interrupts.length === 0)!;
+    const fork = await graph.updateState(beforeReview.config, { topic: "bats" });
+    const paused = await graph.invoke(null, { config: fork });
+    expect(paused.status).toBe("interrupted");
+    // The fork's config names the barrier its step paused from: resuming with it answers that pause.
+    const done = await graph.resume("ok", { config: fork });
+    expect(done.state).toMatchObject({ topic: "bats", published: true });
+    expect((await graph.getState(config)).next).toEqual([]);
+  });
+
+  it("updateState(config, values | null, END) drops the pending interrupt and keeps finished writes: the thread is idle", async () => {
+    const graph = new Graph({ name: "EndUpdate" })
+      .addNode("sibling", () => ({ sibling: "done" }))
+      .addNode("ask", () => ({ answer: interrupt("?") }))
+      .addEdge(START, "sibling")
+      .addEdge(START, "ask")
+      .compile({ checkpointer: new MemoryCheckpointer() });
+    const config = { configurable: { thread_id: "tt-end" } };
+    await graph.invoke({}, { config });
+    await graph.updateState(config, null, END);
+    const state = await graph.getState(config);
+    expect(state).toMatchObject({ values: { sibling: "done" }, next: [], interrupts: [] });
+    await graph.updateState(config, { note: "closed by hand" }, END);
+    expect((await graph.getState(config)).values).toEqual({
+      sibling: "done",
+      note: "closed by hand",
+    });
+    await expect(graph.resume("late", { config })).rejects.toThrow(/no pending interrupt/);
+  });
+
   it("updateState writes a new checkpoint through the reducers; a paused run stays paused", async () => {
     const { graph } = flow();
     const config = { configurable: { thread_id: "tt-update" } };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MemoryCheckpointer } from "../../src/checkpoint/index.js";
-import { END, Graph, interrupt, START, type StreamEvent } from "../../src/index.js";
+import { Command, END, Graph, interrupt, START, type StreamEvent } from "../../src/index.js";
 
 async function collect(gen: AsyncGenerator<StreamEvent, unknown>) {
   const events: StreamEvent[] = [];
@@ -35,8 +35,8 @@ describe("stream()", () => {
       "done",
     ]);
     expect(events.filter((e) => e.type === "updates")).toEqual([
-      { type: "updates", ns: "", step: 1, node: "a", update: { x: 1 } },
-      { type: "updates", ns: "", step: 2, node: "b", update: { y: 2 } },
+      { type: "updates", ns: "", step: 1, node: "a", update: { x: 1 }, writes: [["x", 1]] },
+      { type: "updates", ns: "", step: 2, node: "b", update: { y: 2 }, writes: [["y", 2]] },
     ]);
     expect(events.find((e) => e.type === "custom")).toMatchObject({
       node: "a",
@@ -64,6 +64,50 @@ describe("stream()", () => {
       "",
     ]);
     expect(result).toMatchObject({ status: "interrupted" });
+  });
+
+  it("a subgraph node's updates event carries every write the child made, in order", async () => {
+    const append = (a: string[] = [], b: string | string[]) => [...a, ...[b].flat()];
+    const child = new Graph({ name: "Child" })
+      .addReducer("log", append)
+      .addNode("one", () => ({ log: "one", status: "half" }))
+      .addNode("two", () => ({ log: "two", status: "full" }))
+      .addEdge(START, "one")
+      .addEdge("one", "two")
+      .compile();
+    const graph = new Graph({ name: "Parent" })
+      .addReducer("log", append)
+      .addNode("child", child)
+      .addEdge(START, "child")
+      .compile();
+    const { events } = await collect(graph.stream({ log: [] }));
+    const update = events.find((e) => e.type === "updates" && e.ns === "" && e.node === "child");
+    expect(update).toMatchObject({
+      writes: [
+        ["log", "one"],
+        ["status", "half"],
+        ["log", "two"],
+        ["status", "full"],
+      ],
+      update: { log: "two", status: "full" },
+    });
+  });
+
+  it("a streamed resume starts with the thread's current values", async () => {
+    const graph = new Graph({ name: "Resume" })
+      .addNode("prepare", () => ({ ready: true }))
+      .addNode("ask", () => ({ answer: interrupt("?") }))
+      .addEdge(START, "prepare")
+      .addEdge("prepare", "ask")
+      .compile({ checkpointer: new MemoryCheckpointer() });
+    const config = { configurable: { thread_id: "s-resume" } };
+    await graph.invoke({ q: 1 }, { config });
+    const { events } = await collect(graph.stream(new Command({ resume: "yes" }), { config }));
+    expect(events[0]).toMatchObject({ type: "values", values: { q: 1, ready: true } });
+    expect(events.at(-1)).toMatchObject({
+      type: "done",
+      state: { q: 1, ready: true, answer: "yes" },
+    });
   });
 
   it("rethrows the run's error from the iterator", async () => {

@@ -284,3 +284,62 @@ describe("static breakpoints inside a subgraph", () => {
     });
   });
 });
+
+describe("continuing and reading subgraph runs", () => {
+  it("invoke(null) continues a thread whose only pauses are breakpoints inside subgraphs", async () => {
+    const child = new Graph({ name: "Child" })
+      .addNode("load", () => ({ loaded: true }))
+      .addNode("process", () => ({ processed: true }))
+      .addEdge(START, "load")
+      .addEdge("load", "process")
+      .compile({ interruptBefore: ["process"] });
+    const parent = new Graph({ name: "Parent" })
+      .addNode("child", child)
+      .addEdge(START, "child")
+      .compile({ checkpointer: new MemoryCheckpointer() });
+    const config = thread();
+    expect((await parent.invoke({}, { config })).status).toBe("interrupted");
+    expect(await parent.invoke(null, { config })).toEqual({
+      status: "done",
+      state: { loaded: true, processed: true },
+    });
+  });
+
+  it("nodes see their namespace in runtime.config, and getState/getStateHistory read it by checkpoint_ns", async () => {
+    const seen: unknown[] = [];
+    const child = new Graph({ name: "Child" })
+      .addNode("inner", (_s, runtime) => {
+        seen.push(runtime.config.configurable?.checkpoint_ns);
+        return { inner: interrupt("inner?") };
+      })
+      .addEdge(START, "inner")
+      .compile();
+    const parent = new Graph({ name: "Parent" })
+      .addNode("outer", (_s, runtime) => {
+        seen.push(runtime.config.configurable?.checkpoint_ns);
+        return {};
+      })
+      .addNode("child", child)
+      .addEdge(START, "outer")
+      .addEdge("outer", "child")
+      .compile({ checkpointer: new MemoryCheckpointer() });
+    const config = thread();
+    const r = await parent.invoke({}, { config });
+    if (r.status !== "interrupted") throw new Error("expected a pause");
+    expect(seen[0]).toBe("");
+    expect(seen[1]).toBe(r.interrupt.ns);
+    const nsConfig = {
+      configurable: { thread_id: config.configurable.thread_id, checkpoint_ns: r.interrupt.ns },
+    };
+    const inner = await parent.getState(nsConfig);
+    expect(inner.next).toEqual(["inner"]);
+    expect(inner.interrupts.map((i) => i.id)).toEqual([r.interrupt.id]);
+    expect(inner.config.configurable?.checkpoint_ns).toBe(r.interrupt.ns);
+    const history = [];
+    for await (const past of parent.getStateHistory(nsConfig)) history.push(past);
+    expect(history.length).toBeGreaterThan(1);
+    expect(history.every((h) => h.config.configurable?.checkpoint_ns === r.interrupt.ns)).toBe(
+      true,
+    );
+  });
+});
