@@ -1,10 +1,10 @@
 export type { InterruptRecord } from "./checkpoint/checkpointer.js";
 export * from "./errors/index.js";
 export { Command, type CommandInit, type GotoTarget, nullResume, Send } from "./graph/command.js";
-export type { InvokeOptions, RunResult } from "./graph/compiled-graph.js";
 export { CompiledGraph } from "./graph/compiled-graph.js";
 export { END, START } from "./graph/constants.js";
 export { type CompileOptions, Graph } from "./graph/graph.js";
+export type { InspectionObserver, InvokeOptions, RunResult } from "./graph/invoke-options.js";
 export type { StateSnapshot, TaskView } from "./graph/state-snapshot.js";
 export type {
   NodeFn,

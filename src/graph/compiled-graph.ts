@@ -1,45 +1,21 @@
-import { randomUUID } from "node:crypto";
-import {
-  type AnyActor,
-  type AnyStateMachine,
-  createActor,
-  type InspectionEvent,
-  type Observer,
-} from "xstate";
-import type { Checkpointer, CheckpointTuple, InterruptRecord } from "../checkpoint/checkpointer.js";
-import { toJsonValue } from "../checkpoint/serde.js";
-import { AbortError, InvalidConfigError, InvalidResumeError } from "../errors/index.js";
-import { CheckpointWriter, type Durability } from "../runtime/checkpoint-writer.js";
-import {
-  type DriveOptions,
-  type DriveResult,
-  drive,
-  pendingInterrupts,
-  recoverTasks,
-} from "../runtime/drive.js";
-import {
-  currentTask,
-  GraphInterrupt,
-  ParentCommand,
-  type Scratchpad,
-} from "../runtime/interrupt.js";
-import { attachRunEnv, type RunEnv } from "../runtime/run-env.js";
-import { contextOf, expandSnapshot, stepOriginOf } from "../runtime/snapshot-format.js";
-import { DEFAULT_RUN, type GraphContext, type RunOptions } from "../runtime/task.js";
+import type { AnyStateMachine } from "xstate";
+import type { Checkpointer } from "../checkpoint/checkpointer.js";
+import { InvalidConfigError } from "../errors/index.js";
+import { currentTask } from "../runtime/interrupt.js";
+import type { GraphContext } from "../runtime/task.js";
 import { WriteList } from "../runtime/write-list.js";
 import type { StreamEvent } from "../stream/events.js";
-import { valuesWithFinished } from "./barrier.js";
-import { Command, nullResume } from "./command.js";
+import type { Command } from "./command.js";
 import type { GraphEvent } from "./compile.js";
-import { END, START } from "./constants.js";
+import { END } from "./constants.js";
 import type { CompileOptions } from "./graph.js";
 import type { GraphInternals } from "./internals.js";
-import { assertFitsGraph } from "./restore.js";
+import type { InvokeOptions, RunResult } from "./invoke-options.js";
+import { GraphRunner, planFor } from "./runner.js";
 import { type StateSnapshot, viewCheckpoint } from "./state-snapshot.js";
 import type { NodeFn, RunConfig, State } from "./types.js";
 
-/** An XState inspection observer (what `createActor(…, { inspect })` takes). */
-export type InspectionObserver = Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+export type { InspectionObserver, InvokeOptions, RunResult } from "./invoke-options.js";
 
 /** One declared way from a node to another (see `CompiledGraph.edges`). */
 export interface GraphEdge {
@@ -47,40 +23,6 @@ export interface GraphEdge {
   to: string;
   kind: "edge" | "join" | "conditional" | "command";
 }
-
-/** Options of `invoke`, `resume` and `stream`. */
-export interface InvokeOptions<C = unknown> {
-  config?: RunConfig;
-  /** Maximum super-steps for this call (default 25). */
-  recursionLimit?: number;
-  signal?: AbortSignal;
-  /** Passed to nodes as `runtime.context`; never checkpointed. */
-  context?: C;
-  /**
-   * Observe the graph's actors as they run, e.g. with the Stately Inspector
-   * (`createBrowserInspector().inspect`) or any XState inspection observer.
-   */
-  inspect?: InspectionObserver;
-  /** Breakpoints for this call, on top of the compiled ones. */
-  interruptBefore?: readonly string[];
-  interruptAfter?: readonly string[];
-  /**
-   * When checkpoints must be stored: `"async"` (the default) writes each one while
-   * the next step runs, and all before the call returns; `"sync"` starts a step
-   * only once the checkpoint before it is stored. See `Durability`.
-   */
-  durability?: Durability;
-}
-
-/** The outcome of a run: finished, or paused waiting for `resume`. */
-export type RunResult<S extends State = State> =
-  | { status: "done"; state: S }
-  | { status: "interrupted"; interrupt: InterruptRecord; interrupts: InterruptRecord[]; state: S };
-
-type Plan =
-  | { kind: "input"; update: unknown; goto?: unknown }
-  | { kind: "resume"; value: unknown; update?: unknown }
-  | { kind: "continue" };
 
 /**
  * A runnable graph. `machine` is the XState machine that executes it: every
@@ -96,14 +38,14 @@ export class CompiledGraph<S extends State = State, C = unknown> {
   readonly name: string;
   readonly checkpointer: Checkpointer | undefined;
   readonly #g: GraphInternals;
-  readonly #options: CompileOptions;
+  readonly #runner: GraphRunner<S, C>;
 
   constructor(g: GraphInternals, machine: AnyStateMachine, options: CompileOptions) {
     this.#g = g;
     this.machine = machine;
     this.name = g.spec.name;
     this.checkpointer = options.checkpointer;
-    this.#options = options;
+    this.#runner = new GraphRunner<S, C>(g, machine, options);
   }
 
   /** Node names, in definition order. */
@@ -141,7 +83,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     input: Partial<S> | Command | null,
     options: InvokeOptions<C> = {},
   ): Promise<RunResult<S>> {
-    return this.#run(planFor(input), options, undefined);
+    return this.#runner.run(planFor(input), options, undefined);
   }
 
   /**
@@ -150,7 +92,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
    * no value is only for static breakpoints.
    */
   async resume(value?: unknown, options: InvokeOptions<C> = {}): Promise<RunResult<S>> {
-    return this.#run({ kind: "resume", value }, options, undefined);
+    return this.#runner.run({ kind: "resume", value }, options, undefined);
   }
 
   /**
@@ -171,7 +113,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       queue.push(ev);
       notify?.();
     };
-    const run = this.#run(planFor(input), options, emit).finally(() => {
+    const run = this.#runner.run(planFor(input), options, emit).finally(() => {
       finished = true;
       notify?.();
     });
@@ -196,7 +138,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     config: RunConfig,
     options: { subgraphs?: boolean } = {},
   ): Promise<StateSnapshot<S>> {
-    const { checkpointer, threadId } = this.#thread(config, "getState");
+    const { checkpointer, threadId } = this.#runner.thread(config, "getState");
     const id = config.configurable?.checkpoint_id;
     const ns = config.configurable?.checkpoint_ns ?? "";
     const tuple = id
@@ -226,7 +168,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     config: RunConfig,
     options: { limit?: number } = {},
   ): AsyncGenerator<StateSnapshot<S>> {
-    const { checkpointer, threadId } = this.#thread(config, "getStateHistory");
+    const { checkpointer, threadId } = this.#runner.thread(config, "getStateHistory");
     const ns = config.configurable?.checkpoint_ns ?? "";
     const list = await checkpointer.list(threadId, { ns, limit: options.limit });
     for (const checkpoint of list) {
@@ -245,7 +187,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     values: Partial<S> | null,
     asNode?: string,
   ): Promise<RunConfig> {
-    const thread = this.#thread(config, "updateState");
+    const thread = this.#runner.thread(config, "updateState");
     if (asNode !== undefined && asNode !== END && !this.#g.spec.nodes.has(asNode)) {
       throw new InvalidConfigError(
         `updateState(…, asNode: "${asNode}"): no such node. Known nodes: ${this.nodes.join(", ")}, or END to end the thread's pending work.`,
@@ -258,11 +200,17 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       interruptAfter: [],
       holds: true,
     };
-    const { actor, writer, env } = await this.#start({ config, options: {}, thread, run, asNode });
+    const { actor, writer, env } = await this.#runner.start({
+      config,
+      options: {},
+      thread,
+      run,
+      asNode,
+    });
     let first: GraphEvent;
     try {
       const context = actor.getSnapshot().context as GraphContext;
-      const writes = this.#writes(context, values, asNode ?? "updateState");
+      const writes = this.#runner.writes(context, values, asNode ?? "updateState");
       // As a node, the update runs as that node's task, so its edges pick what is next (none
       // for END: the pending work is dropped); the run stops at the barrier after it.
       // Without, the machine stays where it is.
@@ -272,472 +220,27 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       throw error;
     }
     writer!.startedBy("update");
-    await this.#drive(actor, env, writer, { first, stopAtBarrier: true });
-    return withNamespace(
-      { configurable: { thread_id: thread.threadId, checkpoint_id: writer!.latestId! } },
-      "",
-    );
+    await this.#runner.drive(actor, env, writer, { first, stopAtBarrier: true });
+    const checkpoint_id = writer!.latestId!;
+    return { configurable: { thread_id: thread.threadId, checkpoint_ns: "", checkpoint_id } };
   }
 
-  /** Internal: this graph as a node of a parent graph — it runs nested and hands back its writes. */
+  /** @internal This graph as a node of a parent graph: it runs nested and hands back its writes. */
   asNode(name: string): NodeFn<any, any> {
     return async (state, runtime) => {
       const pad = currentTask.getStore();
-      if (!pad) throw new Error(`Subgraph node "${name}" ran outside a task.`);
+      if (!pad) {
+        throw new InvalidConfigError(
+          `Subgraph node "${name}" ran outside a graph task. Add the compiled graph with addNode("${name}", graph) and run the parent with invoke().`,
+        );
+      }
       const input = this.#g.channels.pick(state as Record<string, unknown>);
-      const { journal } = await this.#runNested(input, { context: runtime.context as C }, pad);
+      const { journal } = await this.#runner.runNested(
+        input,
+        { context: runtime.context as C },
+        pad,
+      );
       return new WriteList(journal) as never;
     };
   }
-
-  #thread(
-    config: RunConfig | undefined,
-    what: string,
-  ): { checkpointer: Checkpointer; threadId: string } {
-    if (!this.checkpointer) {
-      throw new InvalidConfigError(
-        `${what}() needs a checkpointer: compile the graph with compile({ checkpointer }) (e.g. new MemoryCheckpointer()).`,
-      );
-    }
-    const threadId = config?.configurable?.thread_id;
-    if (typeof threadId !== "string" || threadId.length === 0) {
-      throw new InvalidConfigError(
-        `${what}() needs a thread id: pass { config: { configurable: { thread_id: "..." } } }.`,
-      );
-    }
-    return { checkpointer: this.checkpointer, threadId };
-  }
-
-  /**
-   * A started actor of this graph's machine: fresh, or restored from `tuple`. A
-   * barrier restored with pending writes gets its finished tasks back (crash
-   * recovery): only the others run again.
-   */
-  #actor(
-    tuple: CheckpointTuple | undefined,
-    env: RunEnv,
-    run: RunOptions,
-    inspect: InspectionObserver | undefined,
-    asNode?: string,
-  ) {
-    let actor: AnyActor;
-    if (tuple) {
-      let snapshot = expandSnapshot(tuple.checkpoint, run) as {
-        value: unknown;
-        context: GraphContext;
-      };
-      try {
-        assertFitsGraph(this.#g, tuple.checkpoint, snapshot);
-      } catch (error) {
-        // An update as a node replaces what was next anyway: keep only finished writes.
-        if (asNode === undefined) throw error;
-        snapshot = withOnlyFinishedTasks(snapshot);
-      }
-      if (snapshot.value === "barrier" && tuple.pendingWrites.length > 0) {
-        snapshot.context.tasks = recoverTasks(snapshot.context.tasks, tuple.pendingWrites);
-      }
-      actor = createActor(this.machine, { snapshot: snapshot as never, inspect });
-    } else {
-      actor = createActor(this.machine, {
-        input: { values: this.#g.channels.initialValues(), run },
-        inspect,
-      });
-    }
-    // The driver reads failures off the snapshot; without an error observer XState would
-    // also rethrow them from a timer, where nobody can catch them.
-    actor.subscribe({ error: ignoreError });
-    attachRunEnv(actor.system, env);
-    actor.start();
-    return actor;
-  }
-
-  /**
-   * A run on the thread `config` names (or none): its checkpoint restored into a started
-   * actor, the writer its checkpoints go through, and what its nodes can reach.
-   */
-  async #start(start: {
-    config: RunConfig;
-    options: InvokeOptions<C>;
-    thread: { checkpointer: Checkpointer; threadId: string } | undefined;
-    run: RunOptions;
-    emit?: RunEnv["emit"];
-    asNode?: string;
-    /** A resume: a named checkpoint whose step paused stands for that pause. */
-    resuming?: boolean;
-  }) {
-    const { config, options, thread } = start;
-    let tuple: CheckpointTuple | undefined;
-    let writer: CheckpointWriter | undefined;
-    if (thread) {
-      const { checkpointer, threadId } = thread;
-      const wanted = config.configurable?.checkpoint_id;
-      const latest = await checkpointer.getLatest(threadId, "");
-      tuple = wanted ? await checkpointer.get(threadId, "", wanted) : latest;
-      if (wanted && !tuple) {
-        throw new InvalidConfigError(
-          `Thread "${threadId}" has no checkpoint "${wanted}"; pick one from getStateHistory().`,
-        );
-      }
-      // Resuming with a fork's config (its checkpoint_id) means the pause its step came to.
-      if (start.resuming && tuple && latest && (await pausedFrom(checkpointer, latest, tuple))) {
-        tuple = latest;
-      }
-      const forked = wanted !== undefined && tuple?.checkpoint.id !== latest?.checkpoint.id;
-      writer = new CheckpointWriter(checkpointer, threadId, "", {
-        parentId: tuple?.checkpoint.id ?? null,
-        latestId: latest?.checkpoint.id ?? null,
-        source: forked ? "fork" : "loop",
-      });
-    }
-    const env: RunEnv = {
-      config: withNamespace(config, ""),
-      context: options.context ?? {},
-      signal: options.signal,
-      persistent: thread !== undefined,
-      ns: "",
-      emit: start.emit,
-      thread,
-      stepOrigin: tuple ? stepOriginOf(tuple.checkpoint) : undefined,
-    };
-    const actor = this.#actor(tuple, env, start.run, options.inspect, start.asNode);
-    return { actor, writer, env };
-  }
-
-  /**
-   * Drive a started run to its next rest, then end it: a top-level run claims its thread
-   * first, so nothing runs unless this call holds the thread; and whatever way it ends, the
-   * actor stops and nothing is stored for it afterwards.
-   */
-  async #drive(
-    actor: AnyActor,
-    env: RunEnv,
-    writer: CheckpointWriter | undefined,
-    options: DriveOptions,
-  ): Promise<DriveResult> {
-    try {
-      if (writer && env.ns === "") await writer.claim(randomUUID());
-      const result = await drive(actor, env, writer, options);
-      if (result.status !== "interrupted") return result;
-      // A paused step shows what its finished tasks wrote, as getState does.
-      const context = actor.getSnapshot().context as GraphContext;
-      return { ...result, state: valuesWithFinished(this.#g.channels, context) };
-    } finally {
-      actor.stop();
-      await writer?.close();
-    }
-  }
-
-  /**
-   * Run this graph inside a task of another graph: same thread, its own
-   * namespace (`node:taskId`, levels joined by `|`). A pause becomes the calling
-   * task's pause; on the task's re-run the nested run resumes where it stopped,
-   * and a nested run that already finished in this step is replayed, not re-run.
-   */
-  async #runNested(
-    input: unknown,
-    options: InvokeOptions<C>,
-    pad: Scratchpad,
-  ): Promise<{ result: RunResult<S>; journal: Array<[string, unknown]> }> {
-    const call = pad.graphCalls++;
-    const ns = `${pad.ns ? `${pad.ns}|` : ""}${pad.node}:${pad.taskId}${call > 0 ? `~${call}` : ""}`;
-    const parent = pad.env;
-    const thread = parent.thread;
-    let tuple: CheckpointTuple | undefined;
-    let writer: CheckpointWriter | undefined;
-    if (thread) {
-      const latest = await thread.checkpointer.getLatest(thread.threadId, ns);
-      // Only a run started by this very step counts; anything else is from another branch or run.
-      if (latest && latest.checkpoint.metadata.parentStep === parent.stepOrigin) tuple = latest;
-      writer = new CheckpointWriter(thread.checkpointer, thread.threadId, ns, {
-        parentId: tuple?.checkpoint.id ?? null,
-        latestId: latest?.checkpoint.id ?? null,
-        source: tuple ? "loop" : "input",
-        metadata: { parentStep: parent.stepOrigin },
-      });
-    }
-    if (tuple && tuple.checkpoint.next.length === 0 && tuple.checkpoint.interrupts.length === 0) {
-      const context = contextOf(tuple.checkpoint);
-      return {
-        result: { status: "done", state: tuple.checkpoint.values as S },
-        journal: context.journal ?? [],
-      };
-    }
-    const env: RunEnv = {
-      config: withNamespace(parent.config, ns),
-      context: options.context ?? parent.context,
-      signal: pad.runtime.signal,
-      persistent: thread !== undefined,
-      ns,
-      emit: parent.emit,
-      thread,
-      stepOrigin: tuple ? stepOriginOf(tuple.checkpoint) : undefined,
-    };
-    const run = this.#runOptions(options, thread !== undefined);
-    const actor = this.#actor(tuple, env, run, options.inspect);
-    let first: DriveOptions["first"];
-    try {
-      if (tuple && tuple.checkpoint.interrupts.length > 0) {
-        const pending = tuple.checkpoint.interrupts;
-        const answers: Record<string, unknown> = {};
-        for (const i of pending)
-          if (i.id in pad.nestedAnswers) answers[i.id] = pad.nestedAnswers[i.id];
-        if (Object.keys(answers).length === 0) {
-          pad.raised = true;
-          throw new GraphInterrupt(pad, pending);
-        }
-        const atBreakpoint = actor.getSnapshot().matches("breakpoint");
-        first = { type: "RESUME", answers: atBreakpoint ? {} : answers };
-      } else if (!tuple) {
-        first = this.#input(actor, input, { journal: true });
-      }
-    } catch (error) {
-      actor.stop();
-      throw error;
-    }
-    let result: DriveResult;
-    try {
-      result = await this.#drive(actor, env, writer, { first });
-    } catch (error) {
-      // Command.PARENT ends the child run: what it wrote before goes up with the command's
-      // own update, in order, so the parent's reducers see every write exactly once.
-      if (error instanceof ParentCommand) throw error.after(journalOf(actor));
-      throw error;
-    }
-    const journal = journalOf(actor);
-    if (result.status === "interrupted") {
-      pad.raised = true;
-      throw new GraphInterrupt(pad, result.interrupts);
-    }
-    return { result: result as RunResult<S>, journal };
-  }
-
-  /** The input as writes (in JSON form, checked against the schema): the event that starts a run with it. */
-  #input(
-    actor: AnyActor,
-    input: unknown,
-    extra: { goto?: unknown; journal?: boolean },
-  ): GraphEvent {
-    const context = actor.getSnapshot().context as GraphContext;
-    const update = this.#writes(context, input, START);
-    return { type: "INPUT", update: Object.fromEntries(update), ...extra };
-  }
-
-  /** An update applied in place through the reducers (no task runs for it), or none. */
-  #update(context: GraphContext, update: unknown, node: string): GraphEvent | undefined {
-    if (update === undefined || update === null) return undefined;
-    const writes = this.#writes(context, update, node);
-    return writes.length > 0 ? { type: "UPDATE", update: Object.fromEntries(writes) } : undefined;
-  }
-
-  /** An update's writes, checked against the schema and turned into their JSON form. */
-  #writes(context: GraphContext, update: unknown, node: string): Array<[string, unknown]> {
-    return this.#g.channels.toWrites(update, context.values, { node, step: context.step });
-  }
-
-  /** This call's run options: its recursion limit, breakpoints and durability. */
-  #runOptions(options: InvokeOptions<C>, persistent: boolean): RunOptions {
-    const { durability } = options;
-    if (durability !== undefined && durability !== "sync" && durability !== "async") {
-      throw new InvalidConfigError(
-        `durability "${String(durability)}" is not one of "sync" or "async". Use "async" (the default) to write checkpoints while the next step runs, or "sync" to store each before the next step starts.`,
-      );
-    }
-    return {
-      recursionLimit: options.recursionLimit ?? DEFAULT_RUN.recursionLimit,
-      interruptBefore: [
-        ...(this.#options.interruptBefore ?? []),
-        ...(options.interruptBefore ?? []),
-      ],
-      interruptAfter: [...(this.#options.interruptAfter ?? []), ...(options.interruptAfter ?? [])],
-      holds: persistent && durability === "sync",
-    };
-  }
-
-  async #run(plan: Plan, options: InvokeOptions<C>, emit: RunEnv["emit"]): Promise<RunResult<S>> {
-    const config = options.config ?? {};
-    const pad = currentTask.getStore();
-    if (
-      pad &&
-      plan.kind === "input" &&
-      plan.goto === undefined &&
-      config.configurable?.thread_id === undefined
-    ) {
-      return (await this.#runNested(plan.update, options, pad)).result;
-    }
-    const checkpointer = this.checkpointer;
-    const thread =
-      checkpointer || plan.kind !== "input"
-        ? this.#thread(config, plan.kind === "input" ? "invoke" : "resume")
-        : undefined;
-    if (options.signal?.aborted) throw new AbortError(options.signal.reason);
-    const run = this.#runOptions(options, thread !== undefined);
-    const resuming = plan.kind === "resume";
-    const start = { config, options, thread, run, emit, resuming };
-    const { actor, writer, env } = await this.#start(start);
-    const snap = actor.getSnapshot();
-    const context = snap.context as GraphContext;
-    const threadId = thread?.threadId ?? "<none>";
-    let first: DriveOptions["first"];
-    try {
-      if (plan.kind !== "input" && emit && !snap.matches("barrier")) {
-        // A streamed resume starts from the thread's current values (a barrier emits its own).
-        emit({
-          type: "values",
-          ns: "",
-          step: context.step,
-          values: valuesWithFinished(this.#g.channels, context),
-        });
-      }
-      if (plan.kind === "resume") {
-        const answers = this.#answers(snap, plan.value, env, threadId);
-        // Command({ resume, update }): the update goes through the reducers first, so the
-        // resumed tasks see it (as in LangGraph.js). Checked before anything is sent.
-        const update = this.#update(context, plan.update, START);
-        if (update) actor.send(update);
-        first = { type: "RESUME", answers };
-      } else if (plan.kind === "continue") {
-        first = continueEvent(snap, env, threadId);
-      } else {
-        writer?.startedBy("input");
-        first = this.#input(actor, plan.update, { goto: plan.goto });
-      }
-    } catch (error) {
-      actor.stop();
-      throw error;
-    }
-    return (await this.#drive(actor, env, writer, { first })) as RunResult<S>;
-  }
-
-  /** Pair a resume value with the pending interrupts, or explain why it does not fit. */
-  #answers(
-    snap: { matches(v: string): boolean; context: unknown },
-    value: unknown,
-    env: RunEnv,
-    threadId: string,
-  ) {
-    const context = snap.context as GraphContext;
-    const pending = pendingInterrupts(context, env);
-    if (pending.length === 0) {
-      throw new InvalidResumeError(
-        `Thread "${threadId}" has no pending interrupt to resume. Check getState(config).interrupts, or start a new run with invoke(input).`,
-      );
-    }
-    if (snap.matches("breakpoint")) return {};
-    const resolved = value === nullResume ? null : value;
-    if (value === undefined && pending.every((p) => p.timing !== "during")) {
-      // Breakpoints inside subgraphs: continuing needs no value.
-      return Object.fromEntries(pending.map((p) => [p.id, null]));
-    }
-    if (value === undefined) {
-      throw new InvalidResumeError(
-        `resume() without a value only continues a static breakpoint; thread "${threadId}" waits on interrupt(). Pass the value to resume with (or nullResume to resume with null).`,
-      );
-    }
-    const ids = new Set(pending.map((p) => p.id));
-    let answers: Record<string, unknown>;
-    if (
-      isPlainObject(resolved) &&
-      Object.keys(resolved).length > 0 &&
-      Object.keys(resolved).every((k) => ids.has(k))
-    ) {
-      answers = { ...resolved }; // converted below: the caller's object stays as given
-    } else if (
-      isPlainObject(resolved) &&
-      Object.keys(resolved).some((k) => /^[0-9a-f]{24}$/.test(k))
-    ) {
-      const unknown = Object.keys(resolved).filter((k) => !ids.has(k));
-      throw new InvalidResumeError(
-        `Unknown interrupt id${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")} for thread "${threadId}". Pending: ${pending.map((p) => `${p.id} (${p.node})`).join(", ")}.`,
-      );
-    } else if (pending.length === 1) {
-      answers = { [pending[0]!.id]: resolved };
-    } else {
-      throw new InvalidResumeError(
-        `Thread "${threadId}" has ${pending.length} pending interrupts, so a single value is ambiguous. Resume with an object keyed by interrupt id: { ${pending.map((p) => `"${p.id}": … /* ${p.node} */`).join(", ")} }.`,
-      );
-    }
-    for (const [k, v] of Object.entries(answers)) {
-      if (v === nullResume) answers[k] = null;
-      else answers[k] = toJsonValue(v, `resume value for ${k}`);
-    }
-    return answers;
-  }
-}
-
-const ignoreError = () => {};
-
-/**
- * Whether `paused` is the pause of the step that started from `barrier`: the step's origin
- * is the barrier itself, or the copy of it that continuing from it wrote first.
- */
-async function pausedFrom(
-  checkpointer: Checkpointer,
-  paused: CheckpointTuple,
-  barrier: CheckpointTuple,
-): Promise<boolean> {
-  const p = paused.checkpoint;
-  const b = barrier.checkpoint;
-  if (p.interrupts.length === 0 || b.interrupts.length > 0 || p.id === b.id) return false;
-  const origin = stepOriginOf(p);
-  if (origin === b.id) return true;
-  const copy = (await checkpointer.get(p.threadId, "", origin))?.checkpoint;
-  return copy?.parentId === b.id && copy.metadata.step === b.metadata.step;
-}
-
-/**
- * What `invoke(null)` sends to continue a thread: nothing from a barrier (the driver steps
- * on), `RESUME` past a breakpoint; a thread paused in a step re-runs its paused tasks,
- * breakpoints inside subgraphs continued, interrupts reached and reported again.
- */
-function continueEvent(
-  snap: { matches(v: string): boolean; context: unknown },
-  env: RunEnv,
-  threadId: string,
-): GraphEvent | undefined {
-  if (snap.matches("barrier")) return undefined;
-  if (snap.matches("breakpoint")) return { type: "RESUME", answers: {} };
-  const context = snap.context as GraphContext;
-  const pending = pendingInterrupts(context, env);
-  if (pending.length === 0) {
-    throw new InvalidConfigError(
-      `invoke(null) continues a thread from its checkpoint, but thread "${threadId}" has none to continue (it has not started, or it finished). Pass an input object.`,
-    );
-  }
-  const answers: Record<string, unknown> = {};
-  for (const p of pending) if (p.timing !== "during") answers[p.id] = null;
-  return { type: "RESUME", answers, rerun: true };
-}
-
-/** The config as nodes and views see it: `checkpoint_ns` names the graph's namespace. */
-function withNamespace(config: RunConfig, ns: string): RunConfig {
-  if (config.configurable?.checkpoint_ns === ns) return config;
-  return { ...config, configurable: { ...config.configurable, checkpoint_ns: ns } };
-}
-
-/** A snapshot resting at its barrier with only the tasks that finished (their writes kept). */
-function withOnlyFinishedTasks(snapshot: { value: unknown; context: GraphContext }) {
-  const tasks = snapshot.context.tasks.filter((t) => t.status === "done");
-  return {
-    ...snapshot,
-    value: "barrier",
-    context: { ...snapshot.context, tasks, breakpoint: null },
-  };
-}
-
-/** The writes a nested run's steps merged so far, in order. */
-function journalOf(actor: AnyActor): Array<[string, unknown]> {
-  return (actor.getSnapshot().context as GraphContext).journal ?? [];
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && Object.getPrototypeOf(v) === Object.prototype;
-}
-
-function planFor(input: unknown): Plan {
-  if (input instanceof Command) {
-    if (input.hasResume) return { kind: "resume", value: input.resume, update: input.update };
-    return { kind: "input", update: input.update, goto: input.goto };
-  }
-  if (input === null || input === undefined) return { kind: "continue" };
-  return { kind: "input", update: input };
 }

@@ -103,6 +103,13 @@ export function interruptId(scope: InterruptScope, taskId: string, k: number): s
   );
 }
 
+/** Whether `key` has the shape of an id made by `interruptId` (24 hex digits). */
+export function isInterruptId(key: string): boolean {
+  return INTERRUPT_ID.test(key);
+}
+
+const INTERRUPT_ID = /^[0-9a-f]{24}$/;
+
 /** The k-th interrupt() call of a task: replay an answer, or pause. */
 export function reachInterrupt<R>(pad: Scratchpad, payload: unknown): R {
   const value = toJsonValue(payload, "interrupt value");

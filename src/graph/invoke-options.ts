@@ -1,0 +1,36 @@
+import type { InspectionEvent, Observer } from "xstate";
+import type { InterruptRecord } from "../checkpoint/checkpointer.js";
+import type { Durability } from "../runtime/checkpoint-writer.js";
+import type { RunConfig, State } from "./types.js";
+
+/** An XState inspection observer (what `createActor(…, { inspect })` takes). */
+export type InspectionObserver = Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+
+/** Options of `invoke`, `resume` and `stream`. */
+export interface InvokeOptions<C = unknown> {
+  config?: RunConfig;
+  /** Maximum super-steps for this call (default 25). */
+  recursionLimit?: number;
+  signal?: AbortSignal;
+  /** Passed to nodes as `runtime.context`; never checkpointed. */
+  context?: C;
+  /**
+   * Observe the graph's actors as they run, e.g. with the Stately Inspector
+   * (`createBrowserInspector().inspect`) or any XState inspection observer.
+   */
+  inspect?: InspectionObserver;
+  /** Breakpoints for this call, on top of the compiled ones. */
+  interruptBefore?: readonly string[];
+  interruptAfter?: readonly string[];
+  /**
+   * When checkpoints must be stored: `"async"` (the default) writes each one while
+   * the next step runs, and all before the call returns; `"sync"` starts a step
+   * only once the checkpoint before it is stored. See `Durability`.
+   */
+  durability?: Durability;
+}
+
+/** The outcome of a run: finished, or paused waiting for `resume`. */
+export type RunResult<S extends State = State> =
+  | { status: "done"; state: S }
+  | { status: "interrupted"; interrupt: InterruptRecord; interrupts: InterruptRecord[]; state: S };
