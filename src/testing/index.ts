@@ -1,2 +1,7 @@
-export { describeCheckpointerConformance, makeCheckpoint } from "./checkpointer-conformance.js";
+export {
+  type CheckpointerConformanceOptions,
+  type ConformanceRow,
+  describeCheckpointerConformance,
+  makeCheckpoint,
+} from "./checkpointer-conformance.js";
 export { type GraphPath, type GraphPathsOptions, graphPaths } from "./graph-paths.js";
