@@ -261,18 +261,23 @@ describe("routing from a subgraph", () => {
   });
 });
 
+/** A parent whose child graph stops before its "process" node. */
+function parentWithBreakpointInChild() {
+  const child = new Graph({ name: "Child" })
+    .addNode("load", () => ({ loaded: true }))
+    .addNode("process", () => ({ processed: true }))
+    .addEdge(START, "load")
+    .addEdge("load", "process")
+    .compile({ interruptBefore: ["process"] });
+  return new Graph({ name: "Parent" })
+    .addNode("child", child)
+    .addEdge(START, "child")
+    .compile({ checkpointer: new MemoryCheckpointer() });
+}
+
 describe("static breakpoints inside a subgraph", () => {
   it("pause and continue the same way as at top level", async () => {
-    const child = new Graph({ name: "Child" })
-      .addNode("load", () => ({ loaded: true }))
-      .addNode("process", () => ({ processed: true }))
-      .addEdge(START, "load")
-      .addEdge("load", "process")
-      .compile({ interruptBefore: ["process"] });
-    const parent = new Graph({ name: "Parent" })
-      .addNode("child", child)
-      .addEdge(START, "child")
-      .compile({ checkpointer: new MemoryCheckpointer() });
+    const parent = parentWithBreakpointInChild();
     const config = thread();
     const r = await parent.invoke({}, { config });
     if (r.status !== "interrupted") throw new Error("expected a pause");
@@ -287,16 +292,7 @@ describe("static breakpoints inside a subgraph", () => {
 
 describe("continuing and reading subgraph runs", () => {
   it("invoke(null) continues a thread whose only pauses are breakpoints inside subgraphs", async () => {
-    const child = new Graph({ name: "Child" })
-      .addNode("load", () => ({ loaded: true }))
-      .addNode("process", () => ({ processed: true }))
-      .addEdge(START, "load")
-      .addEdge("load", "process")
-      .compile({ interruptBefore: ["process"] });
-    const parent = new Graph({ name: "Parent" })
-      .addNode("child", child)
-      .addEdge(START, "child")
-      .compile({ checkpointer: new MemoryCheckpointer() });
+    const parent = parentWithBreakpointInChild();
     const config = thread();
     expect((await parent.invoke({}, { config })).status).toBe("interrupted");
     expect(await parent.invoke(null, { config })).toEqual({
