@@ -21,6 +21,7 @@ import {
   assertStoreId,
   assertWriteIds,
 } from "./limits.js";
+import { stringifyStored } from "./serde.js";
 
 /**
  * One (thread, ns) history. Bodies are JSON strings: compact, and never aliased with
@@ -69,7 +70,7 @@ export class MemoryCheckpointer implements Checkpointer {
     if (next.length > 0) stored.next = next;
     if (interrupts.length > 0) stored.interrupts = interrupts;
     if (checkpoint.createdAt !== createdAtOf(id)) stored.createdAt = checkpoint.createdAt;
-    const body = JSON.stringify(stored);
+    const body = stringifyStored(stored, "checkpoint");
     const latest = history?.ids.at(-1) ?? null;
     if (latest !== options.expectedLatestId) {
       throw new ConcurrentUpdateError(threadId, ns, options.expectedLatestId, latest);
@@ -95,7 +96,7 @@ export class MemoryCheckpointer implements Checkpointer {
     write: PendingWrite,
   ): Promise<void> {
     assertWriteIds(threadId, ns, checkpointId, write);
-    const body = JSON.stringify(write);
+    const body = stringifyStored(write, "pending write");
     const history = this.#history(threadId, ns);
     if (!history || history.ids.lastIndexOf(checkpointId) === -1) {
       throw new CheckpointNotFoundError(threadId, ns, checkpointId, write.taskId);

@@ -233,6 +233,20 @@ function describe(error: unknown): string {
   }
 }
 
+/**
+ * `JSON.stringify` for a store: what cannot be stored (nested too deep for the JSON
+ * encoder, a cycle, a BigInt — handed to a store directly, past the runtime's checks) is
+ * the same typed error the runtime gives, naming the path, never a RangeError or TypeError.
+ */
+export function stringifyStored(value: unknown, what: string): string {
+  try {
+    return JSON.stringify(value);
+  } catch (error) {
+    assertJson(value, what); // the failure path only: find and name the fault
+    throw new NonSerializableError(what, `not storable as JSON (${String(error)})`);
+  }
+}
+
 /** A deep, JSON-faithful copy: what a store hands back is never aliased with what it was given. */
 export function jsonClone<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;

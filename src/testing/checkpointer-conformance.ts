@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it as vitestIt } from "vitest";
 import type { Checkpoint, Checkpointer, PendingWrite } from "../checkpoint/checkpointer.js";
 import { checkpointId, createdAtOf } from "../checkpoint/id.js";
 import { MAX_ID_BYTES } from "../checkpoint/limits.js";
+import { MAX_JSON_DEPTH } from "../checkpoint/serde.js";
 import {
   CheckpointNotFoundError,
   ConcurrentUpdateError,
@@ -10,7 +11,9 @@ import {
   DuplicateCheckpointError,
   InvalidConfigError,
   InvalidIdError,
+  NonSerializableError,
   ThreadBusyError,
+  ValueTooDeepError,
 } from "../errors/index.js";
 
 /** Where a damaged-row case points `damage`: a checkpoint, or with `taskId` its pending writes. */
@@ -579,6 +582,27 @@ export function describeCheckpointerConformance(
       }
       expect(await store.list(threadId, { limit: 0 })).toEqual([]);
       expect(await store.list(threadId, { limit: 1 })).toHaveLength(1);
+    });
+
+    it("a value too deep or not JSON, handed to the store directly, is a typed error and stores nothing", async () => {
+      const threadId = newThreadId();
+      let deep: unknown = "leaf";
+      for (let i = 0; i < 20_000; i++) deep = [deep];
+      const tooDeep = makeCheckpoint(threadId, "", null, -1, { values: { deep } });
+      await expect(store.put(tooDeep, { expectedLatestId: null })).rejects.toBeInstanceOf(
+        ValueTooDeepError,
+      );
+      const bigint = makeCheckpoint(threadId, "", null, -1, { values: { n: 1n } });
+      await expect(store.put(bigint, { expectedLatestId: null })).rejects.toBeInstanceOf(
+        NonSerializableError,
+      );
+      expect(await store.getLatest(threadId)).toBeUndefined();
+      // At the limit it round-trips.
+      let limit: unknown = "leaf";
+      for (let i = 1; i < MAX_JSON_DEPTH - 2; i++) limit = [limit];
+      const ok = makeCheckpoint(threadId, "", null, -1, { values: { limit } });
+      await store.put(ok, { expectedLatestId: null });
+      expect((await store.getLatest(threadId))?.checkpoint.values).toEqual({ limit });
     });
 
     it("getLatest of an unknown thread is undefined", async () => {

@@ -22,6 +22,7 @@ import {
   assertWriteIds,
 } from "../limits.js";
 import { readStoredCheckpoint, readStoredWrite, type StoredRow } from "../read-stored.js";
+import { stringifyStored } from "../serde.js";
 import type { SqlDriver } from "./driver.js";
 import { migrate } from "./migrations.js";
 import {
@@ -82,7 +83,7 @@ export abstract class SqlCheckpointer implements Checkpointer {
 
   async put(checkpoint: Checkpoint, options: PutOptions): Promise<void> {
     assertPutIds(checkpoint, options);
-    const payload = JSON.stringify(checkpoint);
+    const payload = stringifyStored(checkpoint, "checkpoint");
     const { threadId, ns, id, metadata } = checkpoint;
     const expected = options.expectedLatestId;
     const sql = this.#sql;
@@ -123,7 +124,7 @@ export abstract class SqlCheckpointer implements Checkpointer {
     write: PendingWrite,
   ): Promise<void> {
     assertWriteIds(threadId, ns, checkpointId, write);
-    const payload = JSON.stringify(write);
+    const payload = stringifyStored(write, "pending write");
     const driver = await this.#ready();
     try {
       await (driver.queryPrepared ?? driver.query)(this.#sql.upsertWrite, [
