@@ -6,6 +6,7 @@ import type {
   PendingWrite,
 } from "../checkpoint/checkpointer.js";
 import { checkpointId, createdAtOf } from "../checkpoint/id.js";
+import { CLAIM_TTL_MS, keepClaimAlive } from "./claim-renewal.js";
 import { compactSnapshot, persistedSnapshotOf } from "./snapshot-format.js";
 import type { GraphContext, TaskOutcome, TaskRecord } from "./task.js";
 
@@ -43,13 +44,6 @@ export interface TaskErrorRecord {
 export const MAX_CHECKPOINT_LAG = 2;
 
 /**
- * How long a run's claim on its thread lasts without renewal (see `Checkpointer.claimThread`).
- * A live run renews it every third of that; a run whose process died frees its thread
- * at most this long after its last renewal.
- */
-export const CLAIM_TTL_MS = 30_000;
-
-/**
  * Where one run's checkpoints go, written one after another in the order the
  * run made them: each `put` names the one before it as the store's latest
  * (optimistic concurrency), so order matters. The first failed write stops the
@@ -72,7 +66,7 @@ export class CheckpointWriter {
   /** Checkpoints queued and not yet stored. */
   #behind = 0;
   #closed = false;
-  #claim: { runId: string; renewal: ReturnType<typeof setInterval> } | undefined;
+  #claim: { runId: string; release: () => void } | undefined;
 
   constructor(
     readonly checkpointer: Checkpointer,
@@ -117,20 +111,15 @@ export class CheckpointWriter {
    * `ConcurrentUpdateError` if it moved since the run read it, or `ThreadBusyError` if
    * another run holds it. Renewed in the background until `close()`.
    */
-  async claim(runId: string, ttlMs = CLAIM_TTL_MS): Promise<void> {
-    await this.checkpointer.claimThread(this.threadId, {
+  async claim(runId: string): Promise<void> {
+    const { checkpointer, threadId } = this;
+    await checkpointer.claimThread(threadId, {
       runId,
       expectedLatestId: this.#latestId,
-      ttlMs,
+      ttlMs: CLAIM_TTL_MS,
     });
-    const renewal = setInterval(() => {
-      this.checkpointer.renewThreadClaim(this.threadId, runId, ttlMs).catch((error: unknown) => {
-        this.#fail(error);
-      });
-    }, ttlMs / 3);
-    // A claim never keeps the process alive: if it ends, the claim simply expires.
-    renewal.unref();
-    this.#claim = { runId, renewal };
+    const lost = (error: unknown) => this.#fail(error);
+    this.#claim = { runId, release: keepClaimAlive({ checkpointer, threadId, runId, lost }) };
   }
 
   /** Accept nothing more (the run failed or was aborted); what is queued is still written. */
@@ -147,7 +136,7 @@ export class CheckpointWriter {
     await this.#tail;
     const claim = this.#claim;
     if (!claim) return;
-    clearInterval(claim.renewal);
+    claim.release();
     this.#claim = undefined;
     await this.checkpointer.releaseThread(this.threadId, claim.runId);
   }
