@@ -201,7 +201,7 @@ function buildMachine(g: GraphInternals) {
       dispatchUnlessHeld: enqueueActions(({ context, enqueue, system }) => {
         // The barrier an update as a node opens never holds: its writes are not merged yet.
         if (opensUpdate(context)) enqueue.raise(decide(context));
-        else if (!context.run.holds && !runEnvOf(system).lagging?.())
+        else if (!context.run.holds && !runEnvOf(system).mustRest?.())
           enqueue.raise(decide(context));
       }),
       applyInput: assign(({ context, event }) => {

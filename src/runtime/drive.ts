@@ -23,6 +23,9 @@ export type DriveResult =
     }
   | { status: "barrier"; state: Record<string, unknown> };
 
+/** How many steps of synchronous nodes a run takes before it lets the event loop run. */
+export const MAX_UNBROKEN_STEPS = 64;
+
 /** A snapshot the driver can act on: no task is running. */
 const isSettled = (snap: AnyMachineSnapshot) => snap.status !== "active" || !snap.hasTag("running");
 
@@ -60,8 +63,11 @@ export async function drive(
   signal?.addEventListener("abort", onAbort, { once: true });
   // The last barrier the run entered (its context): the driver checkpoints any other it rests at.
   let entered: GraphContext | undefined;
+  // Barriers passed since the event loop last ran: a run of synchronous nodes never awaits.
+  let unbroken = 0;
   env.atBarrier = (context) => {
     entered = context;
+    unbroken++;
     if (opensUpdate(context)) return;
     if (writer) env.stepOrigin = writer.checkpoint("barrier", context, env.stepOrigin);
     // The barrier before the input is applied has nothing new to show.
@@ -70,10 +76,12 @@ export async function drive(
       env.emit?.({ type: "values", ns: env.ns, step: context.step, values: context.values });
   };
   const holds = (actor.getSnapshot() as AnyMachineSnapshot).context.run.holds as boolean;
+  // A run rests at a barrier (see below) when it got too far ahead of its store, or has
+  // kept the event loop for MAX_UNBROKEN_STEPS steps.
+  env.mustRest = () =>
+    unbroken >= MAX_UNBROKEN_STEPS || (!holds && writer !== undefined && writer.lagging);
   if (writer) {
     writer.onFailure(fail);
-    // An async run that got too far ahead of its store rests at the barrier (see below).
-    if (!holds) env.lagging = () => writer.lagging;
     env.savePendingWrite = (task, outcome) => {
       if (!env.stepOrigin) return;
       const written = writer.taskFinished(env.stepOrigin, task, outcome);
@@ -94,6 +102,7 @@ export async function drive(
           wake = resolve;
         });
         wake = undefined;
+        unbroken = 0;
         snap = actor.getSnapshot() as AnyMachineSnapshot;
       }
       if (failure !== undefined) throw failure;
@@ -111,6 +120,11 @@ export async function drive(
         // too: checkpoint it as well. Either way the run waits here for STEP.
         if (entered !== context) env.atBarrier(context);
         if (holds || writer?.lagging) await writer?.flush();
+        if (unbroken >= MAX_UNBROKEN_STEPS) {
+          // Let timers and I/O run: no graph keeps the event loop for a whole long run.
+          await new Promise((resolve) => setImmediate(resolve));
+          unbroken = 0;
+        }
         // The flush let the run be aborted or fail meanwhile: then STEP would start a step anyway.
         if (failure !== undefined || signal?.aborted) continue;
         if (options.stopAtBarrier) return { status: "barrier", state: context.values };
@@ -142,7 +156,7 @@ export async function drive(
     sub.unsubscribe();
     signal?.removeEventListener("abort", onAbort);
     env.atBarrier = undefined;
-    env.lagging = undefined;
+    env.mustRest = undefined;
     if (failure !== undefined || signal?.aborted) actor.stop();
     // A failed run still leaves what it checkpointed before the failure in the store.
     if (writer) await writer.flush().catch(() => {});

@@ -27,8 +27,11 @@ export interface RunEnv {
    * barrier's checkpoint there and streams its values.
    */
   atBarrier?: ((context: GraphContext) => void) | undefined;
-  /** Whether the run must rest at this barrier until its checkpoints are stored (async lag bound). */
-  lagging?: (() => boolean) | undefined;
+  /**
+   * Whether the run must rest at this barrier: its checkpoints lag too far behind (async
+   * durability), or it has not let the event loop run for a while.
+   */
+  mustRest?: (() => boolean) | undefined;
   /** Store a finished task's writes against the step's barrier checkpoint (set when persistent). */
   savePendingWrite?: ((task: TaskRecord, outcome: TaskOutcome) => void | Promise<void>) | undefined;
   /** Store a failed task's error against the step's barrier checkpoint (set when persistent). */

@@ -1,5 +1,6 @@
 import { Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
+import { END, Graph, START } from "../../src/index.js";
 
 const GRAPHS = 400;
 /** Longer than any of these tiny runs can take, unless it spins. */
@@ -39,4 +40,25 @@ describe("no graph shape can hang a run", () => {
     // The generator reaches every kind of ending, so the test covers them.
     expect(kinds).toEqual(new Set(["done", "limit", "refused"]));
   }, 60_000);
+});
+
+describe("a long run of synchronous nodes", () => {
+  it("lets timers run while it goes (it rests every MAX_UNBROKEN_STEPS steps)", async () => {
+    const graph = new Graph({ name: "SyncLoop" })
+      .addNode("tick", (s) => ({ n: s.n + 1 }))
+      .addEdge(START, "tick")
+      .addConditionalEdges("tick", (s) => (s.n < 2_000 ? "tick" : END))
+      .compile();
+    let stepWhenTimerFired: number | undefined;
+    let seen = 0;
+    setTimeout(() => {
+      stepWhenTimerFired = seen;
+    }, 0);
+    const run = graph.stream({ n: 0 }, { recursionLimit: 5_000 });
+    for await (const ev of run) if (ev.type === "values") seen = ev.step;
+    expect(seen).toBeGreaterThan(2_000);
+    // The timer fired while the run was still going, not after it.
+    expect(stepWhenTimerFired).toBeDefined();
+    expect(stepWhenTimerFired!).toBeLessThan(seen);
+  });
 });
