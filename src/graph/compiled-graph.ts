@@ -8,6 +8,7 @@ import {
 } from "xstate";
 import type { Checkpointer, CheckpointTuple, InterruptRecord } from "../checkpoint/checkpointer.js";
 import { toJsonValue } from "../checkpoint/serde.js";
+import { assertThreadMetadata } from "../checkpoint/thread-records.js";
 import { AbortError, InvalidConfigError, InvalidResumeError } from "../errors/index.js";
 import { CheckpointWriter, type Durability } from "../runtime/checkpoint-writer.js";
 import {
@@ -33,6 +34,7 @@ import { Command, nullResume } from "./command.js";
 import type { GraphEvent } from "./compile.js";
 import { END, START } from "./constants.js";
 import type { CompileOptions } from "./graph.js";
+import { GraphThreads } from "./graph-threads.js";
 import type { GraphInternals } from "./internals.js";
 import { assertFitsGraph } from "./restore.js";
 import { type StateSnapshot, viewCheckpoint } from "./state-snapshot.js";
@@ -70,6 +72,14 @@ export interface InvokeOptions<C = unknown> {
    * only once the checkpoint before it is stored. See `Durability`.
    */
   durability?: Durability;
+  /**
+   * JSON merged into the thread's metadata (key by key), which `searchThreads` and
+   * `graph.threads.search` can filter on.
+   *
+   * @example
+   * await graph.invoke(input, { config, metadata: { user: "u1", ticket: 42 } });
+   */
+  metadata?: Record<string, unknown>;
 }
 
 /** The outcome of a run: finished, or paused waiting for `resume`. */
@@ -95,6 +105,8 @@ export class CompiledGraph<S extends State = State, C = unknown> {
   readonly machine: AnyStateMachine;
   readonly name: string;
   readonly checkpointer: Checkpointer | undefined;
+  /** This graph's threads in its checkpointer: `search` (e.g. the interrupted ones) and `get`. */
+  readonly threads: GraphThreads;
   readonly #g: GraphInternals;
   readonly #options: CompileOptions;
 
@@ -103,6 +115,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     this.machine = machine;
     this.name = g.spec.name;
     this.checkpointer = options.checkpointer;
+    this.threads = new GraphThreads(this.name, options.checkpointer);
     this.#options = options;
   }
 
@@ -377,10 +390,12 @@ export class CompiledGraph<S extends State = State, C = unknown> {
         );
       }
       const forked = wanted !== undefined && wanted !== latest?.checkpoint.id;
+      const metadata = threadMetadata(options.metadata);
       writer = new CheckpointWriter(checkpointer, threadId, "", {
         parentId: tuple?.checkpoint.id ?? null,
         latestId: latest?.checkpoint.id ?? null,
         source: forked ? "fork" : "loop",
+        thread: { graph: this.name, metadata },
       });
     }
     const env: RunEnv = {
@@ -408,6 +423,8 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     writer: CheckpointWriter | undefined,
     options: DriveOptions,
   ): Promise<DriveResult> {
+    // How the run ended, for the thread's record (a failure marks it "error").
+    const ended: { failed?: unknown } = {};
     try {
       if (writer && env.ns === "") await writer.claim(randomUUID());
       const result = await drive(actor, env, writer, options);
@@ -415,9 +432,12 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       // A paused step shows what its finished tasks wrote, as getState does.
       const context = actor.getSnapshot().context as GraphContext;
       return { ...result, state: valuesWithFinished(this.#g.channels, context) };
+    } catch (error) {
+      ended.failed = error;
+      throw error;
     } finally {
       actor.stop();
-      await writer?.close();
+      await writer?.close(ended);
     }
   }
 
@@ -692,6 +712,14 @@ function withOnlyFinishedTasks(snapshot: { value: unknown; context: GraphContext
 /** The writes a nested run's steps merged so far, in order. */
 function journalOf(actor: AnyActor): Array<[string, unknown]> {
   return (actor.getSnapshot().context as GraphContext).journal ?? [];
+}
+
+/** `InvokeOptions.metadata` in its JSON form, checked before the run starts. */
+function threadMetadata(metadata: unknown): Record<string, unknown> | undefined {
+  if (metadata === undefined) return undefined;
+  const json = toJsonValue(metadata, "metadata");
+  assertThreadMetadata("metadata", json);
+  return json as Record<string, unknown>;
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
