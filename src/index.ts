@@ -5,6 +5,7 @@ export type { InvokeOptions, RunResult } from "./graph/compiled-graph.js";
 export { CompiledGraph } from "./graph/compiled-graph.js";
 export { END, START } from "./graph/constants.js";
 export { type CompileOptions, Graph } from "./graph/graph.js";
+export type { GraphThreads } from "./graph/graph-threads.js";
 export type { StateSnapshot, TaskView } from "./graph/state-snapshot.js";
 export type {
   NodeFn,
