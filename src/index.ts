@@ -4,6 +4,7 @@ export { Command, type CommandInit, type GotoTarget, nullResume, Send } from "./
 export { CompiledGraph } from "./graph/compiled-graph.js";
 export { END, START } from "./graph/constants.js";
 export { type CompileOptions, Graph } from "./graph/graph.js";
+export type { GraphThreads } from "./graph/graph-threads.js";
 export type { InspectionObserver, InvokeOptions, RunResult } from "./graph/invoke-options.js";
 export type { StateSnapshot, TaskView } from "./graph/state-snapshot.js";
 export type {

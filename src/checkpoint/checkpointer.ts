@@ -88,6 +88,101 @@ export interface PutOptions {
    * and writes nothing. This is what makes two concurrent resumes safe.
    */
   expectedLatestId: string | null;
+  /**
+   * What the thread record learns from this write (top-level checkpoints only; ignored for
+   * a subgraph's namespace). Written by the same statement as the checkpoint.
+   */
+  thread?: ThreadWrite;
+}
+
+/**
+ * What a run tells the thread record besides its checkpoint.
+ *
+ * @example
+ * await store.put(checkpoint, { expectedLatestId, thread: { graph: "Support", metadata: { user: "u1" } } });
+ */
+export interface ThreadWrite {
+  /** The graph that wrote the checkpoint (`CompiledGraph.name`); kept when left out. */
+  graph?: string;
+  /** Merged into the thread's metadata, key by key (a shallow merge: a key given replaces). */
+  metadata?: Record<string, unknown>;
+}
+
+/**
+ * Where a thread stands, as the inbox shows it:
+ * - `"busy"`: a run holds the thread (a live claim, see `claimThread`);
+ * - `"interrupted"`: its latest top-level checkpoint has pending interrupts;
+ * - `"error"`: its last run failed (see `releaseThread`), until a later checkpoint;
+ * - `"idle"`: none of these — finished, or resting at a barrier.
+ */
+export type ThreadStatus = "idle" | "busy" | "interrupted" | "error";
+
+/** What is kept of the error that ended a thread's last run. */
+export interface ThreadError {
+  /** The error's class name, e.g. `"NodeError"`. */
+  name: string;
+  /** Its message, cut to `MAX_THREAD_ERROR_CHARS` characters. */
+  message: string;
+}
+
+/**
+ * One thread, as the store keeps it beside its checkpoints: written with each top-level
+ * checkpoint in the same statement, so it never disagrees with the latest one.
+ *
+ * @example
+ * const t = await store.getThread("t1");
+ * // { threadId: "t1", graph: "Support", status: "interrupted", interrupts: [{ id, node: "review", … }],
+ * //   error: null, metadata: { user: "u1" }, createdAt: "…", updatedAt: "…", latestCheckpointId: "…" }
+ */
+export interface ThreadRecord {
+  threadId: string;
+  /** The graph that last wrote to the thread; `null` for threads from before thread records. */
+  graph: string | null;
+  status: ThreadStatus;
+  /** The pending interrupts of the latest top-level checkpoint (empty unless paused). */
+  interrupts: InterruptRecord[];
+  /** Why the last run failed, while `status` is `"error"`; else `null`. */
+  error: ThreadError | null;
+  /** Merged from every run's `metadata` (JSON; key order is not kept). */
+  metadata: Record<string, unknown>;
+  /** ISO-8601: when the thread's first checkpoint was stored. */
+  createdAt: string;
+  /** ISO-8601, millisecond precision: the last checkpoint or failure recorded. */
+  updatedAt: string;
+  /** The thread's latest top-level checkpoint. */
+  latestCheckpointId: string;
+}
+
+/**
+ * A search of the thread records, newest first by default.
+ *
+ * @example
+ * const page = await store.searchThreads({ status: "interrupted", limit: 50 });
+ * const next = page.nextCursor && (await store.searchThreads({ status: "interrupted", cursor: page.nextCursor }));
+ */
+export interface SearchThreadsOptions {
+  /** Only threads in this status (`"busy"`: held by a run now; the others: and not held). */
+  status?: ThreadStatus;
+  /** Only threads of this graph. */
+  graph?: string;
+  /**
+   * Only threads whose metadata contains this JSON (PostgreSQL's `@>`: every key given,
+   * with a value that contains the one given; arrays contain the elements given).
+   */
+  metadata?: Record<string, unknown>;
+  /** At most this many, 1 to `MAX_THREAD_PAGE`; `DEFAULT_THREAD_PAGE` by default. */
+  limit?: number;
+  /** From where the previous page ended (its `nextCursor`); the first page without. */
+  cursor?: string;
+  /** By `updatedAt` (then thread id): `"desc"`, the default, shows the latest first. */
+  order?: "asc" | "desc";
+}
+
+/** One page of `searchThreads`. */
+export interface ThreadPage {
+  threads: ThreadRecord[];
+  /** Pass as `cursor` for the next page; `null` when this page is the last. */
+  nextCursor: string | null;
 }
 
 /**
@@ -101,6 +196,14 @@ export interface ThreadClaim {
   expectedLatestId: string | null;
   /** How long the claim lasts unless renewed: a run that died frees its thread after this. */
   ttlMs: number;
+  /** Merged into the metadata of the thread's record when the claim succeeds (if it has one). */
+  metadata?: Record<string, unknown>;
+}
+
+/** How a run ended, for `releaseThread`. */
+export interface ThreadRelease {
+  /** The run failed: the thread's status becomes `"error"` with this record. */
+  error?: ThreadError;
 }
 
 /**
@@ -110,6 +213,13 @@ export interface ThreadClaim {
  * turns every value into its JSON form (`toJsonValue`) where it enters a run (input, node
  * writes, interrupt payloads, resume values, `Send` arguments, `updateState` values), so a
  * store need not walk each checkpoint again.
+ *
+ * Besides its checkpoints, a store keeps one `ThreadRecord` per thread: written by the
+ * same statement (or transaction) as each top-level checkpoint, so it never disagrees
+ * with the latest; marked `"error"` by the `releaseThread` that ends a failed run;
+ * `"busy"` is not stored but read from a live claim, so a run that died stops making its
+ * thread busy when its claim expires. `searchThreads` pages through the records by
+ * `updatedAt` with a cursor, from an index: no checkpoint payload is read.
  *
  * @example
  * const checkpointer: Checkpointer = new MemoryCheckpointer();
@@ -139,9 +249,25 @@ export interface Checkpointer {
    * the thread now; a claim that expired with nobody else taking it is taken again.
    */
   renewThreadClaim(threadId: string, runId: string, ttlMs: number): Promise<void>;
-  /** End a run's claim (no-op if it expired or another run holds the thread now). */
-  releaseThread(threadId: string, runId: string): Promise<void>;
-  /** Remove every checkpoint and write of the thread, in every namespace, and its claim. */
+  /**
+   * End a run's claim (no-op if another run holds the thread now). With `error`, in the
+   * same statement, the thread's record (if it has one) gets status `"error"` and the
+   * error, until its next checkpoint.
+   */
+  releaseThread(threadId: string, runId: string, release?: ThreadRelease): Promise<void>;
+  /** The thread's record, or `undefined` while it has no top-level checkpoint. */
+  getThread(threadId: string): Promise<ThreadRecord | undefined>;
+  /**
+   * Thread records matching every filter given, ordered by `updatedAt` then thread id, a
+   * page at a time: pass each page's `nextCursor` to get the next. Each thread appears
+   * once across the pages unless it is written to while paging (then it moves).
+   * Throws `InvalidSearchError` for options out of range, before reading.
+   */
+  searchThreads(options?: SearchThreadsOptions): Promise<ThreadPage>;
+  /**
+   * Remove every checkpoint and write of the thread, in every namespace, its record and
+   * its claim.
+   */
   deleteThread(threadId: string): Promise<void>;
   /** Release connections (no-op for stores that hold none). */
   close?(): Promise<void>;

@@ -12,9 +12,22 @@ export type {
   ListOptions,
   PendingWrite,
   PutOptions,
+  SearchThreadsOptions,
+  ThreadClaim,
+  ThreadError,
+  ThreadPage,
+  ThreadRecord,
+  ThreadRelease,
+  ThreadStatus,
+  ThreadWrite,
 } from "./checkpointer.js";
 export { checkpointId, createdAtOf } from "./id.js";
 export { MemoryCheckpointer } from "./memory.js";
 export { PGliteCheckpointer, type PGliteCheckpointerOptions } from "./pglite.js";
 export { PostgresCheckpointer, type PostgresCheckpointerOptions } from "./postgres.js";
 export { assertJson, MAX_JSON_DEPTH } from "./serde.js";
+export {
+  DEFAULT_THREAD_PAGE,
+  MAX_THREAD_ERROR_CHARS,
+  MAX_THREAD_PAGE,
+} from "./thread-records.js";

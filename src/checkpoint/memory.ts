@@ -11,7 +11,12 @@ import type {
   ListOptions,
   PendingWrite,
   PutOptions,
+  SearchThreadsOptions,
   ThreadClaim,
+  ThreadError,
+  ThreadPage,
+  ThreadRecord,
+  ThreadRelease,
 } from "./checkpointer.js";
 import { createdAtOf } from "./id.js";
 import {
@@ -22,6 +27,13 @@ import {
   assertWriteIds,
 } from "./limits.js";
 import { stringifyStored } from "./serde.js";
+import {
+  assertThreadMetadata,
+  cursorAfter,
+  jsonContains,
+  readSearchOptions,
+  storedStatusOf,
+} from "./thread-records.js";
 
 /**
  * One (thread, ns) history. Bodies are JSON strings: compact, and never aliased with
@@ -36,6 +48,19 @@ interface History {
   bodies: string[];
   /** checkpoint id -> task id -> `JSON.stringify(write)`; created on the first write. */
   writes: Map<string, Map<string, string>> | undefined;
+}
+
+/** A thread's record as kept here; `busy` is read from the claims, the latest id from the history. */
+interface StoredRecord {
+  graph: string | null;
+  status: "idle" | "interrupted" | "error";
+  /** JSON of the latest top-level checkpoint's interrupts. */
+  interrupts: string;
+  error: ThreadError | null;
+  /** JSON of the metadata. */
+  metadata: string;
+  createdAt: string;
+  updatedAt: string;
 }
 
 /** Fields a stored body leaves out or keeps only when they say something. */
@@ -54,12 +79,17 @@ export class MemoryCheckpointer implements Checkpointer {
   readonly #threads = new Map<string, Map<string, History>>();
   /** thread id -> the run holding it, until when (ms since the epoch) */
   readonly #claims = new Map<string, { runId: string; until: number }>();
+  /** thread id -> its record (see `ThreadRecord`) */
+  readonly #records = new Map<string, StoredRecord>();
 
   // Every method does its checks and writes synchronously before returning its promise,
   // so concurrent calls cannot interleave between the expectedLatestId check and the write.
 
   async put(checkpoint: Checkpoint, options: PutOptions): Promise<void> {
     assertPutIds(checkpoint, options);
+    const thread = options.thread;
+    if (thread?.graph !== undefined) assertStoreId("thread.graph", thread.graph);
+    if (thread?.metadata !== undefined) assertThreadMetadata("thread.metadata", thread.metadata);
     const { id, threadId, ns, parentId, next, interrupts } = checkpoint;
     const history = this.#history(threadId, ns);
     const stored: Record<string, unknown> = {};
@@ -81,12 +111,29 @@ export class MemoryCheckpointer implements Checkpointer {
     if (history) {
       history.ids.push(id);
       history.bodies.push(body);
-      return;
+    } else {
+      const fresh: History = { ids: [id], bodies: [body], writes: undefined };
+      const namespaces = this.#threads.get(threadId);
+      if (namespaces) namespaces.set(ns, fresh);
+      else this.#threads.set(threadId, new Map([[ns, fresh]]));
     }
-    const fresh: History = { ids: [id], bodies: [body], writes: undefined };
-    const namespaces = this.#threads.get(threadId);
-    if (namespaces) namespaces.set(ns, fresh);
-    else this.#threads.set(threadId, new Map([[ns, fresh]]));
+    if (ns === "") this.#record(checkpoint, options);
+  }
+
+  /** Write the thread's record for its new latest top-level checkpoint. */
+  #record(checkpoint: Checkpoint, options: PutOptions): void {
+    const now = new Date().toISOString();
+    const old = this.#records.get(checkpoint.threadId);
+    const metadata = options.thread?.metadata;
+    this.#records.set(checkpoint.threadId, {
+      graph: options.thread?.graph ?? old?.graph ?? null,
+      status: storedStatusOf(checkpoint),
+      interrupts: JSON.stringify(checkpoint.interrupts),
+      error: null,
+      metadata: metadata ? mergeMetadata(old?.metadata, metadata) : (old?.metadata ?? "{}"),
+      createdAt: old?.createdAt ?? now,
+      updatedAt: now,
+    });
   }
 
   async putWrites(
@@ -140,6 +187,7 @@ export class MemoryCheckpointer implements Checkpointer {
 
   async claimThread(threadId: string, claim: ThreadClaim): Promise<void> {
     assertStoreId("threadId", threadId);
+    if (claim.metadata !== undefined) assertThreadMetadata("claim.metadata", claim.metadata);
     const latest = this.#history(threadId, "")?.ids.at(-1) ?? null;
     const now = Date.now();
     const held = this.#claims.get(threadId);
@@ -150,6 +198,8 @@ export class MemoryCheckpointer implements Checkpointer {
       throw new ConcurrentUpdateError(threadId, "", claim.expectedLatestId, latest);
     }
     this.#claims.set(threadId, { runId: claim.runId, until: now + claim.ttlMs });
+    const record = this.#records.get(threadId);
+    if (record && claim.metadata) record.metadata = mergeMetadata(record.metadata, claim.metadata);
   }
 
   async renewThreadClaim(threadId: string, runId: string, ttlMs: number): Promise<void> {
@@ -162,15 +212,76 @@ export class MemoryCheckpointer implements Checkpointer {
     this.#claims.set(threadId, { runId, until: now + ttlMs });
   }
 
-  async releaseThread(threadId: string, runId: string): Promise<void> {
+  async releaseThread(threadId: string, runId: string, release?: ThreadRelease): Promise<void> {
     assertStoreId("threadId", threadId);
-    if (this.#claims.get(threadId)?.runId === runId) this.#claims.delete(threadId);
+    if (this.#claims.get(threadId)?.runId !== runId) return;
+    this.#claims.delete(threadId);
+    const record = this.#records.get(threadId);
+    if (record && release?.error) {
+      record.status = "error";
+      record.error = { name: release.error.name, message: release.error.message };
+      record.updatedAt = new Date().toISOString();
+    }
+  }
+
+  async getThread(threadId: string): Promise<ThreadRecord | undefined> {
+    assertStoreId("threadId", threadId);
+    return this.#view(threadId, Date.now());
+  }
+
+  async searchThreads(options?: SearchThreadsOptions): Promise<ThreadPage> {
+    const search = readSearchOptions(options);
+    const now = Date.now();
+    const sign = search.order === "desc" ? -1 : 1;
+    const compare = (a: { updatedAt: string; threadId: string }, b: typeof a) =>
+      sign *
+      (a.updatedAt < b.updatedAt
+        ? -1
+        : a.updatedAt > b.updatedAt
+          ? 1
+          : a.threadId < b.threadId
+            ? -1
+            : a.threadId > b.threadId
+              ? 1
+              : 0);
+    const found: ThreadRecord[] = [];
+    for (const threadId of this.#records.keys()) {
+      const record = this.#view(threadId, now)!;
+      if (search.status !== undefined && record.status !== search.status) continue;
+      if (search.graph !== undefined && record.graph !== search.graph) continue;
+      if (search.metadata && !jsonContains(record.metadata, search.metadata)) continue;
+      if (search.after && compare(record, search.after) <= 0) continue;
+      found.push(record);
+    }
+    found.sort(compare);
+    const threads = found.slice(0, search.limit);
+    const more = found.length > search.limit;
+    return { threads, nextCursor: more ? cursorAfter(threads.at(-1)!) : null };
   }
 
   async deleteThread(threadId: string): Promise<void> {
     assertStoreId("threadId", threadId);
     this.#threads.delete(threadId);
     this.#claims.delete(threadId);
+    this.#records.delete(threadId);
+  }
+
+  /** The thread's record as callers see it (a fresh copy), `busy` while a claim is live. */
+  #view(threadId: string, now: number): ThreadRecord | undefined {
+    const record = this.#records.get(threadId);
+    if (!record) return undefined;
+    const claim = this.#claims.get(threadId);
+    return {
+      threadId,
+      graph: record.graph,
+      status: claim && claim.until > now ? "busy" : record.status,
+      interrupts: JSON.parse(record.interrupts),
+      error: record.error && { ...record.error },
+      metadata: JSON.parse(record.metadata),
+      createdAt: record.createdAt,
+      updatedAt: record.updatedAt,
+      latestCheckpointId: this.#history(threadId, "")!.ids.at(-1)!,
+    };
   }
 
   async close(): Promise<void> {}
@@ -178,6 +289,11 @@ export class MemoryCheckpointer implements Checkpointer {
   #history(threadId: string, ns: string): History | undefined {
     return this.#threads.get(threadId)?.get(ns);
   }
+}
+
+/** `metadata` merged into the stored JSON, key by key, as PostgreSQL's `jsonb ||` does. */
+function mergeMetadata(stored: string | undefined, metadata: Record<string, unknown>): string {
+  return JSON.stringify({ ...(stored ? JSON.parse(stored) : {}), ...metadata });
 }
 
 /** Rebuild the stored checkpoint at `index`, with its fields in their usual order. */

@@ -348,6 +348,33 @@ export class SchemaTooNewError extends StateweaverError {
 }
 
 /**
+ * A `searchThreads` option (or `graph.threads.search`'s) is out of range: `option` names
+ * it, `expected` says what it may be. Nothing was read.
+ *
+ * @example
+ * await store.searchThreads({ limit: 0 }); // InvalidSearchError: searchThreads option limit is 0; it must be …
+ */
+export class InvalidSearchError extends StateweaverError {
+  readonly option: string;
+  constructor(option: string, value: unknown, expected: string) {
+    let shown: string;
+    try {
+      shown =
+        typeof value === "string"
+          ? JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value)
+          : String(JSON.stringify(value) ?? value);
+    } catch {
+      shown = `a ${typeof value}`;
+    }
+    super(
+      "INVALID_SEARCH",
+      `searchThreads option ${option} is ${shown}; it must be ${expected}. Nothing was read.`,
+    );
+    this.option = option;
+  }
+}
+
+/**
  * Which rule an id broke: `"type"` not a string, `"empty"`, `"surrogate"` an unpaired
  * UTF-16 surrogate, `"nul"` a NUL character, `"length"` over the byte limit.
  */

@@ -9,6 +9,7 @@ import type { Command } from "./command.js";
 import type { GraphEvent } from "./compile.js";
 import { END } from "./constants.js";
 import type { CompileOptions } from "./graph.js";
+import { GraphThreads } from "./graph-threads.js";
 import type { GraphInternals } from "./internals.js";
 import type { InvokeOptions, RunResult } from "./invoke-options.js";
 import { GraphRunner, planFor } from "./runner.js";
@@ -37,6 +38,8 @@ export class CompiledGraph<S extends State = State, C = unknown> {
   readonly machine: AnyStateMachine;
   readonly name: string;
   readonly checkpointer: Checkpointer | undefined;
+  /** This graph's threads in its checkpointer: `search` (e.g. the interrupted ones) and `get`. */
+  readonly threads: GraphThreads;
   readonly #g: GraphInternals;
   readonly #runner: GraphRunner<S, C>;
 
@@ -45,6 +48,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     this.machine = machine;
     this.name = g.spec.name;
     this.checkpointer = options.checkpointer;
+    this.threads = new GraphThreads(this.name, options.checkpointer);
     this.#runner = new GraphRunner<S, C>(g, machine, options);
   }
 

@@ -28,6 +28,14 @@ export interface InvokeOptions<C = unknown> {
    * only once the checkpoint before it is stored. See `Durability`.
    */
   durability?: Durability;
+  /**
+   * JSON merged into the thread's metadata (key by key), which `searchThreads` and
+   * `graph.threads.search` can filter on.
+   *
+   * @example
+   * await graph.invoke(input, { config, metadata: { user: "u1", ticket: 42 } });
+   */
+  metadata?: Record<string, unknown>;
 }
 
 /** The outcome of a run: finished, or paused waiting for `resume`. */

@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { type AnyActor, type AnyStateMachine, createActor } from "xstate";
 import type { Checkpointer, CheckpointTuple } from "../checkpoint/checkpointer.js";
+import { toJsonValue } from "../checkpoint/serde.js";
+import { assertThreadMetadata } from "../checkpoint/thread-records.js";
 import { AbortError, InvalidConfigError } from "../errors/index.js";
 import { CheckpointWriter } from "../runtime/checkpoint-writer.js";
 import {
@@ -149,10 +151,12 @@ export class GraphRunner<S extends State = State, C = unknown> {
         tuple = latest;
       }
       const forked = wanted !== undefined && tuple?.checkpoint.id !== latest?.checkpoint.id;
+      const metadata = threadMetadata(options.metadata);
       writer = new CheckpointWriter(checkpointer, threadId, "", {
         parentId: tuple?.checkpoint.id ?? null,
         latestId: latest?.checkpoint.id ?? null,
         source: forked ? "fork" : "loop",
+        thread: { graph: this.#g.spec.name, metadata },
       });
     }
     const env: RunEnv = {
@@ -181,6 +185,8 @@ export class GraphRunner<S extends State = State, C = unknown> {
     writer: CheckpointWriter | undefined,
     options: DriveOptions,
   ): Promise<DriveResult> {
+    // How the run ended, for the thread's record (a failure marks it "error").
+    const ended: { failed?: unknown } = {};
     try {
       if (writer && env.ns === "") await writer.claim(randomUUID());
       const result = await drive(actor, env, writer, options);
@@ -188,9 +194,12 @@ export class GraphRunner<S extends State = State, C = unknown> {
       // A paused step shows what its finished tasks wrote, as getState does.
       const context = actor.getSnapshot().context as GraphContext;
       return { ...result, state: valuesWithFinished(this.#g.channels, context) };
+    } catch (error) {
+      ended.failed = error;
+      throw error;
     } finally {
       actor.stop();
-      await writer?.close();
+      await writer?.close(ended);
     }
   }
 
@@ -392,6 +401,14 @@ const ignoreError = () => {};
 function withNamespace(config: RunConfig, ns: string): RunConfig {
   if (config.configurable?.checkpoint_ns === ns) return config;
   return { ...config, configurable: { ...config.configurable, checkpoint_ns: ns } };
+}
+
+/** `InvokeOptions.metadata` in its JSON form, checked before the run starts. */
+function threadMetadata(metadata: unknown): Record<string, unknown> | undefined {
+  if (metadata === undefined) return undefined;
+  const json = toJsonValue(metadata, "metadata");
+  assertThreadMetadata("metadata", json);
+  return json as Record<string, unknown>;
 }
 
 /** The writes a nested run's steps merged so far, in order. */

@@ -4,8 +4,11 @@ import type {
   CheckpointSource,
   InterruptRecord,
   PendingWrite,
+  ThreadWrite,
 } from "../checkpoint/checkpointer.js";
 import { checkpointId, createdAtOf } from "../checkpoint/id.js";
+import { threadErrorOf } from "../checkpoint/thread-records.js";
+import { AbortError } from "../errors/index.js";
 import { CLAIM_TTL_MS, keepClaimAlive } from "./claim-renewal.js";
 import { compactSnapshot, persistedSnapshotOf } from "./snapshot-format.js";
 import type { GraphContext, TaskOutcome, TaskRecord } from "./task.js";
@@ -61,6 +64,8 @@ export class CheckpointWriter {
   #source: CheckpointSource;
   #onFailure: ((error: unknown) => void) | undefined;
   readonly #metadata: Record<string, unknown> | undefined;
+  /** What the thread record learns from this run (top-level runs only); metadata goes once. */
+  #thread: ThreadWrite | undefined;
   #tail: Promise<void> = Promise.resolve();
   #failure: { error: unknown } | undefined;
   /** Checkpoints queued and not yet stored. */
@@ -78,12 +83,18 @@ export class CheckpointWriter {
       source: CheckpointSource;
       /** Extra metadata on every checkpoint of this run (a subgraph's parent step). */
       metadata?: Record<string, unknown>;
+      /**
+       * For the thread's record (top-level runs): the graph's name, and the caller's
+       * metadata, merged into the thread's by the claim and by the run's first checkpoint.
+       */
+      thread?: ThreadWrite;
     },
   ) {
     this.#parentId = start.parentId;
     this.#latestId = start.latestId;
     this.#source = start.source;
     this.#metadata = start.metadata;
+    this.#thread = start.thread;
   }
 
   /** The id of the last checkpoint queued (or the store's latest when the run started). */
@@ -117,6 +128,8 @@ export class CheckpointWriter {
       runId,
       expectedLatestId: this.#latestId,
       ttlMs: CLAIM_TTL_MS,
+      // A thread that has a record gets the metadata now; a new one with its first checkpoint.
+      metadata: this.#thread?.metadata,
     });
     const lost = (error: unknown) => this.#fail(error);
     this.#claim = { runId, release: keepClaimAlive({ checkpointer, threadId, runId, lost }) };
@@ -130,15 +143,22 @@ export class CheckpointWriter {
   /**
    * End the run's access: wait for what is queued, drop anything queued later (a task that
    * ignored its abort signal and finished after the call returned), release the claim.
+   * A run that `failed` marks its thread `"error"` in the same store call; one stopped
+   * through its signal did not fail, and leaves the status of its latest checkpoint.
    */
-  async close(): Promise<void> {
+  async close(ended: { failed?: unknown } = {}): Promise<void> {
     this.seal();
     await this.#tail;
     const claim = this.#claim;
     if (!claim) return;
     claim.release();
     this.#claim = undefined;
-    await this.checkpointer.releaseThread(this.threadId, claim.runId);
+    const failed = "failed" in ended && !(ended.failed instanceof AbortError);
+    await this.checkpointer.releaseThread(
+      this.threadId,
+      claim.runId,
+      failed ? { error: threadErrorOf(ended.failed) } : undefined,
+    );
   }
 
   /**
@@ -175,9 +195,12 @@ export class CheckpointWriter {
       createdAt: createdAtOf(id)!,
     };
     const expectedLatestId = this.#latestId;
+    const thread = this.#thread;
+    // The metadata is merged once, with the run's first checkpoint; the graph goes every time.
+    if (thread?.metadata) this.#thread = { graph: thread.graph };
     this.#behind++;
     this.#enqueue(() =>
-      this.checkpointer.put(checkpoint, { expectedLatestId }).finally(() => {
+      this.checkpointer.put(checkpoint, { expectedLatestId, thread }).finally(() => {
         this.#behind--;
       }),
     );

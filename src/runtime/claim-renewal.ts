@@ -2,8 +2,11 @@ import type { Checkpointer } from "../checkpoint/checkpointer.js";
 
 /**
  * How long a run's claim on its thread lasts without renewal (see `Checkpointer.claimThread`).
- * A live run's claim is renewed every third of that; a run whose process died frees its
- * thread at most this long after its last renewal.
+ * A live run renews it every third of that (every 10 s); a run whose process died frees
+ * its thread at most this long after its last renewal: until then the thread reads as
+ * `"busy"` and other runs get `ThreadBusyError`; from then on it shows the status of its
+ * latest checkpoint again (the store compares the claim's expiry with its own clock on
+ * every read, so nothing has to sweep expired claims).
  */
 export const CLAIM_TTL_MS = 30_000;
 

@@ -1,6 +1,12 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it as vitestIt } from "vitest";
-import type { Checkpoint, Checkpointer, PendingWrite } from "../checkpoint/checkpointer.js";
+import type {
+  Checkpoint,
+  Checkpointer,
+  InterruptRecord,
+  PendingWrite,
+  ThreadRecord,
+} from "../checkpoint/checkpointer.js";
 import { checkpointId, createdAtOf } from "../checkpoint/id.js";
 import { MAX_ID_BYTES } from "../checkpoint/limits.js";
 import { MAX_JSON_DEPTH } from "../checkpoint/serde.js";
@@ -11,6 +17,7 @@ import {
   DuplicateCheckpointError,
   InvalidConfigError,
   InvalidIdError,
+  InvalidSearchError,
   NonSerializableError,
   ThreadBusyError,
   ValueTooDeepError,
@@ -703,6 +710,292 @@ export function describeCheckpointerConformance(
         await store.claimThread(threadId, claim((await store.getLatest(threadId))!.checkpoint.id));
         await store.deleteThread(threadId);
         await store.claimThread(threadId, claim(null));
+      });
+    });
+
+    describe("thread records", () => {
+      const claim = (
+        expectedLatestId: string | null,
+        options: { runId?: string; ttlMs?: number; metadata?: Record<string, unknown> } = {},
+      ) => ({
+        runId: options.runId ?? randomUUID(),
+        expectedLatestId,
+        ttlMs: options.ttlMs ?? 60_000,
+        metadata: options.metadata,
+      });
+      const pending = (node: string): InterruptRecord => ({
+        id: randomUUID().replaceAll("-", "").slice(0, 24),
+        value: { question: `ok for ${node}?` },
+        node,
+        ns: "",
+        step: 1,
+        taskId: `task-${node}`,
+        timing: "during",
+      });
+      const statusOf = async (threadId: string) => (await store.getThread(threadId))?.status;
+      /** Every page of a search, followed by its cursors to the end. */
+      const allPages = async (options: Parameters<Checkpointer["searchThreads"]>[0]) => {
+        const pages: ThreadRecord[][] = [];
+        let cursor: string | undefined;
+        do {
+          const page = await store.searchThreads({ ...options, cursor });
+          pages.push(page.threads);
+          cursor = page.nextCursor ?? undefined;
+        } while (cursor !== undefined && pages.length < 100);
+        return pages;
+      };
+
+      it("a top-level put writes the thread's record with it; a subgraph's put leaves it", async () => {
+        const threadId = newThreadId();
+        expect(await store.getThread(threadId)).toBeUndefined();
+        const before = Date.now();
+        const first = makeCheckpoint(threadId, "", null, -1);
+        await store.put(first, { expectedLatestId: null });
+        const created = await store.getThread(threadId);
+        expect(created).toEqual({
+          threadId,
+          graph: null,
+          status: "idle",
+          interrupts: [],
+          error: null,
+          metadata: {},
+          createdAt: expect.any(String),
+          updatedAt: expect.any(String),
+          latestCheckpointId: first.id,
+        });
+        expect(Date.parse(created!.createdAt)).toBeGreaterThanOrEqual(before - 1_000);
+        expect(created!.updatedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+
+        const asked = pending("review");
+        const paused = makeCheckpoint(threadId, "", first.id, 0, { interrupts: [asked] });
+        await store.put(paused, {
+          expectedLatestId: first.id,
+          thread: { graph: "Support", metadata: { user: "u1" } },
+        });
+        const record = await store.getThread(threadId);
+        expect(record).toEqual({
+          ...created,
+          graph: "Support",
+          status: "interrupted",
+          interrupts: [asked],
+          metadata: { user: "u1" },
+          updatedAt: expect.any(String),
+          latestCheckpointId: paused.id,
+        });
+        expect(record!.updatedAt >= created!.updatedAt).toBe(true);
+        expect(record!.createdAt).toBe(created!.createdAt);
+
+        // A subgraph's checkpoints are not the thread's latest: the record stays as it was.
+        await putChain(store, threadId, "child:1", 2);
+        expect(await store.getThread(threadId)).toEqual(record);
+        // A put that fails changes no record either.
+        await expect(
+          store.put(makeCheckpoint(threadId, "", first.id, 1), {
+            expectedLatestId: first.id,
+            thread: { graph: "Other", metadata: { user: "u2" } },
+          }),
+        ).rejects.toBeInstanceOf(ConcurrentUpdateError);
+        expect(await store.getThread(threadId)).toEqual(record);
+      });
+
+      it("status goes idle → busy while claimed → interrupted → error when a run fails → idle at the next checkpoint", async () => {
+        const threadId = newThreadId();
+        const [first] = await putChain(store, threadId, "", 1);
+        expect(await statusOf(threadId)).toBe("idle");
+
+        const run = randomUUID();
+        await store.claimThread(threadId, claim(first!.id, { runId: run }));
+        expect(await statusOf(threadId)).toBe("busy");
+        const paused = makeCheckpoint(threadId, "", first!.id, 0, { interrupts: [pending("a")] });
+        await store.put(paused, { expectedLatestId: first!.id });
+        const held = await store.getThread(threadId);
+        expect(held?.status).toBe("busy");
+        expect(held?.interrupts).toEqual(paused.interrupts);
+        await store.releaseThread(threadId, run);
+        expect(await statusOf(threadId)).toBe("interrupted");
+
+        const failing = randomUUID();
+        await store.claimThread(threadId, claim(paused.id, { runId: failing }));
+        const error = { name: "NodeError", message: 'Node "a" failed at step 1: boom' };
+        await store.releaseThread(threadId, failing, { error });
+        const failed = await store.getThread(threadId);
+        expect(failed).toMatchObject({ status: "error", error, latestCheckpointId: paused.id });
+        expect(failed!.updatedAt >= held!.updatedAt).toBe(true);
+
+        const next = makeCheckpoint(threadId, "", paused.id, 1);
+        await store.put(next, { expectedLatestId: paused.id });
+        expect(await store.getThread(threadId)).toMatchObject({
+          status: "idle",
+          error: null,
+          interrupts: [],
+          latestCheckpointId: next.id,
+        });
+      });
+
+      it("an expired claim stops making the thread busy: it shows its stored status again", async () => {
+        const threadId = newThreadId();
+        const [first] = await putChain(store, threadId, "", 1);
+        const paused = makeCheckpoint(threadId, "", first!.id, 0, { interrupts: [pending("a")] });
+        await store.put(paused, { expectedLatestId: first!.id });
+        await store.claimThread(threadId, claim(paused.id, { ttlMs: 50 }));
+        expect(await statusOf(threadId)).toBe("busy");
+        await new Promise((resolve) => setTimeout(resolve, 120));
+        expect(await statusOf(threadId)).toBe("interrupted");
+      });
+
+      it("a failed run that no longer holds the thread records no error", async () => {
+        const threadId = newThreadId();
+        const [first] = await putChain(store, threadId, "", 1);
+        const dead = randomUUID();
+        await store.claimThread(threadId, claim(first!.id, { runId: dead, ttlMs: 50 }));
+        await new Promise((resolve) => setTimeout(resolve, 120));
+        const live = randomUUID();
+        await store.claimThread(threadId, claim(first!.id, { runId: live }));
+        await store.releaseThread(threadId, dead, { error: { name: "Error", message: "late" } });
+        expect(await statusOf(threadId)).toBe("busy");
+        await store.releaseThread(threadId, live);
+        expect(await store.getThread(threadId)).toMatchObject({ status: "idle", error: null });
+      });
+
+      it("merges metadata from puts and claims key by key; search finds the threads whose metadata contains the filter", async () => {
+        const scope = randomUUID();
+        const threadId = newThreadId();
+        const first = makeCheckpoint(threadId, "", null, -1);
+        await store.put(first, {
+          expectedLatestId: null,
+          thread: { metadata: { scope, user: "u1", tags: ["x", "y"], nested: { k: 1, j: 2 } } },
+        });
+        await store.claimThread(threadId, claim(first.id, { metadata: { ticket: 7 } }));
+        const second = makeCheckpoint(threadId, "", first.id, 0);
+        await store.put(second, {
+          expectedLatestId: first.id,
+          thread: { metadata: { user: "u2" } },
+        });
+        const expected = { scope, user: "u2", tags: ["x", "y"], nested: { k: 1, j: 2 }, ticket: 7 };
+        expect((await store.getThread(threadId))?.metadata).toEqual(expected);
+
+        const other = newThreadId();
+        await store.put(makeCheckpoint(other, "", null, -1), {
+          expectedLatestId: null,
+          thread: { metadata: { scope, user: "u1", tags: ["y"] } },
+        });
+        const ids = async (metadata: Record<string, unknown>) =>
+          (await store.searchThreads({ metadata })).threads.map((t) => t.threadId).sort();
+        expect(await ids({ scope })).toEqual([threadId, other].sort());
+        expect(await ids({ scope, user: "u2" })).toEqual([threadId]);
+        expect(await ids({ scope, nested: { k: 1 }, tags: ["y"] })).toEqual([threadId]);
+        expect(await ids({ scope, tags: ["y"] })).toEqual([threadId, other].sort());
+        expect(await ids({ scope, user: "u1", ticket: 7 })).toEqual([]);
+        expect(await ids({ scope, nested: { k: 2 } })).toEqual([]);
+      });
+
+      it("searches by graph and by status; interrupted excludes threads a run holds", async () => {
+        const graph = `G${randomUUID().slice(0, 8)}`;
+        const made: Record<string, string> = {};
+        for (const kind of ["idle", "interrupted", "held", "failed"]) {
+          const threadId = newThreadId();
+          made[kind] = threadId;
+          const interrupts = kind === "idle" ? [] : [pending(kind)];
+          const only = makeCheckpoint(threadId, "", null, -1, { interrupts });
+          await store.put(only, { expectedLatestId: null, thread: { graph } });
+          if (kind === "held") await store.claimThread(threadId, claim(only.id));
+          if (kind === "failed") {
+            const run = randomUUID();
+            await store.claimThread(threadId, claim(only.id, { runId: run }));
+            await store.releaseThread(threadId, run, { error: { name: "Error", message: "x" } });
+          }
+        }
+        await store.put(makeCheckpoint(newThreadId(), "", null, -1), {
+          expectedLatestId: null,
+          thread: { graph: `${graph}x` },
+        });
+        const ids = async (status?: "idle" | "busy" | "interrupted" | "error") =>
+          (await store.searchThreads({ graph, status })).threads.map((t) => t.threadId).sort();
+        expect(await ids()).toEqual(Object.values(made).sort());
+        expect(await ids("idle")).toEqual([made.idle]);
+        expect(await ids("interrupted")).toEqual([made.interrupted]);
+        expect(await ids("busy")).toEqual([made.held]);
+        expect(await ids("error")).toEqual([made.failed]);
+      });
+
+      it("cursor pages cover every match exactly once, in updatedAt order, both ways", async () => {
+        const scope = randomUUID();
+        const threads: string[] = [];
+        for (let i = 0; i < 7; i++) {
+          const threadId = newThreadId();
+          threads.push(threadId);
+          await store.put(makeCheckpoint(threadId, "", null, -1), {
+            expectedLatestId: null,
+            thread: { metadata: { scope } },
+          });
+          // Some share a millisecond, some do not: ties are ordered by thread id.
+          if (i % 3 === 0) await new Promise((resolve) => setTimeout(resolve, 3));
+        }
+        for (const order of ["desc", "asc"] as const) {
+          for (const limit of [1, 3, 7, 50]) {
+            const pages = await allPages({ metadata: { scope }, limit, order });
+            expect(pages.length).toBe(Math.max(1, Math.ceil(7 / limit)));
+            for (const page of pages) expect(page.length).toBeLessThanOrEqual(limit);
+            const seen = pages.flat();
+            expect(seen.map((t) => t.threadId).sort()).toEqual([...threads].sort());
+            const key = (t: ThreadRecord) => [t.updatedAt, t.threadId] as const;
+            for (let i = 1; i < seen.length; i++) {
+              const [a, b] = [key(seen[i - 1]!), key(seen[i]!)];
+              const ascending = a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
+              expect(ascending).toBe(order === "asc");
+            }
+          }
+        }
+        const first = await store.searchThreads({ metadata: { scope }, limit: 7 });
+        expect(first.nextCursor).toBeNull();
+      });
+
+      it("deleteThread removes the thread's record", async () => {
+        const scope = randomUUID();
+        const threadId = newThreadId();
+        await store.put(makeCheckpoint(threadId, "", null, -1), {
+          expectedLatestId: null,
+          thread: { metadata: { scope } },
+        });
+        await store.deleteThread(threadId);
+        expect(await store.getThread(threadId)).toBeUndefined();
+        expect((await store.searchThreads({ metadata: { scope } })).threads).toEqual([]);
+        // A new first checkpoint starts a new record.
+        await store.put(makeCheckpoint(threadId, "", null, -1), { expectedLatestId: null });
+        expect((await store.getThread(threadId))?.metadata).toEqual({});
+      });
+
+      it("refuses search options out of range with InvalidSearchError, and metadata that is not a plain object", async () => {
+        const refused = async (options: Record<string, unknown>, option: string) => {
+          const error = await store.searchThreads(options as never).catch((e: unknown) => e);
+          expect(error).toBeInstanceOf(InvalidSearchError);
+          expect(error).toMatchObject({ code: "INVALID_SEARCH", option });
+          expect((error as Error).message).toMatch(/it must be .*Nothing was read\.$/);
+        };
+        for (const limit of [0, -1, 1.5, 1_001, Number.NaN, "10"])
+          await refused({ limit }, "limit");
+        await refused({ status: "paused" }, "status");
+        await refused({ order: "newest" }, "order");
+        await refused({ graph: "" }, "graph");
+        await refused({ metadata: ["x"] }, "metadata");
+        await refused({ metadata: null }, "metadata");
+        for (const cursor of ["nope", "", Buffer.from("[1,2]").toString("base64url"), 5]) {
+          await refused({ cursor }, "cursor");
+        }
+        expect((await store.searchThreads({ limit: 1_000 })).threads.length).toBeLessThanOrEqual(
+          1_000,
+        );
+
+        const threadId = newThreadId();
+        for (const metadata of [["x"], "x", null, { text: "a\u0000b" }]) {
+          await expect(
+            store.put(makeCheckpoint(threadId, "", null, -1), {
+              expectedLatestId: null,
+              thread: { metadata: metadata as never },
+            }),
+          ).rejects.toBeInstanceOf(InvalidConfigError);
+        }
+        expect(await store.getLatest(threadId)).toBeUndefined();
       });
     });
 

@@ -209,7 +209,7 @@ describe.skipIf(!url)("PostgresCheckpointer", () => {
         undefined,
       ]);
       const { rows } = await sharedPool.query(`select version from ${prefix}schema_version`);
-      expect(rows).toEqual([{ version: 1 }, { version: 2 }]);
+      expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
 
       const only = checkpoint(threadId, null, -1);
       await stores[0]!.put(only, { expectedLatestId: null });
@@ -231,7 +231,7 @@ describe.skipIf(!url)("PostgresCheckpointer", () => {
       code: "SCHEMA_TOO_NEW",
       tablePrefix: prefix,
       version: 999,
-      knownVersion: 2,
+      knownVersion: 3,
       message: expect.stringContaining("Upgrade stateweaver"),
     });
   });

@@ -50,6 +50,61 @@ const migrations: Array<(t: Tables) => string[]> = [
       expires_at timestamptz not null
     )`,
   ],
+  (t) => [
+    // The thread record lives on the top-level head row, so the statement that writes a
+    // checkpoint writes it too (see statements.ts). Subgraph head rows leave it null.
+    `alter table ${t.threads}
+      add column graph text,
+      add column status text,
+      add column interrupts text,
+      add column error text,
+      add column metadata jsonb,
+      add column created_at timestamptz,
+      add column updated_at timestamptz`,
+    // Backfill existing threads from their latest top-level checkpoint. A payload that is not
+    // JSON must not stop the database from opening: it reads as null, and the thread as
+    // `error` (its next run would fail on it too). `json`, not `jsonb`: payloads may hold
+    // \u0000, which jsonb refuses. The function lives in this session only.
+    `create function pg_temp.stateweaver_try_json(payload text) returns json
+      language plpgsql immutable as $$
+      begin
+        return payload::json;
+      exception when others then
+        return null;
+      end $$`,
+    `update ${t.threads} t set
+        status = case
+          when b.doc is null then 'error'
+          when json_typeof(b.doc -> 'interrupts') = 'array'
+            and json_array_length(b.doc -> 'interrupts') > 0 then 'interrupted'
+          else 'idle' end,
+        interrupts = case when json_typeof(b.doc -> 'interrupts') = 'array'
+          then (b.doc -> 'interrupts')::text else '[]' end,
+        error = case when b.doc is null then '{"name":"CorruptCheckpointError","message":"The latest checkpoint of this thread is not valid JSON."}' end,
+        metadata = '{}'::jsonb,
+        created_at = coalesce(b.first_at, b.latest_at),
+        updated_at = date_trunc('milliseconds', b.latest_at)
+      from (
+        select h.thread_id, c.created_at as latest_at, pg_temp.stateweaver_try_json(c.payload) as doc,
+          (select f.created_at from ${t.checkpoints} f
+            where f.thread_id = h.thread_id and f.ns = '' order by f.seq limit 1) as first_at
+        from ${t.threads} h
+        join ${t.checkpoints} c on c.thread_id = h.thread_id and c.ns = '' and c.id = h.latest_id
+        where h.ns = ''
+      ) b
+      where t.thread_id = b.thread_id and t.ns = ''`,
+    "drop function pg_temp.stateweaver_try_json(text)",
+    // A head row whose checkpoint is missing (never written so by stateweaver) still gets a record.
+    `update ${t.threads} set status = 'idle', interrupts = '[]', metadata = '{}'::jsonb,
+        created_at = date_trunc('milliseconds', now()), updated_at = date_trunc('milliseconds', now())
+      where ns = '' and status is null`,
+    // The inbox query: one status, newest first, a page at a time (keyset on updated_at, id).
+    `create index ${t.prefix}threads_by_status on ${t.threads} (status, updated_at, thread_id)
+      where ns = ''`,
+    // Every thread, newest first (no status filter).
+    `create index ${t.prefix}threads_by_update on ${t.threads} (updated_at, thread_id)
+      where ns = ''`,
+  ],
 ];
 
 /** Brings the schema up to date. Safe when several processes start at once on one database. */

@@ -1,4 +1,5 @@
 import { InvalidConfigError } from "../../errors/index.js";
+import type { ThreadSearch } from "../thread-records.js";
 
 /** Table names start with this unless a store is given another `tablePrefix`. */
 export const DEFAULT_TABLE_PREFIX = "stateweaver_";
@@ -46,23 +47,36 @@ export function statements(t: Tables) {
   // only when the head row was claimed/advanced (`head` returned one), so the statement's
   // row count is 1 on success and 0 when `expectedLatestId` was not the latest. A unique
   // violation in the insert aborts the whole statement, head change included.
+  //
+  // The top-level head row (ns = '') is also the thread's record: the same statement writes
+  // its graph ($9), status ($10), interrupts ($11) and metadata ($12, merged), so the
+  // record cannot disagree with the latest checkpoint. For a subgraph's namespace they are
+  // null. Times are the database's, cut to the millisecond that cursors carry.
   const insertCheckpointFrom = `insert into ${t.checkpoints}
       (thread_id, ns, id, parent_id, step, source, created_at, payload)
       select $1, $2, $3, $4::text, $5::integer, $6::text, $7::timestamptz, $8::text from head`;
+  const topNow = `case when $2 = '' then ${NOW_MS} end`;
   return {
     // ON CONFLICT DO NOTHING waits for a concurrent claim of the same (thread, ns) to end:
     // if it commits, this one claims nothing; only one first checkpoint of a thread wins.
     claimAndInsert: `with head as (
-        insert into ${t.threads} (thread_id, ns, latest_id) values ($1, $2, $3)
+        insert into ${t.threads}
+          (thread_id, ns, latest_id, graph, status, interrupts, metadata, created_at, updated_at)
+        values ($1, $2, $3, $9::text, $10::text, $11::text,
+          case when $2 = '' then coalesce($12::jsonb, '{}'::jsonb) end, ${topNow}, ${topNow})
         on conflict do nothing
         returning 1)
       ${insertCheckpointFrom}`,
     // Under READ COMMITTED an UPDATE blocked on the head row's lock re-evaluates its WHERE
     // against the row the other writer committed, so of two writers expecting the same
     // latest exactly one matches. No head row (new or deleted thread): nothing matches.
+    // A checkpoint ends an `error` status: the thread has moved on.
     advanceAndInsert: `with head as (
-        update ${t.threads} set latest_id = $3
-        where thread_id = $1 and ns = $2 and latest_id = $9
+        update ${t.threads} set latest_id = $3, graph = coalesce($9::text, graph),
+          status = $10::text, interrupts = $11::text, error = null,
+          metadata = case when $12::jsonb is null then metadata else metadata || $12::jsonb end,
+          updated_at = ${topNow}
+        where thread_id = $1 and ns = $2 and latest_id = $13
         returning 1)
       ${insertCheckpointFrom}`,
     latestId: `select latest_id from ${t.threads} where thread_id = $1 and ns = $2`,
@@ -79,21 +93,38 @@ export function statements(t: Tables) {
       order by seq desc
       limit $4`,
     // Inserted only while the thread's latest top-level checkpoint is the one expected
-    // (none: no head row); an existing claim is taken over only once it has expired.
-    claim: `insert into ${t.claims} (thread_id, run_id, expires_at)
-      select $1, $2, now() + $4::integer * interval '1 millisecond'
-      where coalesce((select latest_id from ${t.threads} where thread_id = $1 and ns = ''), '')
-        = coalesce($3::text, '')
-      on conflict (thread_id) do update
-        set run_id = excluded.run_id, expires_at = excluded.expires_at
-        where ${t.claims}.expires_at <= now()`,
+    // (none: no head row); an existing claim is taken over only once it has expired. A
+    // claim that succeeds merges the run's metadata ($5) into the thread's record, if any.
+    // Returns one row when claimed.
+    claim: `with claimed as (
+        insert into ${t.claims} (thread_id, run_id, expires_at)
+        select $1, $2, now() + $4::integer * interval '1 millisecond'
+        where coalesce((select latest_id from ${t.threads} where thread_id = $1 and ns = ''), '')
+          = coalesce($3::text, '')
+        on conflict (thread_id) do update
+          set run_id = excluded.run_id, expires_at = excluded.expires_at
+          where ${t.claims}.expires_at <= now()
+        returning 1),
+      merged as (
+        update ${t.threads} set metadata = metadata || $5::jsonb
+        where $5::jsonb is not null and thread_id = $1 and ns = ''
+          and exists (select 1 from claimed))
+      select 1 as claimed from claimed`,
     renewClaim: `insert into ${t.claims} (thread_id, run_id, expires_at)
       values ($1, $2, now() + $3::integer * interval '1 millisecond')
       on conflict (thread_id) do update
         set run_id = excluded.run_id, expires_at = excluded.expires_at
         where ${t.claims}.run_id = excluded.run_id or ${t.claims}.expires_at <= now()`,
     liveClaim: `select 1 from ${t.claims} where thread_id = $1 and expires_at > now()`,
-    releaseClaim: `delete from ${t.claims} where thread_id = $1 and run_id = $2`,
+    // Ends the run's claim; a failed run's error ($3, JSON) goes on the thread's record in
+    // the same statement, only if this run still held the thread.
+    releaseClaim: `with released as (
+        delete from ${t.claims} where thread_id = $1 and run_id = $2 returning 1)
+      update ${t.threads} set status = 'error', error = $3::text, updated_at = ${NOW_MS}
+      where $3::text is not null and thread_id = $1 and ns = ''
+        and exists (select 1 from released)`,
+    getThread: `select ${recordColumns(t)} from ${t.threads} t
+      where t.thread_id = $1 and t.ns = ''`,
     deleteClaim: `delete from ${t.claims} where thread_id = $1`,
     deleteWrites: `delete from ${t.writes} where thread_id = $1`,
     deleteCheckpoints: `delete from ${t.checkpoints} where thread_id = $1`,
@@ -104,3 +135,59 @@ export function statements(t: Tables) {
 }
 
 export type Statements = ReturnType<typeof statements>;
+
+/** The database's time, cut to the millisecond: what a thread cursor can carry exactly. */
+const NOW_MS = "date_trunc('milliseconds', now())";
+
+/** The text of a `timestamptz` column as ISO-8601 UTC with milliseconds. */
+const iso = (column: string) =>
+  `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** A thread record's columns (of the head row `t`); `busy` while a claim is live. */
+function recordColumns(t: Tables): string {
+  return `t.thread_id, t.latest_id, t.graph, t.status, t.interrupts, t.error,
+      t.metadata::text as metadata, ${iso("t.created_at")} as created_at,
+      ${iso("t.updated_at")} as updated_at,
+      exists (select 1 from ${t.claims} c where c.thread_id = t.thread_id and c.expires_at > now())
+        as busy`;
+}
+
+/**
+ * The statement for one `searchThreads` page (one row more than the limit, to tell whether
+ * another page follows). Filters become predicates only when given, so the planner sees
+ * plain equalities: a status search walks the `threads_by_status` index in order, one
+ * without walks `threads_by_update`, and neither reads a checkpoint. `busy` is a live claim;
+ * any other status is the stored one of a thread no run holds.
+ */
+export function searchThreadsQuery(
+  t: Tables,
+  search: ThreadSearch,
+): { text: string; params: unknown[] } {
+  const params: unknown[] = [];
+  const param = (value: unknown) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const live = `exists (select 1 from ${t.claims} c
+      where c.thread_id = t.thread_id and c.expires_at > now())`;
+  const where = ["t.ns = ''"];
+  if (search.status === "busy") where.push(live);
+  else if (search.status) where.push(`t.status = ${param(search.status)}::text`, `not ${live}`);
+  if (search.graph !== undefined) where.push(`t.graph = ${param(search.graph)}::text`);
+  if (search.metadata) {
+    where.push(`t.metadata @> ${param(JSON.stringify(search.metadata))}::jsonb`);
+  }
+  const direction = search.order;
+  if (search.after) {
+    const at = param(search.after.updatedAt);
+    const id = param(search.after.threadId);
+    where.push(
+      `(t.updated_at, t.thread_id) ${direction === "desc" ? "<" : ">"} (${at}::timestamptz, ${id}::text)`,
+    );
+  }
+  const text = `select ${recordColumns(t)} from ${t.threads} t
+    where ${where.join(" and ")}
+    order by t.updated_at ${direction}, t.thread_id ${direction}
+    limit ${param(search.limit + 1)}`;
+  return { text, params };
+}

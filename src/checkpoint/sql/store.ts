@@ -12,7 +12,12 @@ import type {
   ListOptions,
   PendingWrite,
   PutOptions,
+  SearchThreadsOptions,
   ThreadClaim,
+  ThreadPage,
+  ThreadRecord,
+  ThreadRelease,
+  ThreadStatus,
 } from "../checkpointer.js";
 import {
   assertListArguments,
@@ -23,11 +28,18 @@ import {
 } from "../limits.js";
 import { readStoredCheckpoint, readStoredWrite, type StoredRow } from "../read-stored.js";
 import { stringifyStored } from "../serde.js";
+import {
+  assertThreadMetadata,
+  cursorAfter,
+  readSearchOptions,
+  storedStatusOf,
+} from "../thread-records.js";
 import type { SqlDriver } from "./driver.js";
 import { migrate } from "./migrations.js";
 import {
   DEFAULT_TABLE_PREFIX,
   type Statements,
+  searchThreadsQuery,
   statements,
   type Tables,
   tables,
@@ -45,8 +57,9 @@ function sqlState(error: unknown): unknown {
  * connects and creates or migrates the tables, later calls reuse that connection.
  *
  * Every call a run makes on its hot path is one statement, one round trip: `put` (the
- * head-row check and the checkpoint insert in one statement, no transaction), `putWrites`,
- * `getLatest` and `get` (the checkpoint and its writes in one result).
+ * head-row check, the thread record and the checkpoint insert in one statement, no
+ * transaction), `putWrites`, `getLatest` and `get` (the checkpoint and its writes in one
+ * result), `claimThread` and `releaseThread`.
  */
 export abstract class SqlCheckpointer implements Checkpointer {
   readonly #tables: Tables;
@@ -83,8 +96,12 @@ export abstract class SqlCheckpointer implements Checkpointer {
 
   async put(checkpoint: Checkpoint, options: PutOptions): Promise<void> {
     assertPutIds(checkpoint, options);
+    const thread = options.thread;
+    if (thread?.graph !== undefined) assertStoreId("thread.graph", thread.graph);
+    if (thread?.metadata !== undefined) assertThreadMetadata("thread.metadata", thread.metadata);
     const payload = stringifyStored(checkpoint, "checkpoint");
     const { threadId, ns, id, metadata } = checkpoint;
+    const top = ns === "";
     const expected = options.expectedLatestId;
     const sql = this.#sql;
     const driver = await this.#ready();
@@ -97,6 +114,11 @@ export abstract class SqlCheckpointer implements Checkpointer {
       typeof metadata?.source === "string" ? metadata.source : null,
       checkpoint.createdAt,
       payload,
+      // The thread record: only a top-level checkpoint is the thread's latest.
+      (top && thread?.graph) || null,
+      top ? storedStatusOf(checkpoint) : null,
+      top ? JSON.stringify(checkpoint.interrupts) : null,
+      top && thread?.metadata ? JSON.stringify(thread.metadata) : null,
     ];
     const query = driver.queryPrepared ?? driver.query;
     let written: number;
@@ -173,15 +195,17 @@ export abstract class SqlCheckpointer implements Checkpointer {
 
   async claimThread(threadId: string, claim: ThreadClaim): Promise<void> {
     assertStoreId("threadId", threadId);
+    if (claim.metadata !== undefined) assertThreadMetadata("claim.metadata", claim.metadata);
     const sql = this.#sql;
     const driver = await this.#ready();
-    const { rowCount } = await (driver.queryPrepared ?? driver.query)(sql.claim, [
+    const { rows: claimed } = await (driver.queryPrepared ?? driver.query)(sql.claim, [
       threadId,
       claim.runId,
       claim.expectedLatestId,
       Math.ceil(claim.ttlMs),
+      claim.metadata ? JSON.stringify(claim.metadata) : null,
     ]);
-    if (rowCount === 1) return;
+    if (claimed.length === 1) return;
     // Failure path only: say why.
     const { rows } = await driver.query(sql.latestId, [threadId, ""]);
     const actual = (rows[0]?.latest_id as string | undefined) ?? null;
@@ -202,10 +226,32 @@ export abstract class SqlCheckpointer implements Checkpointer {
     if (rowCount !== 1) throw new ThreadBusyError(threadId, null);
   }
 
-  async releaseThread(threadId: string, runId: string): Promise<void> {
+  async releaseThread(threadId: string, runId: string, release?: ThreadRelease): Promise<void> {
+    assertStoreId("threadId", threadId);
+    const error = release?.error;
+    const driver = await this.#ready();
+    await (driver.queryPrepared ?? driver.query)(this.#sql.releaseClaim, [
+      threadId,
+      runId,
+      error ? JSON.stringify({ name: String(error.name), message: String(error.message) }) : null,
+    ]);
+  }
+
+  async getThread(threadId: string): Promise<ThreadRecord | undefined> {
     assertStoreId("threadId", threadId);
     const driver = await this.#ready();
-    await (driver.queryPrepared ?? driver.query)(this.#sql.releaseClaim, [threadId, runId]);
+    const { rows } = await driver.query(this.#sql.getThread, [threadId]);
+    return rows[0] && toRecord(rows[0]);
+  }
+
+  async searchThreads(options?: SearchThreadsOptions): Promise<ThreadPage> {
+    const search = readSearchOptions(options);
+    const driver = await this.#ready();
+    const { text, params } = searchThreadsQuery(this.#tables, search);
+    const { rows } = await driver.query(text, params);
+    const threads = rows.slice(0, search.limit).map(toRecord);
+    const more = rows.length > search.limit;
+    return { threads, nextCursor: more ? cursorAfter(threads.at(-1)!) : null };
   }
 
   async deleteThread(threadId: string): Promise<void> {
@@ -261,6 +307,21 @@ function toTuple(
     pendingWrites: writes.map((row) =>
       readStoredWrite(row.payload, { threadId, ns, checkpointId, taskId: row.key as string }),
     ),
+  };
+}
+
+/** A thread record from its head row (see `recordColumns` in statements.ts). */
+function toRecord(row: Record<string, unknown>): ThreadRecord {
+  return {
+    threadId: row.thread_id as string,
+    graph: (row.graph as string | null) ?? null,
+    status: row.busy ? "busy" : (row.status as ThreadStatus),
+    interrupts: JSON.parse(row.interrupts as string),
+    error: row.error ? JSON.parse(row.error as string) : null,
+    metadata: JSON.parse(row.metadata as string),
+    createdAt: row.created_at as string,
+    updatedAt: row.updated_at as string,
+    latestCheckpointId: row.latest_id as string,
   };
 }
 
