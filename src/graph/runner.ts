@@ -56,7 +56,7 @@ export class GraphRunner<S extends State = State, C = unknown> {
     this.#checkpointer = options.checkpointer;
   }
 
-  /** @internal The thread `config` names, and the store it lives in; or a typed error. */
+  /** The thread `config` names, and the store it lives in; or a typed error. @internal */
   thread(
     config: RunConfig | undefined,
     what: string,
@@ -121,8 +121,8 @@ export class GraphRunner<S extends State = State, C = unknown> {
   /**
    * A run on the thread `config` names (or none): its checkpoint restored into a started
    * actor, the writer its checkpoints go through, and what its nodes can reach.
+   * @internal
    */
-  /** @internal */
   async start(start: {
     config: RunConfig;
     options: InvokeOptions<C>;
@@ -177,8 +177,8 @@ export class GraphRunner<S extends State = State, C = unknown> {
    * Drive a started run to its next rest, then end it: a top-level run claims its thread
    * first, so nothing runs unless this call holds the thread; and whatever way it ends, the
    * actor stops and nothing is stored for it afterwards.
+   * @internal
    */
-  /** @internal */
   async drive(
     actor: AnyActor,
     env: RunEnv,
@@ -208,8 +208,8 @@ export class GraphRunner<S extends State = State, C = unknown> {
    * namespace (`node:taskId`, levels joined by `|`). A pause becomes the calling
    * task's pause; on the task's re-run the nested run resumes where it stopped,
    * and a nested run that already finished in this step is replayed, not re-run.
+   * @internal
    */
-  /** @internal */
   async runNested(
     input: unknown,
     options: InvokeOptions<C>,
@@ -306,8 +306,7 @@ export class GraphRunner<S extends State = State, C = unknown> {
     return writes.length > 0 ? { type: "UPDATE", update: Object.fromEntries(writes) } : undefined;
   }
 
-  /** An update's writes, checked against the schema and turned into their JSON form. */
-  /** @internal */
+  /** An update's writes, checked against the schema and turned into their JSON form. @internal */
   writes(context: GraphContext, update: unknown, node: string): Array<[string, unknown]> {
     return this.#g.channels.toWrites(update, context.values, { node, step: context.step });
   }
@@ -331,7 +330,7 @@ export class GraphRunner<S extends State = State, C = unknown> {
     };
   }
 
-  /** @internal Run (or resume, or continue) on a thread: what invoke, resume and stream do. */
+  /** Run (or resume, or continue) on a thread: what invoke, resume and stream do. @internal */
   async run(plan: Plan, options: InvokeOptions<C>, emit: RunEnv["emit"]): Promise<RunResult<S>> {
     const config = options.config ?? {};
     const pad = currentTask.getStore();
