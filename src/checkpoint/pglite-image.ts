@@ -92,7 +92,8 @@ export function readImage(key: string, cacheDir: string | false): Promise<Uint8A
  * written to a data directory, and Node's zlib is faster than the stream PGlite uses.
  */
 export async function unpackImage(image: Uint8Array): Promise<Blob> {
-  return new Blob([new Uint8Array(await gunzipAsync(image))], { type: "application/x-tar" });
+  const tarball: Uint8Array = await gunzipAsync(image);
+  return new Blob([tarball], { type: "application/x-tar" });
 }
 
 /**

@@ -56,13 +56,12 @@ const VACUUM_DELAY_MS = 2_000;
 
 /**
  * Postgres settings for the instances the store opens, added to PGlite's start
- * parameters (they apply to each start, nothing is written to the directory). PGlite
- * serves one connection and keeps its files in this process, so the defaults' 128MB of
- * shared buffers and 100 connection slots are mostly memory Postgres sets up and never
- * needs: they cost ~130MB RSS and a few hundred ms at every start (docs/benchmarks.md,
- * "Opening PGlite").
+ * parameters (they apply to each start, nothing is written to the directory). PGlite's
+ * default 128MB of shared buffers is memory Postgres prepares at every start: ~110MB of
+ * RSS more than 16MB, for a cache over files that are in this process's memory or the OS
+ * page cache anyway (docs/benchmarks.md, "Opening PGlite").
  */
-const START_SETTINGS = ["shared_buffers=16MB", "max_connections=5"];
+const START_SETTINGS = ["shared_buffers=16MB"];
 
 /**
  * Checkpoints in PGlite, an embedded PostgreSQL: durable with a data directory, no

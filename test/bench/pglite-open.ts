@@ -33,7 +33,6 @@ interface Variant {
   image?: "gz" | "tar";
   /** `-c name=value` settings added to PGlite's default start parameters. */
   settings?: string[];
-  initialMemory?: number;
   /** Extra flags for the child `node`. */
   nodeFlags?: string[];
   places: Place[];
@@ -79,13 +78,6 @@ const variants: Variant[] = [
     name: "raw shared_buffers=1MB, max_connections=5",
     kind: "raw",
     settings: ["shared_buffers=1MB", "max_connections=5"],
-    places: ["existing dir"],
-  },
-  {
-    name: "raw small settings, initialMemory 32MB",
-    kind: "raw",
-    settings: SMALL,
-    initialMemory: 32 << 20,
     places: ["existing dir"],
   },
   {
@@ -137,7 +129,6 @@ async function child({ variant, dataDir, imageFile, imageCacheDir }: Child): Pro
     : undefined;
   const db = new PGlite(dataDir, {
     ...(image && { loadDataDir: image }),
-    ...(variant.initialMemory && { initialMemory: variant.initialMemory }),
     ...(variant.settings && {
       startParams: [...PGlite.defaultStartParams, ...variant.settings.flatMap((s) => ["-c", s])],
     }),
