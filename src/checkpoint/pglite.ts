@@ -1,8 +1,20 @@
 import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
-import type { PGliteInterface, Results } from "@electric-sql/pglite";
+import { join } from "node:path";
+import type { PGlite, PGliteInterface, PGliteOptions, Results } from "@electric-sql/pglite";
 import { lockDataDir } from "./data-dir-lock.js";
+import {
+  defaultImageCacheDir,
+  forgetImage,
+  imageKey,
+  readImage,
+  saveImage,
+  unpackImage,
+} from "./pglite-image.js";
 import { DEFAULT_TABLE_PREFIX, type Query, SqlCheckpointer, type SqlDriver } from "./sql/index.js";
+import { migrate } from "./sql/migrations.js";
+import { tables } from "./sql/statements.js";
 
 export interface PGliteCheckpointerOptions {
   /**
@@ -21,6 +33,17 @@ export interface PGliteCheckpointerOptions {
   db?: PGliteInterface;
   /** Prefix of the table names; `"stateweaver_"` by default. */
   tablePrefix?: string;
+  /**
+   * Where prepared images are kept between processes. A new database (`memory://`, or a
+   * directory without one) starts from an image of an empty database with the current
+   * schema instead of running Postgres' initdb, which takes seconds and a second Postgres
+   * instance. The first new database on a machine makes the image. `false`: keep images
+   * in this process only. Files there may be deleted at any time.
+   *
+   * @default `$XDG_CACHE_HOME/stateweaver`, else `~/.cache/stateweaver`
+   * @see docs/benchmarks.md, "Opening PGlite"
+   */
+  imageCacheDir?: string | false;
 }
 
 /**
@@ -30,6 +53,15 @@ export interface PGliteCheckpointerOptions {
 const VACUUM_AFTER_ROWS = 1_000;
 /** …this long after the delete that crossed it, so a burst of deletes vacuums once. */
 const VACUUM_DELAY_MS = 2_000;
+
+/**
+ * Postgres settings for the instances the store opens, added to PGlite's start
+ * parameters (they apply to each start, nothing is written to the directory). PGlite's
+ * default 128MB of shared buffers is memory Postgres prepares at every start: ~110MB of
+ * RSS more than 16MB, for a cache over files that are in this process's memory or the OS
+ * page cache anyway (docs/benchmarks.md, "Opening PGlite").
+ */
+const START_SETTINGS = ["shared_buffers=16MB"];
 
 /**
  * Checkpoints in PGlite, an embedded PostgreSQL: durable with a data directory, no
@@ -48,6 +80,8 @@ const VACUUM_DELAY_MS = 2_000;
  */
 export class PGliteCheckpointer extends SqlCheckpointer {
   readonly #dataDir: string;
+  readonly #tablePrefix: string;
+  readonly #imageCacheDir: string | false;
   readonly #given: PGliteInterface | undefined;
   #owned: PGliteInterface | undefined;
   /** The instance in use once started, given or owned. */
@@ -62,9 +96,12 @@ export class PGliteCheckpointer extends SqlCheckpointer {
       dataDir = "memory://",
       db,
       tablePrefix = DEFAULT_TABLE_PREFIX,
+      imageCacheDir = defaultImageCacheDir(),
     } = typeof options === "string" ? { dataDir: options } : options;
     super(tablePrefix);
     this.#dataDir = dataDir;
+    this.#tablePrefix = tablePrefix;
+    this.#imageCacheDir = imageCacheDir;
     this.#given = db;
   }
 
@@ -72,23 +109,7 @@ export class PGliteCheckpointer extends SqlCheckpointer {
     const pglite = await import("@electric-sql/pglite");
     // A start that opened PGlite and then failed (e.g. a migration) is being retried.
     await this.#closeOwned();
-    let db = this.#given;
-    if (!db) {
-      const dir = directoryOf(this.#dataDir);
-      // Ours to create and to lock; other URL schemes (memory://, idb://) are PGlite's.
-      if (dir !== undefined) {
-        await mkdir(dir, { recursive: true });
-        this.#unlock = lockDataDir(dir);
-      }
-      try {
-        db = this.#owned = new pglite.PGlite(this.#dataDir);
-        await db.waitReady;
-      } catch (error) {
-        // A failed start is retried by the next call: let go of the directory meanwhile.
-        await this.#closeOwned().catch(() => undefined);
-        throw error;
-      }
-    }
+    const db = this.#given ?? (await this.#open(pglite.PGlite));
     await db.waitReady;
     const target = db;
     this.#db = target;
@@ -97,6 +118,68 @@ export class PGliteCheckpointer extends SqlCheckpointer {
       queryPrepared: preparedOn(target, pglite),
       transaction: (fn) => target.transaction((tx) => fn(queryOn(tx))),
     };
+  }
+
+  /** Opens (and owns) the instance for `dataDir`, from a prepared image if it is new. */
+  async #open(PGliteClass: typeof PGlite): Promise<PGliteInterface> {
+    const dir = directoryOf(this.#dataDir);
+    // Ours to create and to lock; other URL schemes (memory://, idb://) are PGlite's.
+    if (dir !== undefined) {
+      await mkdir(dir, { recursive: true });
+      this.#unlock = lockDataDir(dir);
+    }
+    const hasDatabase = () => dir !== undefined && existsSync(join(dir, "PG_VERSION"));
+    const options: PGliteOptions = {
+      startParams: [...PGliteClass.defaultStartParams, ...START_SETTINGS.flatMap((s) => ["-c", s])],
+    };
+    try {
+      const isNew = dir === undefined ? this.#dataDir.startsWith("memory://") : !hasDatabase();
+      const key = isNew ? await imageKey(this.#tablePrefix) : undefined;
+      const image = key === undefined ? undefined : await readImage(key, this.#imageCacheDir);
+      if (key !== undefined && image) {
+        try {
+          const loadDataDir = await unpackImage(image);
+          const db = new PGliteClass(this.#dataDir, { ...options, loadDataDir });
+          this.#owned = db;
+          await db.waitReady;
+          return db;
+        } catch (error) {
+          // A damaged or foreign image: forget it, then start as if there were none (unless
+          // it got as far as making a database of the directory).
+          await forgetImage(key, this.#imageCacheDir);
+          await this.#closeInstance().catch(() => undefined);
+          if (hasDatabase()) throw error;
+        }
+      }
+      const db = new PGliteClass(this.#dataDir, options);
+      this.#owned = db;
+      await db.waitReady;
+      if (key !== undefined) await this.#makeImage(db, key);
+      return db;
+    } catch (error) {
+      // A failed start is retried by the next call: let go of the directory meanwhile.
+      await this.#closeOwned().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /**
+   * Makes the prepared image from a database initdb has just made: brings it to the
+   * current schema (the store's own migration then finds nothing to do) and dumps it.
+   */
+  async #makeImage(db: PGliteInterface, key: string): Promise<void> {
+    const query = queryOn(db);
+    await migrate(
+      { query, transaction: (fn) => db.transaction((tx) => fn(queryOn(tx))) },
+      tables(this.#tablePrefix),
+    );
+    try {
+      // Everything in the data files, so that loading the image replays almost no WAL.
+      await db.exec("checkpoint");
+      await saveImage(key, this.#imageCacheDir, await db.dumpDataDir("none"));
+    } catch {
+      // Only the speed-up of later stores is lost.
+    }
   }
 
   protected override afterDelete(rows: number): void {
@@ -108,6 +191,13 @@ export class PGliteCheckpointer extends SqlCheckpointer {
     }, VACUUM_DELAY_MS);
     // A pending vacuum must not keep the process alive; close() runs it instead.
     this.#vacuumTimer.unref();
+  }
+
+  /** Closes the owned instance, keeping the directory's lock. */
+  async #closeInstance(): Promise<void> {
+    const db = this.#owned;
+    this.#owned = undefined;
+    if (db && !db.closed) await db.close();
   }
 
   /** Runs one VACUUM at a time; what is deleted meanwhile waits for the next. */
@@ -140,10 +230,8 @@ export class PGliteCheckpointer extends SqlCheckpointer {
   }
 
   async #closeOwned(): Promise<void> {
-    const db = this.#owned;
-    this.#owned = undefined;
     try {
-      if (db && !db.closed) await db.close();
+      await this.#closeInstance();
     } finally {
       this.#unlock?.();
       this.#unlock = undefined;
