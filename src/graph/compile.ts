@@ -198,11 +198,9 @@ function buildMachine(g: GraphInternals) {
       })),
       checkpoint: ({ context, system }) => runEnvOf(system).atBarrier?.(context),
       dispatch: raise(({ context }) => decide(context)),
-      dispatchUnlessHeld: enqueueActions(({ context, enqueue, system }) => {
+      dispatchUnlessHeld: enqueueActions(({ context, enqueue }) => {
         // The barrier an update as a node opens never holds: its writes are not merged yet.
-        if (opensUpdate(context)) enqueue.raise(decide(context));
-        else if (!context.run.holds && !runEnvOf(system).mustRest?.())
-          enqueue.raise(decide(context));
+        if (!context.run.holds || opensUpdate(context)) enqueue.raise(decide(context));
       }),
       applyInput: assign(({ context, event }) => {
         if (event.type !== "INPUT") return {};

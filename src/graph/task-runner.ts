@@ -42,15 +42,22 @@ export function taskRunner(g: GraphInternals) {
         step.cancel();
         sendBack({ type: "TASKS.ERROR", error });
       };
-      let output: MaybePromise<TaskOutcome[]>;
-      try {
-        output = runPendingTasks(g, env, context, node, step);
-      } catch (error) {
-        failed(error);
-        return;
-      }
-      if (isThenable(output)) output.then(done, failed);
-      else done(output);
+      const start = () => {
+        if (step.cancelled) return;
+        let output: MaybePromise<TaskOutcome[]>;
+        try {
+          output = runPendingTasks(g, env, context, node, step);
+        } catch (error) {
+          failed(error);
+          return;
+        }
+        if (isThenable(output)) output.then(done, failed);
+        else done(output);
+      };
+      // Most steps start at once; some wait for the store or give the event loop a turn.
+      const wait = env.beforeTasks?.();
+      if (wait) wait.then(start, failed);
+      else start();
     });
     return () => running?.cancel();
   });

@@ -76,10 +76,17 @@ export async function drive(
       env.emit?.({ type: "values", ns: env.ns, step: context.step, values: context.values });
   };
   const holds = (actor.getSnapshot() as AnyMachineSnapshot).context.run.holds as boolean;
-  // A run rests at a barrier (see below) when it got too far ahead of its store, or has
-  // kept the event loop for MAX_UNBROKEN_STEPS steps.
-  env.mustRest = () =>
-    unbroken >= MAX_UNBROKEN_STEPS || (!holds && writer !== undefined && writer.lagging);
+  // Before a step's tasks start: wait for the store if the run got too far ahead of it,
+  // and let the event loop run if the run has kept it for MAX_UNBROKEN_STEPS steps.
+  env.beforeTasks = () => {
+    if (writer?.lagging) {
+      unbroken = 0;
+      return writer.flush();
+    }
+    if (unbroken < MAX_UNBROKEN_STEPS) return undefined;
+    unbroken = 0;
+    return new Promise<void>((resolve) => setImmediate(resolve));
+  };
   if (writer) {
     writer.onFailure(fail);
     env.savePendingWrite = (task, outcome) => {
@@ -119,12 +126,7 @@ export async function drive(
         // A barrier the run did not enter (restored, or updated in place) is this run's
         // too: checkpoint it as well. Either way the run waits here for STEP.
         if (entered !== context) env.atBarrier(context);
-        if (holds || writer?.lagging) await writer?.flush();
-        if (unbroken >= MAX_UNBROKEN_STEPS) {
-          // Let timers and I/O run: no graph keeps the event loop for a whole long run.
-          await new Promise((resolve) => setImmediate(resolve));
-          unbroken = 0;
-        }
+        if (holds) await writer?.flush();
         // The flush let the run be aborted or fail meanwhile: then STEP would start a step anyway.
         if (failure !== undefined || signal?.aborted) continue;
         if (options.stopAtBarrier) return { status: "barrier", state: context.values };
@@ -156,7 +158,7 @@ export async function drive(
     sub.unsubscribe();
     signal?.removeEventListener("abort", onAbort);
     env.atBarrier = undefined;
-    env.mustRest = undefined;
+    env.beforeTasks = undefined;
     if (failure !== undefined || signal?.aborted) actor.stop();
     // A failed run still leaves what it checkpointed before the failure in the store.
     if (writer) await writer.flush().catch(() => {});

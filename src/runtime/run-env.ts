@@ -28,10 +28,10 @@ export interface RunEnv {
    */
   atBarrier?: ((context: GraphContext) => void) | undefined;
   /**
-   * Whether the run must rest at this barrier: its checkpoints lag too far behind (async
-   * durability), or it has not let the event loop run for a while.
+   * Called before a step's tasks start; a promise makes them wait for it (the store to catch
+   * up with an async run, or a turn of the event loop after many synchronous steps).
    */
-  mustRest?: (() => boolean) | undefined;
+  beforeTasks?: (() => Promise<void> | undefined) | undefined;
   /** Store a finished task's writes against the step's barrier checkpoint (set when persistent). */
   savePendingWrite?: ((task: TaskRecord, outcome: TaskOutcome) => void | Promise<void>) | undefined;
   /** Store a failed task's error against the step's barrier checkpoint (set when persistent). */

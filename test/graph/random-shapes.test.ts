@@ -43,7 +43,7 @@ describe("no graph shape can hang a run", () => {
 });
 
 describe("a long run of synchronous nodes", () => {
-  it("lets timers run while it goes (it rests every MAX_UNBROKEN_STEPS steps)", async () => {
+  it("lets timers run while it goes (it yields every MAX_UNBROKEN_STEPS steps)", async () => {
     const graph = new Graph({ name: "SyncLoop" })
       .addNode("tick", (s) => ({ n: s.n + 1 }))
       .addEdge(START, "tick")
