@@ -19,7 +19,7 @@ async function countedThread(steps: number) {
   const graph = new Graph({ name: "Counter" })
     .addNode("count", (s: { n: number }) => ({ n: s.n + 1 }))
     .addEdge(START, "count")
-    .addConditionalEdges("count", (s: { n: number }) => (s.n < steps ? "count" : END))
+    .addConditionalEdges("count", (s) => ((s.n as number) < steps ? "count" : END))
     .compile({ checkpointer: store });
   const config = { configurable: { thread_id: "history-pages" } };
   await graph.invoke({ n: 0 }, { config, recursionLimit: steps + 10 });
