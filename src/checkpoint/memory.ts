@@ -276,10 +276,11 @@ export class MemoryCheckpointer implements Checkpointer {
 
   async prune(threadId: string, options: PruneOptions): Promise<number> {
     const keep = readPruneArguments(threadId, options);
+    // Busy first, as the SQL stores check: a run may hold a thread that has no checkpoint yet.
+    this.#refuseIfHeld(threadId);
     const namespaces = this.#threads.get(threadId);
     const top = namespaces?.get("");
     if (!namespaces || !top) return 0;
-    this.#refuseIfHeld(threadId);
     const candidate = (history: History, index: number): PruneCandidate => ({
       id: history.ids[index]!,
       metadata: (JSON.parse(history.bodies[index]!) as Partial<Checkpoint>).metadata ?? {},
