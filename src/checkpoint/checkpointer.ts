@@ -109,6 +109,41 @@ export interface ThreadWrite {
 }
 
 /**
+ * What `prune` keeps of a thread.
+ *
+ * @example
+ * await store.prune("t1", { keep: "latest" }); // only the latest top-level checkpoint (and what it needs)
+ * await store.prune("t1", { keep: 10 });       // the 10 latest
+ */
+export interface PruneOptions {
+  /**
+   * How many of the latest top-level checkpoints to keep: a whole number from 1, or
+   * `"latest"` (1). Subgraph checkpoints are kept as far as those still need them.
+   */
+  keep: "latest" | number;
+}
+
+/**
+ * Which whole threads `pruneThreads` deletes: those last written before `idleBefore`, in
+ * one of the statuses given, that no run holds.
+ *
+ * @example
+ * const deleted = await store.pruneThreads({ idleBefore: new Date(Date.now() - 30 * 86_400_000) });
+ * await store.pruneThreads({ idleBefore: "2026-01-01T00:00:00.000Z", status: ["idle", "error"], graph: "Support" });
+ */
+export interface PruneThreadsOptions {
+  /** Threads whose record's `updatedAt` is before this time (a `Date` or ISO-8601 text). */
+  idleBefore: Date | string;
+  /**
+   * Stored statuses to delete: `"idle"` (the default), `"interrupted"`, `"error"`, or a list
+   * of them. A thread a run holds (`"busy"`) is never deleted.
+   */
+  status?: Exclude<ThreadStatus, "busy"> | Array<Exclude<ThreadStatus, "busy">>;
+  /** Only threads of this graph (`CompiledGraph.name`); every graph's by default. */
+  graph?: string;
+}
+
+/**
  * Where a thread stands, as the inbox shows it:
  * - `"busy"`: a run holds the thread (a live claim, see `claimThread`);
  * - `"interrupted"`: its latest top-level checkpoint has pending interrupts;
@@ -269,6 +304,40 @@ export interface Checkpointer {
    * its claim.
    */
   deleteThread(threadId: string): Promise<void>;
+  /**
+   * Delete the thread's older checkpoints and their pending writes, keeping the latest
+   * `keep` top-level checkpoints and what a run or `getState` still reads through them:
+   * the barrier each kept checkpoint's step started from (`metadata.stepOrigin`: a paused
+   * step's finished tasks store their writes there), and every subgraph namespace whose
+   * latest checkpoint belongs to a kept step (`metadata.parentStep`), with its latest
+   * checkpoint and that one's step origin. Other subgraph namespaces go entirely.
+   *
+   * The thread then resumes and reads (`getState`, with `subgraphs` too) exactly as
+   * before; its history ends where it was cut: a kept checkpoint keeps its `parentId` even
+   * when that parent is gone. The thread record is unchanged. Refuses with
+   * `ThreadBusyError`, deleting nothing, while a run holds the thread, and holds the
+   * thread itself while it deletes, so no run starts meanwhile. Returns how many
+   * checkpoints it deleted (0 for an unknown thread). Throws `InvalidRetentionError` for
+   * a `keep` out of range.
+   */
+  prune(threadId: string, options: PruneOptions): Promise<number>;
+  /**
+   * Delete whole threads (as `deleteThread` does) whose record was last written before
+   * `idleBefore` and whose stored status is one of `status` (`"idle"` by default), skipping
+   * threads a run holds. Works through the records by `updatedAt`, from an index, a batch
+   * of threads per transaction. Returns how many threads it deleted.
+   */
+  pruneThreads(options: PruneThreadsOptions): Promise<number>;
+  /**
+   * Copy every checkpoint (all namespaces), pending write and the record of thread `from`
+   * to a new thread `to`, which then resumes and reads as `from` does. The copy is
+   * independent: writing to either never changes the other. Checkpoint ids and interrupt
+   * ids are kept (so a resume keyed by interrupt id works on both); the record's
+   * `createdAt` and `updatedAt` are the time of the copy. Throws `ThreadNotFoundError` if
+   * `from` has no checkpoint, `ThreadExistsError` if `to` has one, `ThreadBusyError` while
+   * a run holds `from`; then nothing is copied.
+   */
+  copyThread(from: string, to: string): Promise<void>;
   /** Release connections (no-op for stores that hold none). */
   close?(): Promise<void>;
 }

@@ -11,6 +11,8 @@ export type {
   InterruptRecord,
   ListOptions,
   PendingWrite,
+  PruneOptions,
+  PruneThreadsOptions,
   PutOptions,
   SearchThreadsOptions,
   ThreadClaim,

@@ -1,5 +1,13 @@
-import { InvalidConfigError, InvalidIdError } from "../errors/index.js";
-import type { Checkpoint, ListOptions, PendingWrite, PutOptions } from "./checkpointer.js";
+import { InvalidConfigError, InvalidIdError, InvalidRetentionError } from "../errors/index.js";
+import type {
+  Checkpoint,
+  ListOptions,
+  PendingWrite,
+  PruneOptions,
+  PruneThreadsOptions,
+  PutOptions,
+  ThreadStatus,
+} from "./checkpointer.js";
 
 /**
  * The most UTF-8 bytes a thread id, namespace, checkpoint id, task id or node name given to
@@ -106,4 +114,80 @@ export function assertListArguments(threadId: unknown, options: ListOptions): vo
   if (options.ns !== undefined) assertNamespace("options.ns", options.ns);
   if (options.before !== undefined) assertStoreId("options.before", options.before);
   assertHistoryLimit(options.limit);
+}
+
+/**
+ * A `prune` call's thread and options, checked: the number of top-level checkpoints to keep.
+ *
+ * @example
+ * readPruneArguments("t1", { keep: "latest" }); // 1
+ * readPruneArguments("t1", { keep: 0 }); // InvalidRetentionError: prune option keep is 0; …
+ */
+export function readPruneArguments(threadId: unknown, options: PruneOptions): number {
+  assertStoreId("threadId", threadId);
+  const keep = (options as PruneOptions | undefined)?.keep;
+  if (keep === "latest") return 1;
+  if (typeof keep === "number" && Number.isSafeInteger(keep) && keep >= 1) return keep;
+  throw new InvalidRetentionError(
+    "prune",
+    "keep",
+    keep,
+    '"latest" or a whole number of top-level checkpoints from 1 (a thread cannot resume from none; deleteThread removes it all)',
+  );
+}
+
+/** The statuses `pruneThreads` may delete: a thread a run holds is never deleted. */
+const PRUNABLE: ReadonlyArray<Exclude<ThreadStatus, "busy">> = ["idle", "interrupted", "error"];
+
+/** `PruneThreadsOptions`, checked: the cut-off as ISO-8601 (ms) and the statuses, deduplicated. */
+export interface ThreadPruning {
+  idleBefore: string;
+  graph: string | undefined;
+  statuses: Array<Exclude<ThreadStatus, "busy">>;
+}
+
+/** Checks `pruneThreads` options (throws `InvalidRetentionError`) and fills in the default status. */
+export function readPruneThreadsOptions(options: PruneThreadsOptions): ThreadPruning {
+  const { idleBefore, status = "idle", graph } = (options ?? {}) as Partial<PruneThreadsOptions>;
+  const time =
+    idleBefore instanceof Date
+      ? idleBefore.getTime()
+      : typeof idleBefore === "string" && /^\d{4}-\d{2}-\d{2}T/.test(idleBefore)
+        ? Date.parse(idleBefore)
+        : Number.NaN;
+  if (!Number.isFinite(time)) {
+    throw new InvalidRetentionError(
+      "pruneThreads",
+      "idleBefore",
+      idleBefore,
+      'a valid Date or ISO-8601 time, e.g. new Date(Date.now() - 30 * 86_400_000) or "2026-01-01T00:00:00Z"',
+    );
+  }
+  const statuses = Array.isArray(status) ? status : [status];
+  if (statuses.length === 0 || !statuses.every((s) => PRUNABLE.includes(s))) {
+    throw new InvalidRetentionError(
+      "pruneThreads",
+      "status",
+      status,
+      `one of ${PRUNABLE.join(", ")}, or a non-empty list of them (a busy thread is never deleted)`,
+    );
+  }
+  if (graph !== undefined && (typeof graph !== "string" || graph === "")) {
+    throw new InvalidRetentionError(
+      "pruneThreads",
+      "graph",
+      graph,
+      "a graph's name (CompiledGraph.name)",
+    );
+  }
+  return { idleBefore: new Date(time).toISOString(), statuses: [...new Set(statuses)], graph };
+}
+
+/** A `copyThread` call's ids: two valid, different thread ids. */
+export function assertCopyArguments(from: unknown, to: unknown): void {
+  assertStoreId("from", from);
+  assertStoreId("to", to);
+  if (from === to) {
+    throw new InvalidRetentionError("copyThread", "to", to, "another thread id than from");
+  }
 }

@@ -3,6 +3,8 @@ import {
   ConcurrentUpdateError,
   DuplicateCheckpointError,
   ThreadBusyError,
+  ThreadExistsError,
+  ThreadNotFoundError,
 } from "../errors/index.js";
 import type {
   Checkpoint,
@@ -10,6 +12,8 @@ import type {
   CheckpointTuple,
   ListOptions,
   PendingWrite,
+  PruneOptions,
+  PruneThreadsOptions,
   PutOptions,
   SearchThreadsOptions,
   ThreadClaim,
@@ -20,12 +24,16 @@ import type {
 } from "./checkpointer.js";
 import { createdAtOf } from "./id.js";
 import {
+  assertCopyArguments,
   assertListArguments,
   assertNamespace,
   assertPutIds,
   assertStoreId,
   assertWriteIds,
+  readPruneArguments,
+  readPruneThreadsOptions,
 } from "./limits.js";
+import { type PruneCandidate, planPrune } from "./retention.js";
 import { stringifyStored } from "./serde.js";
 import {
   assertThreadMetadata,
@@ -266,6 +274,88 @@ export class MemoryCheckpointer implements Checkpointer {
     this.#records.delete(threadId);
   }
 
+  async prune(threadId: string, options: PruneOptions): Promise<number> {
+    const keep = readPruneArguments(threadId, options);
+    // Busy first, as the SQL stores check: a run may hold a thread that has no checkpoint yet.
+    this.#refuseIfHeld(threadId);
+    const namespaces = this.#threads.get(threadId);
+    const top = namespaces?.get("");
+    if (!namespaces || !top) return 0;
+    const candidate = (history: History, index: number): PruneCandidate => ({
+      id: history.ids[index]!,
+      metadata: (JSON.parse(history.bodies[index]!) as Partial<Checkpoint>).metadata ?? {},
+    });
+    const newest: PruneCandidate[] = [];
+    for (let i = top.ids.length - 1; i >= Math.max(0, top.ids.length - keep); i--) {
+      newest.push(candidate(top, i));
+    }
+    const latest = [...namespaces].map(([ns, h]) => ({
+      ns,
+      latest: candidate(h, h.ids.length - 1),
+    }));
+    const plan = planPrune(newest, latest);
+    let deleted = 0;
+    for (const [ns, history] of namespaces) {
+      const kept = plan.get(ns);
+      if (!kept) {
+        deleted += history.ids.length;
+        namespaces.delete(ns);
+        continue;
+      }
+      deleted += keepOnly(history, kept);
+    }
+    return deleted;
+  }
+
+  async pruneThreads(options: PruneThreadsOptions): Promise<number> {
+    const { idleBefore, statuses, graph } = readPruneThreadsOptions(options);
+    const now = Date.now();
+    let deleted = 0;
+    for (const [threadId, record] of this.#records) {
+      if (record.updatedAt >= idleBefore || !statuses.includes(record.status)) continue;
+      if (graph !== undefined && record.graph !== graph) continue;
+      if ((this.#claims.get(threadId)?.until ?? 0) > now) continue;
+      this.#threads.delete(threadId);
+      this.#claims.delete(threadId);
+      this.#records.delete(threadId);
+      deleted++;
+    }
+    return deleted;
+  }
+
+  async copyThread(from: string, to: string): Promise<void> {
+    assertCopyArguments(from, to);
+    const namespaces = this.#threads.get(from);
+    const record = this.#records.get(from);
+    if (!namespaces?.has("") || !record) throw new ThreadNotFoundError(from);
+    if (this.#threads.has(to) || this.#records.has(to)) throw new ThreadExistsError(to);
+    this.#refuseIfHeld(from);
+    // Bodies leave the thread id out (see `History`), so they serve the copy as they are;
+    // strings are immutable, the arrays and maps are the copy's own.
+    const copy = new Map<string, History>();
+    for (const [ns, h] of namespaces) {
+      const writes =
+        h.writes && new Map(Array.from(h.writes, ([id, tasks]) => [id, new Map(tasks)]));
+      copy.set(ns, { ids: [...h.ids], bodies: [...h.bodies], writes });
+    }
+    const now = new Date().toISOString();
+    this.#threads.set(to, copy);
+    this.#records.set(to, {
+      ...record,
+      error: record.error && { ...record.error },
+      createdAt: now,
+      updatedAt: now,
+    });
+  }
+
+  /** Throws `ThreadBusyError` while a run holds the thread (a live claim). */
+  #refuseIfHeld(threadId: string): void {
+    const held = this.#claims.get(threadId);
+    if (held && held.until > Date.now()) {
+      throw new ThreadBusyError(threadId, this.#history(threadId, "")?.ids.at(-1) ?? null);
+    }
+  }
+
   /** The thread's record as callers see it (a fresh copy), `busy` while a claim is live. */
   #view(threadId: string, now: number): ThreadRecord | undefined {
     const record = this.#records.get(threadId);
@@ -294,6 +384,35 @@ export class MemoryCheckpointer implements Checkpointer {
 /** `metadata` merged into the stored JSON, key by key, as PostgreSQL's `jsonb ||` does. */
 function mergeMetadata(stored: string | undefined, metadata: Record<string, unknown>): string {
   return JSON.stringify({ ...(stored ? JSON.parse(stored) : {}), ...metadata });
+}
+
+/**
+ * Keep only the checkpoints of `history` whose ids are in `kept` (ids it lacks are
+ * ignored), with their writes; returns how many went. A kept body that left its parent
+ * implicit (the previous entry) gets it written out, since the previous entry may go.
+ */
+function keepOnly(history: History, kept: Set<string>): number {
+  const ids: string[] = [];
+  const bodies: string[] = [];
+  for (let i = 0; i < history.ids.length; i++) {
+    const id = history.ids[i]!;
+    if (!kept.has(id)) {
+      history.writes?.delete(id);
+      continue;
+    }
+    let body = history.bodies[i]!;
+    const parentId = history.ids[i - 1] ?? null;
+    if (parentId !== (ids.at(-1) ?? null)) {
+      const parsed = JSON.parse(body) as Record<string, unknown>;
+      if (parsed.parentId === undefined) body = JSON.stringify({ ...parsed, parentId });
+    }
+    ids.push(id);
+    bodies.push(body);
+  }
+  const deleted = history.ids.length - ids.length;
+  history.ids = ids;
+  history.bodies = bodies;
+  return deleted;
 }
 
 /** Rebuild the stored checkpoint at `index`, with its fields in their usual order. */

@@ -1,5 +1,6 @@
 import type { AnyStateMachine } from "xstate";
 import type { Checkpointer } from "../checkpoint/checkpointer.js";
+import { assertHistoryLimit } from "../checkpoint/limits.js";
 import { InvalidConfigError } from "../errors/index.js";
 import { currentTask } from "../runtime/interrupt.js";
 import type { GraphContext } from "../runtime/task.js";
@@ -17,6 +18,9 @@ import { type StateSnapshot, viewCheckpoint } from "./state-snapshot.js";
 import type { NodeFn, RunConfig, State } from "./types.js";
 
 export type { InspectionObserver, InvokeOptions, RunResult } from "./invoke-options.js";
+
+/** Checkpoints `getStateHistory` reads from the store per call. */
+export const HISTORY_PAGE = 50;
 
 /** One declared way from a node to another (see `CompiledGraph.edges`). */
 export interface GraphEdge {
@@ -166,17 +170,34 @@ export class CompiledGraph<S extends State = State, C = unknown> {
 
   /**
    * Every checkpoint of the thread (or of the subgraph run `configurable.checkpoint_ns`
-   * names), newest first.
+   * names), newest first: at most `limit`, and only those older than the checkpoint id
+   * `before` when given. Read from the store a page at a time (`HISTORY_PAGE`), so the
+   * first item comes as soon as one page is read, however long the history, and memory
+   * holds one page. A history cut by `prune` ends at the oldest checkpoint kept.
    */
   async *getStateHistory(
     config: RunConfig,
-    options: { limit?: number } = {},
+    options: { limit?: number; before?: string } = {},
   ): AsyncGenerator<StateSnapshot<S>> {
     const { checkpointer, threadId } = this.#runner.thread(config, "getStateHistory");
     const ns = config.configurable?.checkpoint_ns ?? "";
-    const list = await checkpointer.list(threadId, { ns, limit: options.limit });
-    for (const checkpoint of list) {
-      yield await viewCheckpoint<S>({ checkpoint, pendingWrites: [] }, this.#g.channels, undefined);
+    assertHistoryLimit(options.limit);
+    let left = options.limit ?? Number.POSITIVE_INFINITY;
+    let before = options.before;
+    while (left > 0) {
+      const limit = Math.min(HISTORY_PAGE, left);
+      const page = await checkpointer.list(threadId, { ns, limit, before });
+      for (const checkpoint of page) {
+        yield await viewCheckpoint<S>(
+          { checkpoint, pendingWrites: [] },
+          this.#g.channels,
+          undefined,
+        );
+      }
+      // A short page is the last: the history has no more before it.
+      if (page.length < limit) return;
+      left -= page.length;
+      before = page.at(-1)!.id;
     }
   }
 

@@ -17,9 +17,12 @@ import {
   DuplicateCheckpointError,
   InvalidConfigError,
   InvalidIdError,
+  InvalidRetentionError,
   InvalidSearchError,
   NonSerializableError,
   ThreadBusyError,
+  ThreadExistsError,
+  ThreadNotFoundError,
   ValueTooDeepError,
 } from "../errors/index.js";
 
@@ -999,6 +1002,284 @@ export function describeCheckpointerConformance(
       });
     });
 
+    describe("retention and copies", () => {
+      const claim = (expectedLatestId: string | null, runId: string = randomUUID()) => ({
+        runId,
+        expectedLatestId,
+        ttlMs: 60_000,
+      });
+      const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+      const write = (taskId: string): PendingWrite => ({ taskId, node: "a", writes: [["x", 1]] });
+      /** Everything a reader can see of (thread, ns): its history with each one's writes. */
+      const everything = async (threadId: string, ns = "") =>
+        Promise.all(
+          (await store.list(threadId, { ns })).map(async (c) => store.get(threadId, ns, c.id)),
+        );
+      const retentionError = (method: string, option: string) =>
+        expect.objectContaining({ code: "INVALID_RETENTION", method, option });
+
+      it("prune keeps the latest n top-level checkpoints with their writes, as they were; the record is unchanged", async () => {
+        const threadId = newThreadId();
+        const chain = await putChain(store, threadId, "", 6);
+        for (const c of chain) await store.putWrites(threadId, "", c.id, write(`t-${c.id}`));
+        const record = await store.getThread(threadId);
+        const before = await everything(threadId);
+
+        expect(await store.prune(threadId, { keep: 2 })).toBe(4);
+        expect(await everything(threadId)).toEqual(before.slice(0, 2));
+        // The oldest kept names its pruned parent: history ends there.
+        expect((await store.list(threadId)).at(-1)?.parentId).toBe(chain[3]!.id);
+        expect(await store.get(threadId, "", chain[0]!.id)).toBeUndefined();
+        expect(await store.getThread(threadId)).toEqual(record);
+
+        expect(await store.prune(threadId, { keep: "latest" })).toBe(1);
+        expect(await everything(threadId)).toEqual(before.slice(0, 1));
+        expect(await store.prune(threadId, { keep: 5 })).toBe(0);
+        expect(await store.prune(newThreadId(), { keep: 1 })).toBe(0);
+
+        // The thread goes on from its latest.
+        const next = makeCheckpoint(threadId, "", chain[5]!.id, 5);
+        await store.put(next, { expectedLatestId: chain[5]!.id });
+        expect(await store.list(threadId)).toEqual([next, chain[5]]);
+      });
+
+      it("prune keeps a paused checkpoint's step origin and the subgraph namespaces of kept steps, and drops the other namespaces", async () => {
+        const threadId = newThreadId();
+        const [old, barrier] = await putChain(store, threadId, "", 2);
+        const paused = makeCheckpoint(threadId, "", barrier!.id, 1, {
+          interrupts: [{ ...interruptAt("child:new"), step: 1 }],
+          metadata: { step: 1, source: "loop", stepOrigin: barrier!.id },
+        });
+        await store.put(paused, { expectedLatestId: barrier!.id });
+        // A finished task of the paused step stored its writes against the step's barrier.
+        await store.putWrites(threadId, "", barrier!.id, write("done-task"));
+        // A subgraph run of an older step, and one of the paused step (paused itself).
+        await putChain(store, threadId, "child:old", 2, { parentStep: old!.id });
+        const child = await putChain(store, threadId, "child:new", 2, { parentStep: barrier!.id });
+        const childPaused = makeCheckpoint(threadId, "child:new", child[1]!.id, 1, {
+          metadata: { step: 1, source: "loop", parentStep: barrier!.id, stepOrigin: child[1]!.id },
+        });
+        await store.put(childPaused, { expectedLatestId: child[1]!.id });
+        await store.putWrites(threadId, "child:new", child[1]!.id, write("child-done"));
+        // A run nested in the paused subgraph run, and one nested in the old one.
+        await putChain(store, threadId, "child:new|grand:1", 2, { parentStep: child[1]!.id });
+        await putChain(store, threadId, "child:old|grand:1", 1, { parentStep: old!.id });
+        const kept = {
+          "": (await everything(threadId)).slice(0, 2),
+          "child:new": (await everything(threadId, "child:new")).slice(0, 2),
+          "child:new|grand:1": (await everything(threadId, "child:new|grand:1")).slice(0, 1),
+        };
+
+        // 1 top-level, 1 of child:new, 1 of its grandchild, 2 + 1 of the old namespaces.
+        expect(await store.prune(threadId, { keep: "latest" })).toBe(6);
+        for (const [ns, tuples] of Object.entries(kept)) {
+          expect(await everything(threadId, ns)).toEqual(tuples);
+        }
+        expect((await store.get(threadId, "", barrier!.id))?.pendingWrites).toEqual([
+          write("done-task"),
+        ]);
+        for (const ns of ["child:old", "child:old|grand:1"]) {
+          expect(await store.getLatest(threadId, ns)).toBeUndefined();
+          // A dropped namespace starts afresh, as a new subgraph run would.
+          await store.put(makeCheckpoint(threadId, ns, null, -1), { expectedLatestId: null });
+        }
+        const resumed = makeCheckpoint(threadId, "child:new", childPaused.id, 2);
+        await store.put(resumed, { expectedLatestId: childPaused.id });
+      });
+
+      it("prune refuses with ThreadBusyError while a run holds the thread, and deletes nothing", async () => {
+        const threadId = newThreadId();
+        const chain = await putChain(store, threadId, "", 3);
+        const runId = randomUUID();
+        await store.claimThread(threadId, claim(chain[2]!.id, runId));
+        const error = await store.prune(threadId, { keep: 1 }).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(ThreadBusyError);
+        expect(await store.list(threadId)).toHaveLength(3);
+        await store.releaseThread(threadId, runId);
+        expect(await store.prune(threadId, { keep: 1 })).toBe(2);
+        // The prune's own hold is gone: a run claims the thread at once.
+        await store.claimThread(threadId, claim(chain[2]!.id));
+      });
+
+      it('prune refuses a keep that is not "latest" or a whole number from 1 with InvalidRetentionError', async () => {
+        const threadId = newThreadId();
+        await putChain(store, threadId, "", 2);
+        for (const keep of [0, -1, 1.5, Number.NaN, "all", "1", null, undefined]) {
+          const error = await store.prune(threadId, { keep: keep as never }).catch((e) => e);
+          expect(error).toBeInstanceOf(InvalidRetentionError);
+          expect(error).toEqual(retentionError("prune", "keep"));
+          expect((error as Error).message).toMatch(/Nothing was deleted or copied\.$/);
+        }
+        await expect(store.prune("", { keep: 1 })).rejects.toBeInstanceOf(InvalidIdError);
+        expect(await store.list(threadId)).toHaveLength(2);
+      });
+
+      it("pruneThreads deletes whole threads last written before idleBefore in the statuses given, skipping held ones, and counts them", async () => {
+        const graph = `G${randomUUID().slice(0, 8)}`;
+        const made: Record<string, string> = {};
+        const runs: Record<string, string> = {};
+        for (const kind of ["idle", "interrupted", "error", "held"]) {
+          const threadId = newThreadId();
+          made[kind] = threadId;
+          const interrupts = kind === "interrupted" ? [interruptAt("")] : [];
+          const only = makeCheckpoint(threadId, "", null, -1, { interrupts });
+          await store.put(only, { expectedLatestId: null, thread: { graph } });
+          await store.putWrites(threadId, "", only.id, write("t"));
+          await putChain(store, threadId, "child:1", 2);
+          if (kind === "error" || kind === "held") {
+            runs[kind] = randomUUID();
+            await store.claimThread(threadId, claim(only.id, runs[kind]));
+          }
+          if (kind === "error") {
+            await store.releaseThread(threadId, runs.error!, {
+              error: { name: "E", message: "x" },
+            });
+          }
+        }
+        await sleep(30);
+        const cut = new Date();
+        await sleep(30);
+        const fresh = newThreadId();
+        await store.put(makeCheckpoint(fresh, "", null, -1), {
+          expectedLatestId: null,
+          thread: { graph },
+        });
+        const other = newThreadId();
+        await store.put(makeCheckpoint(other, "", null, -1), {
+          expectedLatestId: null,
+          thread: { graph: `${graph}x` },
+        });
+        const alive = async () => {
+          const ids = [...Object.values(made), fresh];
+          const records = await Promise.all(ids.map((id) => store.getThread(id)));
+          return ids.filter((_, i) => records[i] !== undefined);
+        };
+
+        expect(await store.pruneThreads({ idleBefore: cut, graph })).toBe(1);
+        expect(await alive()).toEqual([made.interrupted, made.error, made.held, fresh]);
+        // Gone as deleteThread leaves it: every namespace and write.
+        expect(await store.getLatest(made.idle!)).toBeUndefined();
+        expect(await store.getLatest(made.idle!, "child:1")).toBeUndefined();
+
+        const statuses = ["interrupted", "error"] as const;
+        expect(
+          await store.pruneThreads({ idleBefore: cut.toISOString(), graph, status: [...statuses] }),
+        ).toBe(2);
+        expect(await alive()).toEqual([made.held, fresh]);
+
+        await store.releaseThread(made.held!, runs.held!);
+        expect(await store.pruneThreads({ idleBefore: cut, graph, status: "idle" })).toBe(1);
+        const later = new Date(Date.now() + 60_000);
+        expect(await store.pruneThreads({ idleBefore: later, graph })).toBe(1);
+        expect(await alive()).toEqual([]);
+        expect(await store.getThread(other)).toBeDefined();
+      });
+
+      it("pruneThreads refuses options out of range with InvalidRetentionError, before deleting anything", async () => {
+        const graph = `G${randomUUID().slice(0, 8)}`;
+        const threadId = newThreadId();
+        await store.put(makeCheckpoint(threadId, "", null, -1), {
+          expectedLatestId: null,
+          thread: { graph },
+        });
+        const later = new Date(Date.now() + 60_000);
+        const refused = [
+          [{ idleBefore: "yesterday", graph }, "idleBefore"],
+          [{ idleBefore: new Date(Number.NaN), graph }, "idleBefore"],
+          [{ idleBefore: undefined, graph }, "idleBefore"],
+          [{ idleBefore: Date.now(), graph }, "idleBefore"],
+          [{ idleBefore: later, status: "busy", graph }, "status"],
+          [{ idleBefore: later, status: [], graph }, "status"],
+          [{ idleBefore: later, status: ["idle", "paused"], graph }, "status"],
+          [{ idleBefore: later, graph: "" }, "graph"],
+        ] as const;
+        for (const [options, option] of refused) {
+          const error = await store.pruneThreads(options as never).catch((e: unknown) => e);
+          expect(error).toEqual(retentionError("pruneThreads", option));
+        }
+        expect(await store.getThread(threadId)).toBeDefined();
+      });
+
+      it("copyThread copies every namespace, the pending writes and the record to a new thread that reads back as its own", async () => {
+        const from = newThreadId();
+        const to = newThreadId();
+        const chain = await putChain(store, from, "", 2);
+        const paused = makeCheckpoint(from, "", chain[1]!.id, 1, { interrupts: [interruptAt("")] });
+        await store.put(paused, {
+          expectedLatestId: chain[1]!.id,
+          thread: { graph: "Support", metadata: { user: "u1" } },
+        });
+        await store.putWrites(from, "", chain[1]!.id, write("t1"));
+        await store.putWrites(from, "", paused.id, write("t2"));
+        const child = await putChain(store, from, "child:1", 3);
+        await store.putWrites(from, "child:1", child[2]!.id, write("t3"));
+        await sleep(5);
+
+        await store.copyThread(from, to);
+        const rename = (tuple: Awaited<ReturnType<Checkpointer["get"]>>) =>
+          tuple && { ...tuple, checkpoint: { ...tuple.checkpoint, threadId: to } };
+        for (const ns of ["", "child:1"]) {
+          expect(await everything(to, ns)).toEqual((await everything(from, ns)).map(rename));
+          expect(await store.getLatest(to, ns)).toEqual(rename(await store.getLatest(from, ns)));
+        }
+        const original = await store.getThread(from);
+        const copy = await store.getThread(to);
+        expect(copy).toEqual({
+          ...original,
+          threadId: to,
+          createdAt: expect.any(String),
+          updatedAt: expect.any(String),
+        });
+        expect(copy!.updatedAt >= original!.updatedAt).toBe(true);
+
+        // Independent: writing to one leaves the other as it was.
+        const onCopy = makeCheckpoint(to, "", paused.id, 2);
+        await store.put(onCopy, { expectedLatestId: paused.id });
+        await store.putWrites(to, "child:1", child[2]!.id, write("t4"));
+        await store.putWrites(from, "", paused.id, write("t5"));
+        expect((await store.getLatest(from))?.checkpoint).toEqual(paused);
+        expect((await store.getLatest(from, "child:1"))?.pendingWrites).toEqual([write("t3")]);
+        expect((await store.getLatest(to, ""))?.checkpoint).toEqual(onCopy);
+        expect((await store.get(to, "", paused.id))?.pendingWrites).toEqual([write("t2")]);
+        await store.deleteThread(from);
+        expect(await store.list(to)).toHaveLength(4);
+        expect((await store.getThread(to))?.status).toBe("idle");
+      });
+
+      it("copyThread refuses a missing source, an existing target, the same id and a held source with typed errors, copying nothing", async () => {
+        const from = newThreadId();
+        const taken = newThreadId();
+        const to = newThreadId();
+        const [only] = await putChain(store, from, "", 1);
+        await putChain(store, taken, "", 1);
+        const nothingAt = async (threadId: string) => {
+          expect(await store.getThread(threadId)).toBeUndefined();
+          expect(await store.list(threadId)).toEqual([]);
+        };
+
+        const missing = newThreadId();
+        await expect(store.copyThread(missing, to)).rejects.toEqual(
+          expect.objectContaining({ code: "THREAD_NOT_FOUND", threadId: missing }),
+        );
+        await expect(store.copyThread(missing, to)).rejects.toBeInstanceOf(ThreadNotFoundError);
+        const exists = await store.copyThread(from, taken).catch((e: unknown) => e);
+        expect(exists).toBeInstanceOf(ThreadExistsError);
+        expect(exists).toMatchObject({ code: "THREAD_EXISTS", threadId: taken });
+        expect(await store.list(taken)).toHaveLength(1);
+        await expect(store.copyThread(from, from)).rejects.toEqual(
+          retentionError("copyThread", "to"),
+        );
+        await expect(store.copyThread(from, "")).rejects.toBeInstanceOf(InvalidIdError);
+        const runId = randomUUID();
+        await store.claimThread(from, claim(only!.id, runId));
+        await expect(store.copyThread(from, to)).rejects.toBeInstanceOf(ThreadBusyError);
+        await nothingAt(to);
+        await store.releaseThread(from, runId);
+        await store.copyThread(from, to);
+        expect(await store.list(to)).toHaveLength(1);
+      });
+    });
+
     it("a damaged checkpoint row is refused with CorruptCheckpointError naming it; the rest of the thread still reads, and deleteThread works", async () => {
       const threadId = newThreadId();
       const [first, second, third] = await putChain(store, threadId, "", 3);
@@ -1115,15 +1396,30 @@ async function putChain(
   threadId: string,
   ns: string,
   count: number,
+  metadata: Record<string, unknown> = {},
 ): Promise<Checkpoint[]> {
   const chain: Checkpoint[] = [];
   for (let step = -1; chain.length < count; step++) {
     const parentId = chain.at(-1)?.id ?? null;
     const checkpoint = makeCheckpoint(threadId, ns, parentId, step);
+    Object.assign(checkpoint.metadata, metadata);
     await store.put(checkpoint, { expectedLatestId: parentId });
     chain.push(checkpoint);
   }
   return chain;
+}
+
+/** A pending interrupt of a task in namespace `ns`. */
+function interruptAt(ns: string): InterruptRecord {
+  return {
+    id: randomUUID().replaceAll("-", "").slice(0, 24),
+    value: { question: "ok?" },
+    node: "review",
+    ns,
+    step: 0,
+    taskId: "task-review",
+    timing: "during",
+  };
 }
 
 /** `bytes` random ASCII letters and digits: text no index can compress. */

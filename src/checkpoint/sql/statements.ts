@@ -129,6 +129,73 @@ export function statements(t: Tables) {
     deleteWrites: `delete from ${t.writes} where thread_id = $1`,
     deleteCheckpoints: `delete from ${t.checkpoints} where thread_id = $1`,
     deleteThreads: `delete from ${t.threads} where thread_id = $1`,
+    // Retention and copies (see Checkpointer.prune, pruneThreads, copyThread). Each runs in
+    // a transaction that first holds its threads with a claim of its own ($2, a run id), so
+    // no run starts on them meanwhile: a concurrent claimThread waits on the claim row
+    // until the transaction ends, and the hold is deleted before it commits. A live claim
+    // of a run is left alone: those threads are not returned.
+    hold: `insert into ${t.claims} (thread_id, run_id, expires_at)
+      select id, $2, now() + interval '1 minute' from unnest($1::text[]) id
+      on conflict (thread_id) do update
+        set run_id = excluded.run_id, expires_at = excluded.expires_at
+        where ${t.claims}.expires_at <= now()
+      returning thread_id`,
+    unhold: `delete from ${t.claims} where thread_id = any($1::text[]) and run_id = $2`,
+    // The latest $2 top-level checkpoints, and each subgraph namespace's latest: what
+    // planPrune decides from (their metadata).
+    pruneTop: `select id, parent_id, payload from ${t.checkpoints}
+      where thread_id = $1 and ns = '' order by seq desc limit $2`,
+    pruneNamespaceHeads: `select h.ns, c.id, c.parent_id, c.payload from ${t.threads} h
+      join ${t.checkpoints} c on c.thread_id = h.thread_id and c.ns = h.ns and c.id = h.latest_id
+      where h.thread_id = $1 and h.ns <> ''`,
+    // Everything of the thread but the kept (ns, id) pairs ($2, $3). Writes first: they
+    // would go with their checkpoints (on delete cascade), but are counted for the vacuum.
+    pruneWrites: `delete from ${t.writes} w where w.thread_id = $1 and not exists (
+        select 1 from unnest($2::text[], $3::text[]) k(ns, id)
+        where k.ns = w.ns and k.id = w.checkpoint_id)`,
+    pruneCheckpoints: `delete from ${t.checkpoints} c where c.thread_id = $1 and not exists (
+        select 1 from unnest($2::text[], $3::text[]) k(ns, id) where k.ns = c.ns and k.id = c.id)`,
+    pruneNamespaces: `delete from ${t.threads}
+      where thread_id = $1 and ns <> '' and not (ns = any($2::text[]))`,
+    // One batch of pruneThreads candidates for one status ($1) and graph ($6, if given),
+    // after the keyset ($3, $4):
+    // walks threads_by_status in order. `at` is the exact time, for the next batch's keyset.
+    staleThreads: `select t.thread_id, t.updated_at::text as at from ${t.threads} t
+      where t.ns = '' and t.status = $1::text and t.updated_at < $2::timestamptz
+        and (t.updated_at, t.thread_id) > ($3::timestamptz, $4::text)
+        and ($6::text is null or t.graph = $6::text)
+        and not exists (select 1 from ${t.claims} c
+          where c.thread_id = t.thread_id and c.expires_at > now())
+      order by t.updated_at, t.thread_id
+      limit $5`,
+    // Of the held threads ($1), the ones still stale when deleted (a run may have written since).
+    deleteStaleHeads: `delete from ${t.threads}
+      where thread_id = any($1::text[]) and ns = '' and status = any($2::text[])
+        and updated_at < $3::timestamptz
+      returning thread_id`,
+    deleteThreadsRows: `delete from ${t.threads} where thread_id = any($1::text[])`,
+    deleteThreadsWrites: `delete from ${t.writes} where thread_id = any($1::text[])`,
+    deleteThreadsCheckpoints: `delete from ${t.checkpoints} where thread_id = any($1::text[])`,
+    threadExists: `select 1 from ${t.threads} where thread_id = $1 and ($2::boolean or ns = '') limit 1`,
+    // The copy's record is new: its times are the copy's (subgraph heads keep theirs, null).
+    copyHeads: `insert into ${t.threads}
+        (thread_id, ns, latest_id, graph, status, interrupts, error, metadata, created_at, updated_at)
+      select $2, ns, latest_id, graph, status, interrupts, error, metadata,
+        case when ns = '' then ${NOW_MS} end, case when ns = '' then ${NOW_MS} end
+      from ${t.threads} where thread_id = $1`,
+    copySource: `select ns, id, parent_id, payload, seq from ${t.checkpoints}
+      where thread_id = $1 and seq > $2 order by seq limit $3`,
+    // The rewritten payloads ($3…$5) in history order, so the copy's seq keeps each
+    // namespace's order; the other columns come from the source rows as they are.
+    copyCheckpoints: `insert into ${t.checkpoints}
+        (thread_id, ns, id, parent_id, step, source, created_at, payload)
+      select $2, c.ns, c.id, c.parent_id, c.step, c.source, c.created_at, p.payload
+      from unnest($3::text[], $4::text[], $5::text[]) with ordinality p(ns, id, payload, ord)
+      join ${t.checkpoints} c on c.thread_id = $1 and c.ns = p.ns and c.id = p.id
+      order by p.ord`,
+    copyWrites: `insert into ${t.writes} (thread_id, ns, checkpoint_id, task_id, node, payload)
+      select $2, ns, checkpoint_id, task_id, node, payload from ${t.writes}
+      where thread_id = $1 order by seq`,
     // Run outside a transaction; only for a database without autovacuum (PGlite).
     vacuum: `vacuum ${t.threads}, ${t.checkpoints}, ${t.writes}, ${t.claims}`,
   };

@@ -1,9 +1,12 @@
+import { randomUUID } from "node:crypto";
 import {
   CheckpointerClosedError,
   CheckpointNotFoundError,
   ConcurrentUpdateError,
   DuplicateCheckpointError,
   ThreadBusyError,
+  ThreadExistsError,
+  ThreadNotFoundError,
 } from "../../errors/index.js";
 import type {
   Checkpoint,
@@ -11,6 +14,8 @@ import type {
   CheckpointTuple,
   ListOptions,
   PendingWrite,
+  PruneOptions,
+  PruneThreadsOptions,
   PutOptions,
   SearchThreadsOptions,
   ThreadClaim,
@@ -20,13 +25,17 @@ import type {
   ThreadStatus,
 } from "../checkpointer.js";
 import {
+  assertCopyArguments,
   assertListArguments,
   assertNamespace,
   assertPutIds,
   assertStoreId,
   assertWriteIds,
+  readPruneArguments,
+  readPruneThreadsOptions,
 } from "../limits.js";
 import { readStoredCheckpoint, readStoredWrite, type StoredRow } from "../read-stored.js";
+import { planPrune } from "../retention.js";
 import { stringifyStored } from "../serde.js";
 import {
   assertThreadMetadata,
@@ -34,7 +43,7 @@ import {
   readSearchOptions,
   storedStatusOf,
 } from "../thread-records.js";
-import type { SqlDriver } from "./driver.js";
+import type { Query, SqlDriver } from "./driver.js";
 import { migrate } from "./migrations.js";
 import {
   DEFAULT_TABLE_PREFIX,
@@ -46,6 +55,10 @@ import {
 } from "./statements.js";
 
 const UNIQUE_VIOLATION = "23505";
+/** Threads per `pruneThreads` transaction: short transactions, few round trips. */
+const PRUNE_THREADS_BATCH = 100;
+/** Checkpoints `copyThread` reads and rewrites per round trip (bounds its memory). */
+const COPY_BATCH = 200;
 const FOREIGN_KEY_VIOLATION = "23503";
 
 function sqlState(error: unknown): unknown {
@@ -271,8 +284,137 @@ export abstract class SqlCheckpointer implements Checkpointer {
     if (rows > 0) this.afterDelete(rows);
   }
 
+  async prune(threadId: string, options: PruneOptions): Promise<number> {
+    const keep = readPruneArguments(threadId, options);
+    const sql = this.#sql;
+    const driver = await this.#ready();
+    const { checkpoints, rows } = await driver.transaction(async (query) => {
+      const runId = await this.#hold(query, threadId);
+      const read = (row: Record<string, unknown>, ns: string) =>
+        readStoredCheckpoint(row.payload, rowOf(row, threadId, ns));
+      const top = (await query(sql.pruneTop, [threadId, keep])).rows.map((row) => read(row, ""));
+      if (top.length === 0) {
+        await query(sql.unhold, [[threadId], runId]);
+        return { checkpoints: 0, rows: 0 };
+      }
+      const heads = (await query(sql.pruneNamespaceHeads, [threadId])).rows;
+      const plan = planPrune(
+        top,
+        heads.map((row) => ({ ns: row.ns as string, latest: read(row, row.ns as string) })),
+      );
+      const kept = [...plan].flatMap(([ns, ids]) => [...ids].map((id) => [ns, id] as const));
+      const pairs = [threadId, kept.map(([ns]) => ns), kept.map(([, id]) => id)];
+      const writes = await query(sql.pruneWrites, pairs);
+      const gone = await query(sql.pruneCheckpoints, pairs);
+      const namespaces = await query(sql.pruneNamespaces, [threadId, [...plan.keys()]]);
+      await query(sql.unhold, [[threadId], runId]);
+      return {
+        checkpoints: gone.rowCount,
+        rows: writes.rowCount + gone.rowCount + namespaces.rowCount,
+      };
+    });
+    if (rows > 0) this.afterDelete(rows);
+    return checkpoints;
+  }
+
+  async pruneThreads(options: PruneThreadsOptions): Promise<number> {
+    const { idleBefore, statuses, graph } = readPruneThreadsOptions(options);
+    const sql = this.#sql;
+    const driver = await this.#ready();
+    let deleted = 0;
+    for (const status of statuses) {
+      // Keyset through threads_by_status: threads skipped (held, or written meanwhile) are
+      // passed, never read again, so the walk ends.
+      let after: [string, string] = ["-infinity", ""];
+      for (;;) {
+        const { rows: batch } = await driver.query(sql.staleThreads, [
+          status,
+          idleBefore,
+          ...after,
+          PRUNE_THREADS_BATCH,
+          graph ?? null,
+        ]);
+        if (batch.length === 0) break;
+        const last = batch.at(-1)!;
+        after = [last.at as string, last.thread_id as string];
+        const ids = batch.map((row) => row.thread_id as string);
+        const { threads, rows } = await driver.transaction(async (query) => {
+          const runId = randomUUID();
+          const held = (await query(sql.hold, [ids, runId])).rows.map((r) => r.thread_id);
+          const heads = await query(sql.deleteStaleHeads, [held, statuses, idleBefore]);
+          const doomed = heads.rows.map((r) => r.thread_id as string);
+          const subgraphHeads = await query(sql.deleteThreadsRows, [doomed]);
+          const writes = await query(sql.deleteThreadsWrites, [doomed]);
+          const checkpoints = await query(sql.deleteThreadsCheckpoints, [doomed]);
+          await query(sql.unhold, [held, runId]);
+          const rows = heads.rowCount + subgraphHeads.rowCount + writes.rowCount;
+          return { threads: doomed.length, rows: rows + checkpoints.rowCount };
+        });
+        deleted += threads;
+        if (rows > 0) this.afterDelete(rows);
+        if (batch.length < PRUNE_THREADS_BATCH) break;
+      }
+    }
+    return deleted;
+  }
+
+  async copyThread(from: string, to: string): Promise<void> {
+    assertCopyArguments(from, to);
+    const sql = this.#sql;
+    const driver = await this.#ready();
+    await driver.transaction(async (query) => {
+      if ((await query(sql.threadExists, [from, false])).rows.length === 0) {
+        throw new ThreadNotFoundError(from);
+      }
+      if ((await query(sql.threadExists, [to, true])).rows.length > 0) {
+        throw new ThreadExistsError(to);
+      }
+      // Held, so no run writes `from` while it is read: the copy is one consistent state.
+      const runId = await this.#hold(query, from);
+      try {
+        await query(sql.copyHeads, [from, to]);
+      } catch (error) {
+        // Another copyThread or a first put made `to` meanwhile.
+        if (sqlState(error) !== UNIQUE_VIOLATION) throw error;
+        throw new ThreadExistsError(to);
+      }
+      // Payloads name their thread: each is rewritten, a batch at a time, so the copy
+      // reads back as its own (and memory stays bounded by the batch).
+      for (let seq = "0"; ; ) {
+        const { rows } = await query(sql.copySource, [from, seq, COPY_BATCH]);
+        if (rows.length === 0) break;
+        const payloads = rows.map((row) => {
+          const checkpoint = readStoredCheckpoint(row.payload, rowOf(row, from, row.ns as string));
+          return stringifyStored({ ...checkpoint, threadId: to }, "checkpoint");
+        });
+        await query(sql.copyCheckpoints, [
+          from,
+          to,
+          rows.map((row) => row.ns),
+          rows.map((row) => row.id),
+          payloads,
+        ]);
+        seq = String(rows.at(-1)!.seq);
+        if (rows.length < COPY_BATCH) break;
+      }
+      await query(sql.copyWrites, [from, to]);
+      await query(sql.unhold, [[from], runId]);
+    });
+  }
+
   /**
-   * Called after `deleteThread` removed `rows` rows. A database without autovacuum
+   * Holds the thread with a claim of this transaction's own (see `hold` in statements.ts)
+   * and returns its run id; `ThreadBusyError` (rolling the transaction back) if a run holds it.
+   */
+  async #hold(query: Query, threadId: string): Promise<string> {
+    const runId = randomUUID();
+    if ((await query(this.#sql.hold, [[threadId], runId])).rows.length === 1) return runId;
+    const { rows } = await query(this.#sql.latestId, [threadId, ""]);
+    throw new ThreadBusyError(threadId, (rows[0]?.latest_id as string | undefined) ?? null);
+  }
+
+  /**
+   * Called after `deleteThread`, `prune` or `pruneThreads` removed `rows` rows. A database without autovacuum
    * (PGlite) uses it to decide when to run `vacuumStatement`; PostgreSQL needs nothing.
    */
   protected afterDelete(_rows: number): void {}
