@@ -130,13 +130,15 @@ export class MemoryCheckpointer implements Checkpointer {
 
   /** Write the thread's record for its new latest top-level checkpoint. */
   #record(checkpoint: Checkpoint, options: PutOptions): void {
-    const now = new Date().toISOString();
+    // The checkpoint's own time (its id's millisecond): no clock read per put.
+    const now = checkpoint.createdAt;
     const old = this.#records.get(checkpoint.threadId);
     const metadata = options.thread?.metadata;
+    const { interrupts } = checkpoint;
     this.#records.set(checkpoint.threadId, {
       graph: options.thread?.graph ?? old?.graph ?? null,
       status: storedStatusOf(checkpoint),
-      interrupts: JSON.stringify(checkpoint.interrupts),
+      interrupts: interrupts.length > 0 ? JSON.stringify(interrupts) : "[]",
       error: null,
       metadata: metadata ? mergeMetadata(old?.metadata, metadata) : (old?.metadata ?? "{}"),
       createdAt: old?.createdAt ?? now,
