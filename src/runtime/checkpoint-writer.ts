@@ -199,11 +199,7 @@ export class CheckpointWriter {
     // The metadata is merged once, with the run's first checkpoint; the graph goes every time.
     if (thread?.metadata) this.#thread = { graph: thread.graph };
     this.#behind++;
-    this.#enqueue(() =>
-      this.checkpointer.put(checkpoint, { expectedLatestId, thread }).finally(() => {
-        this.#behind--;
-      }),
-    );
+    this.#enqueue(() => this.checkpointer.put(checkpoint, { expectedLatestId, thread }), true);
     this.#parentId = this.#latestId = id;
     this.#source = "loop";
     if (interrupts.length > 0) {
@@ -251,14 +247,24 @@ export class CheckpointWriter {
     if (this.#failure) throw this.#failure.error;
   }
 
-  #enqueue(write: () => Promise<void>): Promise<void> {
+  #enqueue(write: () => Promise<void>, checkpoint = false): Promise<void> {
     if (this.#closed) return this.#tail;
     this.#tail = this.#tail.then(() => {
       if (this.#failure) return;
-      return write().catch((error: unknown) => this.#fail(error));
+      // One reaction for both outcomes: every extra promise costs on the hot path.
+      return write().then(checkpoint ? this.#stored : undefined, this.#failed);
     });
     return this.#tail;
   }
+
+  /** A queued checkpoint is in the store. */
+  readonly #stored = (): void => {
+    this.#behind--;
+  };
+
+  readonly #failed = (error: unknown): void => {
+    this.#fail(error);
+  };
 
   #fail(error: unknown): void {
     if (this.#failure) return;
