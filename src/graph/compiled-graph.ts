@@ -19,7 +19,11 @@ import type { NodeFn, RunConfig, State } from "./types.js";
 
 export type { InspectionObserver, InvokeOptions, RunResult } from "./invoke-options.js";
 
-/** Checkpoints `getStateHistory` reads from the store per call. */
+/**
+ * Checkpoints `getStateHistory` reads from the store per call: a small first page, so the
+ * first item comes quickly (the newest checkpoints are the largest), then larger ones.
+ */
+export const FIRST_HISTORY_PAGE = 10;
 export const HISTORY_PAGE = 50;
 
 /** One declared way from a node to another (see `CompiledGraph.edges`). */
@@ -171,9 +175,9 @@ export class CompiledGraph<S extends State = State, C = unknown> {
   /**
    * Every checkpoint of the thread (or of the subgraph run `configurable.checkpoint_ns`
    * names), newest first: at most `limit`, and only those older than the checkpoint id
-   * `before` when given. Read from the store a page at a time (`HISTORY_PAGE`), so the
-   * first item comes as soon as one page is read, however long the history, and memory
-   * holds one page. A history cut by `prune` ends at the oldest checkpoint kept.
+   * `before` when given. Read from the store a page at a time (`FIRST_HISTORY_PAGE`, then
+   * `HISTORY_PAGE`), so the first item comes as soon as one small page is read, however
+   * long the history, and memory holds one page. A history cut by `prune` ends at the oldest checkpoint kept.
    */
   async *getStateHistory(
     config: RunConfig,
@@ -184,8 +188,10 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     assertHistoryLimit(options.limit);
     let left = options.limit ?? Number.POSITIVE_INFINITY;
     let before = options.before;
+    let size = FIRST_HISTORY_PAGE;
     while (left > 0) {
-      const limit = Math.min(HISTORY_PAGE, left);
+      const limit = Math.min(size, left);
+      size = HISTORY_PAGE;
       const page = await checkpointer.list(threadId, { ns, limit, before });
       for (const checkpoint of page) {
         yield await viewCheckpoint<S>(

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Checkpoint, ListOptions } from "../../src/checkpoint/index.js";
 import { MemoryCheckpointer } from "../../src/checkpoint/index.js";
-import { HISTORY_PAGE } from "../../src/graph/compiled-graph.js";
+import { FIRST_HISTORY_PAGE, HISTORY_PAGE } from "../../src/graph/compiled-graph.js";
 import { END, Graph, InvalidConfigError, START } from "../../src/index.js";
 
 /** A real store that records every `list` call it serves. */
@@ -47,22 +47,25 @@ describe("getStateHistory", () => {
       all.map((c) => c.parentId),
     );
     expect(history.map((h) => h.values.n)).toEqual(all.map((c) => c.values.n));
-    // Pages of HISTORY_PAGE, each starting before the last one's oldest, the last one short.
-    const pages = Math.ceil(all.length / HISTORY_PAGE);
-    expect(store.calls).toEqual(
-      Array.from({ length: pages }, (_, i) => ({
-        ns: "",
-        limit: HISTORY_PAGE,
-        before: i === 0 ? undefined : all[i * HISTORY_PAGE - 1]!.id,
-      })),
-    );
+    // A first page of FIRST_HISTORY_PAGE, then pages of HISTORY_PAGE, each starting before
+    // the last one's oldest, the last one short.
+    const expected: Array<{ ns: string; limit: number; before: string | undefined }> = [];
+    for (
+      let at = 0, limit = FIRST_HISTORY_PAGE;
+      at <= all.length;
+      at += limit, limit = HISTORY_PAGE
+    ) {
+      expected.push({ ns: "", limit, before: at === 0 ? undefined : all[at - 1]!.id });
+      if (at + limit > all.length) break;
+    }
+    expect(store.calls).toEqual(expected);
   });
 
   it("yields its first item after reading one page, however long the history", async () => {
     const { graph, store, config } = await countedThread(120);
     const first = await graph.getStateHistory(config).next();
     expect(first.value?.values.n).toBe(120);
-    expect(store.calls).toEqual([{ ns: "", limit: HISTORY_PAGE, before: undefined }]);
+    expect(store.calls).toEqual([{ ns: "", limit: FIRST_HISTORY_PAGE, before: undefined }]);
   });
 
   it("caps the total at limit, asking for no more than it needs, and starts before a checkpoint id", async () => {
@@ -74,7 +77,11 @@ describe("getStateHistory", () => {
     expect(limited.map((h) => h.config.configurable?.checkpoint_id)).toEqual(
       all.slice(0, 70).map((c) => c.id),
     );
-    expect(store.calls.map((c) => c.limit)).toEqual([HISTORY_PAGE, 70 - HISTORY_PAGE]);
+    expect(store.calls.map((c) => c.limit)).toEqual([
+      FIRST_HISTORY_PAGE,
+      HISTORY_PAGE,
+      70 - FIRST_HISTORY_PAGE - HISTORY_PAGE,
+    ]);
 
     const older = await collect(graph.getStateHistory(config, { before: all[9]!.id, limit: 5 }));
     expect(older.map((h) => h.config.configurable?.checkpoint_id)).toEqual(
