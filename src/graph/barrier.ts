@@ -53,7 +53,7 @@ function withOutcome(t: TaskRecord, o: TaskOutcome): TaskRecord {
   return task;
 }
 
-export const isInternal = (t: TaskRecord) => t.kind === "input" || t.kind === "update";
+const isInternal = (t: TaskRecord) => t.kind === "input" || t.kind === "update";
 
 export function newTask(step: number, seed: TaskSeed, ordinal: number): TaskRecord {
   // One fixed shape for every task record keeps the hot path monomorphic.
