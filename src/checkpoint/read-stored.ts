@@ -1,5 +1,6 @@
 import { CorruptCheckpointError } from "../errors/index.js";
 import type { Checkpoint, PendingWrite } from "./checkpointer.js";
+import { setOwn } from "./serde.js";
 
 /** Where a stored row belongs, for the error when it cannot be read. */
 export interface StoredRow {
@@ -39,17 +40,30 @@ export function readStoredWrite(text: unknown, row: StoredRow & { taskId: string
   return value as PendingWrite;
 }
 
-/** A checkpoint's channel versions column: channel name -> version id. */
-export function readStoredVersions(text: unknown, row: StoredRow): Record<string, string> {
-  const value = parse(text, row);
-  if (!isRecord(value))
-    throw corrupt(row, `its channel versions are ${kind(value)}, not an object`);
-  for (const key in value) {
-    if (typeof value[key] !== "string") {
-      throw corrupt(row, `the version of channel "${key}" is ${kind(value[key])}`);
-    }
+/** A checkpoint's channel versions from its `channels` and `versions` columns (JSON lists). */
+export function readStoredVersions(
+  channelsText: unknown,
+  versionsText: unknown,
+  row: StoredRow,
+): Record<string, string> {
+  const channels = parse(channelsText, row);
+  const versions = parse(versionsText, row);
+  if (!Array.isArray(channels) || !Array.isArray(versions) || channels.length !== versions.length) {
+    throw corrupt(
+      row,
+      `its channel versions are ${kind(channels)} and ${kind(versions)}, not two lists of one length`,
+    );
   }
-  return value as Record<string, string>;
+  const out: Record<string, string> = {};
+  for (let i = 0; i < channels.length; i++) {
+    const channel = channels[i];
+    const version = versions[i];
+    if (typeof channel !== "string" || typeof version !== "string") {
+      throw corrupt(row, `its channel versions hold ${kind(channel)} at ${kind(version)}`);
+    }
+    setOwn(out, channel, version);
+  }
+  return out;
 }
 
 /** One stored channel version's JSON (a whole value, or the items appended to an earlier one). */

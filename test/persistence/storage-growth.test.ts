@@ -46,7 +46,7 @@ async function storedBytes(query: Query, prefix: string, threadId: string) {
       )[0]!.n,
     );
   const rows = await query(
-    `select c.step, octet_length(c.payload) + coalesce(octet_length(c.versions), 0)
+    `select c.step, octet_length(c.payload) + coalesce(pg_column_size(c.channels) + pg_column_size(c.versions), 0)
         + coalesce((select sum(octet_length(v.payload)) from ${prefix}channel_values v
             where v.thread_id = c.thread_id and v.ns = c.ns and v.version = c.id), 0) as n
        from ${prefix}checkpoints c where c.thread_id = $1 order by c.seq`,

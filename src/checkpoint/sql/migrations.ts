@@ -107,7 +107,7 @@ const migrations: Array<(t: Tables) => string[]> = [
   ],
   (t) => [
     // Channel values stored by version: a checkpoint stores only what it changed (see
-    // stored-values.ts). Older rows keep their values in the payload (versions null).
+    // stored-values.ts). Older rows keep their values in the payload (channels null).
     `create table ${t.values} (
       thread_id text not null,
       ns text not null,
@@ -118,7 +118,8 @@ const migrations: Array<(t: Tables) => string[]> = [
       payload text not null,
       primary key (thread_id, ns, channel, version)
     )`,
-    `alter table ${t.checkpoints} add column versions text`,
+    // Arrays, not JSON: `unnest` lets the planner expect a handful of channels per row.
+    `alter table ${t.checkpoints} add column channels text[], add column versions text[]`,
   ],
 ];
 

@@ -40,27 +40,33 @@ export function statements(t: Tables) {
   // to a whole value; see stored-values.ts): one round trip. `key` (checkpoint id, task id
   // or version) and `parent_id` name a row whose payload is damaged. Rows written before
   // channel versions (versions null) keep their values in the payload.
-  const withValues = (checkpoints: string) => `
-    with recursive c as (${checkpoints}),
+  //
+  // Every lookup is a LATERAL subquery on the primary key (`limit 1`), so each link of a
+  // chain is one index probe: a join here lets the planner hash the thread's whole values
+  // table once per link, which is quadratic in the length of a conversation.
+  const version = (ns: string, channel: string, v: string, columns: string) => `lateral (
+      select ${columns} from ${t.values} b
+      where b.thread_id = $1 and b.ns = ${ns} and b.channel = ${channel} and b.version = ${v}
+      limit 1) b`;
+  const chains = (seeds: string) => `
     k(ns, channel, version, prev) as (
-      select b.ns, b.channel, b.version, b.prev from c
-        cross join lateral json_each_text(c.versions::json) e
-        join ${t.values} b on b.thread_id = $1 and b.ns = $2 and b.channel = e.key
-          and b.version = e.value
+      select b.ns, b.channel, b.version, b.prev from ${seeds}
       union
       select b.ns, b.channel, b.version, b.prev from k
-        join ${t.values} b on b.thread_id = $1 and b.ns = k.ns and b.channel = k.channel
-          and b.version = k.prev)`;
-  const valueRows = `select 2, 0::bigint, b.version, null, b.payload, null, b.channel, b.prev, b.keep
-      from k join ${t.values} b on b.thread_id = $1 and b.ns = k.ns and b.channel = k.channel
-        and b.version = k.version`;
+        cross join ${version("k.ns", "k.channel", "k.prev", "b.ns, b.channel, b.version, b.prev")})`;
+  const withValues = (checkpoints: string) => `
+    with recursive c as (${checkpoints}),
+    ${chains(`c cross join lateral unnest(c.channels, c.versions) e(channel, version)
+        cross join ${version("$2", "e.channel", "e.version", "b.ns, b.channel, b.version, b.prev")}`)}`;
+  const valueRows = `select 2, 0::bigint, k.version, null, b.payload, null, null, k.channel, k.prev, b.keep
+      from k cross join ${version("k.ns", "k.channel", "k.version", "b.payload, b.keep")}`;
   const tuple = (where: string) => `${withValues(
-    `select id, parent_id, payload, versions from ${t.checkpoints} where ${where}`,
+    `select id, parent_id, payload, channels, versions from ${t.checkpoints} where ${where}`,
   )}
-    select 0 as kind, 0::bigint as seq, c.id as key, c.parent_id, c.payload, c.versions,
-      null::text as channel, null::text as prev, null::integer as keep from c
+    select 0 as kind, 0::bigint as seq, c.id as key, c.parent_id, c.payload,
+      ${asJson("c.channels")}, ${asJson("c.versions")}, null::text as channel, null::text as prev, null::integer as keep from c
     union all
-    select 1, w.seq, w.task_id, null, w.payload, null, null, null, null
+    select 1, w.seq, w.task_id, null, w.payload, null, null, null, null, null
       from ${t.writes} w join c on w.checkpoint_id = c.id
       where w.thread_id = $1 and w.ns = $2
     union all
@@ -77,16 +83,17 @@ export function statements(t: Tables) {
   // record cannot disagree with the latest checkpoint. For a subgraph's namespace they are
   // null. Times are the database's, cut to the millisecond that cursors carry.
   //
-  // The channel versions this checkpoint wrote ($14…$17: channel, prev, keep, payload) go
-  // in by the same statement, and only with it; its other channels name the versions
-  // they keep ($13, the checkpoint's `versions`).
+  // The channel versions this checkpoint wrote ($15…$18: channel, prev, keep, payload) go
+  // in by the same statement, and only with it. Its `channels` and `versions` ($13, $14)
+  // name the version each channel's value is in.
   const insertCheckpointFrom = `, stored as (
         insert into ${t.values} (thread_id, ns, channel, version, prev, keep, payload)
         select $1, $2, v.channel, $3, v.prev, v.keep, v.payload from head,
-          unnest($14::text[], $15::text[], $16::integer[], $17::text[]) v(channel, prev, keep, payload))
+          unnest($15::text[], $16::text[], $17::integer[], $18::text[]) v(channel, prev, keep, payload))
       insert into ${t.checkpoints}
-        (thread_id, ns, id, parent_id, step, source, created_at, payload, versions)
-      select $1, $2, $3, $4::text, $5::integer, $6::text, $7::timestamptz, $8::text, $13::text
+        (thread_id, ns, id, parent_id, step, source, created_at, payload, channels, versions)
+      select $1, $2, $3, $4::text, $5::integer, $6::text, $7::timestamptz, $8::text,
+        $13::text[], $14::text[]
       from head`;
   const topNow = `case when $2 = '' then ${NOW_MS} end`;
   return {
@@ -109,10 +116,10 @@ export function statements(t: Tables) {
           status = $10::text, interrupts = $11::text, error = null,
           metadata = case when $12::jsonb is null then metadata else metadata || $12::jsonb end,
           updated_at = ${topNow}
-        where thread_id = $1 and ns = $2 and latest_id = $18
-          -- Every version kept from earlier checkpoints ($19, $20) must still be stored (a
+        where thread_id = $1 and ns = $2 and latest_id = $19
+          -- Every version kept from earlier checkpoints ($20, $21) must still be stored (a
           -- prune in another process may have removed the parent it was read from).
-          and not exists (select 1 from unnest($19::text[], $20::text[]) r(channel, version)
+          and not exists (select 1 from unnest($20::text[], $21::text[]) r(channel, version)
             where not exists (select 1 from ${t.values} b where b.thread_id = $1 and b.ns = $2
               and b.channel = r.channel and b.version = r.version))
         returning 1)
@@ -125,14 +132,14 @@ export function statements(t: Tables) {
     latestTuple: tuple("thread_id = $1 and ns = $2 order by seq desc limit 1"),
     tupleById: tuple("thread_id = $1 and ns = $2 and id = $3"),
     // A page of history, newest first, with the versions its values are assembled from.
-    list: `${withValues(`select id, parent_id, payload, versions, seq from ${t.checkpoints}
+    list: `${withValues(`select id, parent_id, payload, channels, versions, seq from ${t.checkpoints}
       where thread_id = $1 and ns = $2
         and ($3::text is null
           or seq < (select seq from ${t.checkpoints} where thread_id = $1 and ns = $2 and id = $3))
       order by seq desc
       limit $4`)}
-    select 0 as kind, c.seq, c.id as key, c.parent_id, c.payload, c.versions,
-      null::text as channel, null::text as prev, null::integer as keep from c
+    select 0 as kind, c.seq, c.id as key, c.parent_id, c.payload, ${asJson("c.channels")},
+      ${asJson("c.versions")}, null::text as channel, null::text as prev, null::integer as keep from c
     union all
     ${valueRows}
     order by kind, seq desc`,
@@ -201,16 +208,10 @@ export function statements(t: Tables) {
     pruneCheckpoints: `delete from ${t.checkpoints} c where c.thread_id = $1 and not exists (
         select 1 from unnest($2::text[], $3::text[]) k(ns, id) where k.ns = c.ns and k.id = c.id)`,
     // The versions no kept checkpoint reaches (through its chains) any more.
-    pruneValues: `with recursive k(ns, channel, version, prev) as (
-        select b.ns, b.channel, b.version, b.prev from ${t.checkpoints} c
-          cross join lateral json_each_text(c.versions::json) e
-          join ${t.values} b on b.thread_id = $1 and b.ns = c.ns and b.channel = e.key
-            and b.version = e.value
-          where c.thread_id = $1
-        union
-        select b.ns, b.channel, b.version, b.prev from k
-          join ${t.values} b on b.thread_id = $1 and b.ns = k.ns and b.channel = k.channel
-            and b.version = k.prev)
+    pruneValues: `with recursive ${chains(`${t.checkpoints} c
+          cross join lateral unnest(c.channels, c.versions) e(channel, version)
+          cross join ${version("c.ns", "e.channel", "e.version", "b.ns, b.channel, b.version, b.prev")}
+          where c.thread_id = $1`)}
       delete from ${t.values} b where b.thread_id = $1 and not exists (
         select 1 from k where k.ns = b.ns and k.channel = b.channel and k.version = b.version)`,
     pruneNamespaces: `delete from ${t.threads}
@@ -242,13 +243,14 @@ export function statements(t: Tables) {
       select $2, ns, latest_id, graph, status, interrupts, error, metadata,
         case when ns = '' then ${NOW_MS} end, case when ns = '' then ${NOW_MS} end
       from ${t.threads} where thread_id = $1`,
-    copySource: `select ns, id, parent_id, payload, versions, seq from ${t.checkpoints}
+    copySource: `select ns, id, parent_id, payload, ${asJson("channels")}, ${asJson("versions")}, seq from ${t.checkpoints}
       where thread_id = $1 and seq > $2 order by seq limit $3`,
     // The rewritten payloads ($3…$5) in history order, so the copy's seq keeps each
     // namespace's order; the other columns come from the source rows as they are.
     copyCheckpoints: `insert into ${t.checkpoints}
-        (thread_id, ns, id, parent_id, step, source, created_at, payload, versions)
-      select $2, c.ns, c.id, c.parent_id, c.step, c.source, c.created_at, p.payload, c.versions
+        (thread_id, ns, id, parent_id, step, source, created_at, payload, channels, versions)
+      select $2, c.ns, c.id, c.parent_id, c.step, c.source, c.created_at, p.payload, c.channels,
+        c.versions
       from unnest($3::text[], $4::text[], $5::text[]) with ordinality p(ns, id, payload, ord)
       join ${t.checkpoints} c on c.thread_id = $1 and c.ns = p.ns and c.id = p.id
       order by p.ord`,
@@ -263,6 +265,9 @@ export function statements(t: Tables) {
 }
 
 export type Statements = ReturnType<typeof statements>;
+
+/** An array column as JSON text: read the same way through every driver. */
+const asJson = (column: string) => `to_json(${column})::text as ${column.replace(/^\w+\./, "")}`;
 
 /** The database's time, cut to the millisecond: what a thread cursor can carry exactly. */
 const NOW_MS = "date_trunc('milliseconds', now())";

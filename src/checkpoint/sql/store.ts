@@ -135,7 +135,7 @@ export abstract class SqlCheckpointer implements Checkpointer {
     const encoded = this.#known.encode(checkpoint, expected !== null);
     // `values: null` holds the key's place, so the checkpoint reads back in its key order.
     const payload = stringifyStored({ ...checkpoint, values: null }, "checkpoint");
-    const versions = JSON.stringify(encoded.versions);
+    const channels = Object.keys(encoded.versions);
     const sql = this.#sql;
     const driver = await this.#ready();
     const params = [
@@ -152,7 +152,8 @@ export abstract class SqlCheckpointer implements Checkpointer {
       top ? storedStatusOf(checkpoint) : null,
       top ? JSON.stringify(checkpoint.interrupts) : null,
       top && thread?.metadata ? JSON.stringify(thread.metadata) : null,
-      versions,
+      channels,
+      channels.map((channel) => encoded.versions[channel]),
       ...columnsOf(encoded.stored),
     ];
     const query = driver.queryPrepared ?? driver.query;
@@ -436,7 +437,7 @@ export abstract class SqlCheckpointer implements Checkpointer {
         if (rows.length === 0) break;
         const payloads = rows.map((row) => {
           const where = rowOf(row, from, row.ns as string);
-          if (row.versions === null) {
+          if (row.channels === null) {
             const checkpoint = readStoredCheckpoint(row.payload, where);
             return stringifyStored({ ...checkpoint, threadId: to }, "checkpoint");
           }
@@ -530,10 +531,10 @@ function readRow(
   assembly: ValueAssembly,
 ): { checkpoint: Checkpoint; versions: ChannelVersions | undefined } {
   const where = rowOf(row, threadId, ns);
-  if (row.versions === null || row.versions === undefined) {
+  if (row.channels === null || row.channels === undefined) {
     return { checkpoint: readStoredCheckpoint(row.payload, where), versions: undefined };
   }
-  const versions = readStoredVersions(row.versions, where);
+  const versions = readStoredVersions(row.channels, row.versions, where);
   const missing = (channel: string, version: string) =>
     corruptValue(
       where,
@@ -561,7 +562,7 @@ function assemblyOf(
   );
 }
 
-/** The stored versions of `put`, as the statement's array parameters ($14…$17). */
+/** The stored versions of `put`, as the statement's array parameters ($15…$18). */
 function columnsOf(
   stored: StoredValue[],
 ): [string[], Array<string | null>, Array<number | null>, string[]] {
