@@ -30,6 +30,8 @@ export interface GraphRunRequest {
   interruptBefore?: string[];
   interruptAfter?: string[];
   checkpointId?: string;
+  /** The run's id, when the caller chose it. */
+  runId?: string;
 }
 
 /**
@@ -67,7 +69,12 @@ export function startGraphRun(
     },
   };
   return runs.start(
-    { threadId: request.threadId, graphId: request.graphId, metadata: request.metadata },
+    {
+      threadId: request.threadId,
+      graphId: request.graphId,
+      ...(request.metadata && { metadata: request.metadata }),
+      ...(request.runId && { runId: request.runId }),
+    },
     async ({ runId, signal, emit }) => {
       emit("metadata", { run_id: runId, thread_id: request.threadId, attempt: 1 });
       const frames = new FrameWriter(modes, emit, { runId, threadId: request.threadId });
