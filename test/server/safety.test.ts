@@ -70,11 +70,11 @@ describe("without a token, on loopback", () => {
       body: "{}",
     });
     expect(bare.status).toBe(403);
-    expect((await bare.json()).error.code).toBe("CSRF_TOKEN_MISSING");
+    expect(((await bare.json()) as any).error.code).toBe("CSRF_TOKEN_MISSING");
 
     const csrf = await fetch(`${running.url}/auth/csrf`);
     const cookie = csrf.headers.get("set-cookie")!.split(";")[0]!;
-    const { csrfToken } = await csrf.json();
+    const { csrfToken } = (await csrf.json()) as any;
     const ok = await fetch(`${running.url}/threads`, {
       method: "POST",
       headers: { origin, cookie, "x-csrf-token": csrfToken, "content-type": "application/json" },
@@ -86,14 +86,14 @@ describe("without a token, on loopback", () => {
   it("refuses requests from another site even with the token", async () => {
     const csrf = await fetch(`${running.url}/auth/csrf`);
     const cookie = csrf.headers.get("set-cookie")!.split(";")[0]!;
-    const { csrfToken } = await csrf.json();
+    const { csrfToken } = (await csrf.json()) as any;
     const res = await fetch(`${running.url}/threads`, {
       method: "POST",
       headers: { origin: "https://evil.example", cookie, "x-csrf-token": csrfToken },
       body: "{}",
     });
     expect(res.status).toBe(403);
-    expect((await res.json()).error.code).toBe("CROSS_SITE");
+    expect(((await res.json()) as any).error.code).toBe("CROSS_SITE");
   });
 
   it("refuses a Host that is not loopback (DNS rebinding)", async () => {
@@ -126,7 +126,7 @@ describe("without a token, on loopback", () => {
       body: JSON.stringify({ metadata: { blob: "x".repeat(100 * 1024) } }),
     });
     expect(res.status).toBe(413);
-    expect((await res.json()).error.code).toBe("BODY_TOO_LARGE");
+    expect(((await res.json()) as any).error.code).toBe("BODY_TOO_LARGE");
   });
 
   it("answers a malformed body with 400 and the fields at fault", async () => {
@@ -136,11 +136,11 @@ describe("without a token, on loopback", () => {
       body: JSON.stringify({ limit: -1 }),
     });
     expect(res.status).toBe(400);
-    const { error } = await res.json();
+    const { error } = (await res.json()) as any;
     expect(error.code).toBe("INVALID_BODY");
     expect(error.fields[0].path).toBe("limit");
     const notJson = await fetch(`${running.url}/threads`, { method: "POST", body: "{" });
-    expect((await notJson.json()).error.code).toBe("INVALID_JSON");
+    expect(((await notJson.json()) as any).error.code).toBe("INVALID_JSON");
   });
 });
 
@@ -188,7 +188,7 @@ describe("with a token", () => {
     expect(session).toMatch(/HttpOnly/);
     expect(session).toMatch(/SameSite=Strict/);
     expect(session).not.toContain(TOKEN);
-    const { csrfToken } = await login.json();
+    const { csrfToken } = (await login.json()) as any;
     const cookie = cookies.map((c) => c.split(";")[0]).join("; ");
 
     const read = await fetch(`${running.url}/inbox/items`, { headers: { cookie } });
@@ -219,6 +219,6 @@ describe("with a token", () => {
       headers: { cookie: "sw_session=forged" },
     });
     expect(res.status).toBe(401);
-    expect((await res.json()).error.code).toBe("LOGIN_REQUIRED");
+    expect(((await res.json()) as any).error.code).toBe("LOGIN_REQUIRED");
   });
 });
