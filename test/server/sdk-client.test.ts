@@ -83,6 +83,25 @@ describe("the LangGraph SDK client drives a review end to end", () => {
     expect((await client.threads.get(thread.thread_id)).status).toBe("interrupted");
   });
 
+  it("refuses an edit that fails the tool's own schema, keeping the review pending", async () => {
+    const thread = await client.threads.create();
+    await client.runs.wait(thread.thread_id, "ops", {
+      input: { messages: [{ type: "human", content: "fetch log.txt" }] },
+    });
+    const before = await client.threads.getState(thread.thread_id);
+    await expect(
+      client.runs.wait(thread.thread_id, "ops", {
+        command: {
+          resume: {
+            decisions: [{ type: "edit", editedAction: { name: "fetch_file", args: { path: 5 } } }],
+          },
+        },
+      }),
+    ).rejects.toThrow(/editedAction\.args\.path: Invalid input: expected string/);
+    expect(await client.threads.getState(thread.thread_id)).toEqual(before);
+    expect((await client.threads.get(thread.thread_id)).status).toBe("interrupted");
+  });
+
   it("streams a run's values, updates and model tokens as SSE", async () => {
     const thread = await client.threads.create();
     const events: Array<{ event: string; data: any }> = [];
