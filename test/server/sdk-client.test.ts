@@ -127,6 +127,20 @@ describe("the LangGraph SDK client drives a review end to end", () => {
     expect([...chunkIds]).toEqual([last.messages.at(-1).id]);
   });
 
+  it("streams what nodes write as custom events, and the pause at a breakpoint", async () => {
+    const thread = await client.threads.create();
+    const events: Array<{ event: string; data: any }> = [];
+    for await (const part of client.runs.stream(thread.thread_id, "stepper", {
+      input: { n: 1 },
+      streamMode: ["custom", "updates"],
+    })) {
+      events.push(part as { event: string; data: any });
+    }
+    expect(events.filter((e) => e.event === "custom").map((e) => e.data)).toEqual([{ counted: 2 }]);
+    expect(events.find((e) => e.event === "updates" && "__interrupt__" in e.data)).toBeDefined();
+    expect(events.at(-1)!.event).toBe("end");
+  });
+
   it("creates a background run, joins it, and joins its stream after the fact", async () => {
     const thread = await client.threads.create();
     const run = await client.runs.create(thread.thread_id, "question", {
