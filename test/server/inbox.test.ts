@@ -258,6 +258,36 @@ describe("decisions", () => {
   });
 });
 
+describe("several pauses on one thread", () => {
+  it("are answered one at a time, each by its id, on the checkpoint shown", async () => {
+    const threadId = await newThread("pair", {});
+    const page = await pendingOf(threadId);
+    expect(page.pending.map((i: any) => i.value).sort()).toEqual(["first?", "second?"]);
+    const [a, b] = page.pending;
+    const decide = (item: any, answer: string, checkpointId = item.checkpointId) =>
+      api(`/inbox/threads/${threadId}/decisions`, {
+        method: "POST",
+        body: { checkpointId, interruptId: item.interruptId, answer, idempotencyKey: key() },
+      });
+    const one = await decide(a, "A");
+    await api(`/threads/${threadId}/runs/${one.body.runId}/join`);
+    // The thread moved on: the other pause is still there, at a new checkpoint.
+    const stale = await decide(b, "B");
+    expect(stale.status).toBe(409);
+    expect(stale.body.pending.map((i: any) => i.interruptId)).toEqual([b.interruptId]);
+    const two = await decide(b, "B", stale.body.checkpointId);
+    expect(two.status).toBe(202);
+    await api(`/threads/${threadId}/runs/${two.body.runId}/join`);
+    const done = await pendingOf(threadId);
+    expect(done.pending).toEqual([]);
+    expect(done.values).toEqual({
+      [a.value === "first?" ? "first" : "second"]: "A",
+      [b.value === "first?" ? "first" : "second"]: "B",
+    });
+    expect(done.decisions.map((d: any) => d.answer)).toEqual(["A", "B"]);
+  });
+});
+
 describe("the inbox change feed", () => {
   it("sends an inbox event when a thread pauses", async () => {
     const controller = new AbortController();
