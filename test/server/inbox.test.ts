@@ -84,15 +84,21 @@ describe("decisions", () => {
         answer: { decisions: [{ type: "approve" }] },
         reviewer: "ana",
         idempotencyKey: key(),
+        unexpandedApproveOverride: true,
       },
     });
     expect(res.status).toBe(202);
-    expect(res.body.decision).toMatchObject({ reviewer: "ana", interruptId: item.interruptId });
+    expect(res.body.decision).toMatchObject({
+      reviewer: "ana",
+      interruptId: item.interruptId,
+      unexpandedApproveOverride: true,
+    });
     await api(`/threads/${threadId}/runs/${res.body.runId}/join`);
     const after = await pendingOf(threadId);
     expect(after.pending).toEqual([]);
     expect(after.thread.status).toBe("idle");
     expect(after.decisions).toHaveLength(1);
+    expect(after.decisions[0].unexpandedApproveOverride).toBe(true);
     expect(after.decisions[0].proposed[0].args).toEqual({ path: "a1.txt" });
     const decided = after.history.find((h: any) => h.decision);
     expect(decided.checkpointId).toBe(item.checkpointId);
