@@ -54,8 +54,14 @@ export function createOpsAgent(options: OpsAgentOptions) {
  * chooseModel({}).provider; // "fake"
  */
 export function chooseModel(env: Record<string, string | undefined>): ChatModel {
-  if (env.OPS_AGENT_MODEL) return initChatModel(env.OPS_AGENT_MODEL);
-  if (env.OPENAI_API_KEY) return initChatModel("openai:gpt-5.4");
-  if (env.ANTHROPIC_API_KEY) return initChatModel("anthropic:claude-sonnet-4-5");
-  return scriptedOpsModel();
+  const keys: Record<string, string | undefined> = {
+    openai: env.OPENAI_API_KEY,
+    anthropic: env.ANTHROPIC_API_KEY,
+  };
+  const id =
+    env.OPS_AGENT_MODEL ||
+    (keys.openai ? "openai:gpt-5.4" : keys.anthropic ? "anthropic:claude-sonnet-4-5" : undefined);
+  if (id === undefined) return scriptedOpsModel();
+  const apiKey = keys[id.slice(0, id.indexOf(":"))];
+  return initChatModel(id, apiKey === undefined ? {} : { apiKey });
 }
