@@ -22,10 +22,12 @@ export const opsReviewPolicies: InterruptOnConfig = {
       query: z
         .string()
         .max(2000)
+        // Spelled out in both cases: the JSON Schema sent to reviewers keeps no regex flags.
         .regex(
-          /^\s*(select|with)\s[^;]*;?\s*$/i,
+          /^\s*([Ss][Ee][Ll][Ee][Cc][Tt]|[Ww][Ii][Tt][Hh])\s[^;]*;?\s*$/,
           "An edited query must be one SELECT (or WITH) statement.",
-        ),
+        )
+        .describe("One SELECT (or WITH) statement: an edit may not change data."),
     }),
   },
   notify_email: {

@@ -15,6 +15,8 @@ import { printable } from "../inbox/terminal/terminal-text.js";
 export interface ReviewIO {
   stdin: Readable;
   stdout: Writable;
+  /** Where fatal errors go; `stdout` when not given. */
+  stderr?: Writable;
   env: Record<string, string | undefined>;
   fetch?: typeof fetch;
 }
@@ -96,7 +98,7 @@ export async function runReview(argv: readonly string[], io: ReviewIO): Promise<
   } catch (error) {
     if (!(error instanceof StateweaverError)) throw error;
     const auth = "status" in error && (error.status === 401 || error.status === 403);
-    io.stdout.write(
+    (io.stderr ?? io.stdout).write(
       `${printable(error.message)}${auth ? "\nSet STATEWEAVER_TOKEN to the server's token." : ""}\n`,
     );
     return 1;

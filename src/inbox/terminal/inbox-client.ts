@@ -92,7 +92,8 @@ export class InboxRequestError extends StateweaverError {
 /** The server could not be reached at all. */
 export class ServerUnreachableError extends StateweaverError {
   constructor(url: string, cause: unknown) {
-    const reason = (cause as { cause?: { code?: string } })?.cause?.code ?? String(cause);
+    const inner = (cause as { cause?: { code?: string; message?: string } })?.cause;
+    const reason = inner?.code ?? inner?.message ?? String(cause);
     super(
       "SERVER_UNREACHABLE",
       `Cannot reach the stateweaver server at ${url} (${reason}). Start it with \`npx stateweaver serve\`, or point --url at it.`,
@@ -133,34 +134,21 @@ export class InboxClient {
     return this.#json("POST", path, "Sending the decision", body);
   }
 
-  /**
-   * Follows a run until it ends or pauses (the LangGraph join stream) and returns the last
-   * `values` it streamed, or undefined if it streamed none.
-   */
-  async follow(threadId: string, runId: string): Promise<Record<string, unknown> | undefined> {
-    const path = `/threads/${encodeURIComponent(threadId)}/runs/${encodeURIComponent(runId)}/stream`;
-    const response = await this.#request("GET", path, undefined, "text/event-stream");
-    const text = await response.text();
-    if (!response.ok)
-      throw new InboxRequestError(response.status, parse(text), "Following the run");
-    let last: Record<string, unknown> | undefined;
-    for (const frame of text.split(/\r?\n\r?\n/)) {
-      const event = frame.match(/^event: ?(.*)$/m)?.[1];
-      const data = [...frame.matchAll(/^data: ?(.*)$/gm)].map((m) => m[1]).join("\n");
-      if (event === "values") last = parse(data) as Record<string, unknown>;
-    }
-    return last;
+  /** Waits until a run ends or pauses (LangGraph's join) and returns the thread's values then. */
+  follow(threadId: string, runId: string): Promise<Record<string, unknown> | undefined> {
+    const path = `/threads/${encodeURIComponent(threadId)}/runs/${encodeURIComponent(runId)}/join`;
+    return this.#json("GET", path, "Following the run");
   }
 
   async #json<T>(method: string, path: string, what: string, body?: unknown): Promise<T> {
-    const response = await this.#request(method, path, body, "application/json");
+    const response = await this.#request(method, path, body);
     const parsed = parse(await response.text());
     if (!response.ok) throw new InboxRequestError(response.status, parsed, what);
     return parsed as T;
   }
 
-  async #request(method: string, path: string, body: unknown, accept: string) {
-    const headers: Record<string, string> = { accept };
+  async #request(method: string, path: string, body: unknown) {
+    const headers: Record<string, string> = { accept: "application/json" };
     if (body !== undefined) headers["content-type"] = "application/json";
     if (this.#token) headers.authorization = `Bearer ${this.#token}`;
     try {

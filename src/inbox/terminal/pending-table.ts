@@ -70,11 +70,17 @@ function messageLine(m: WireMessage): string {
     { human: "user", ai: "agent", assistant: "agent", tool: `tool ${m.name ?? ""}`.trim() }[role] ??
     role;
   const calls = (m.tool_calls ?? []).map((c) => `${c.name}(…)`).join(", ");
-  const text = textOf(m.content);
+  const text = messageText(m.content);
   return `${cell(label, 20)}: ${cell(text || (calls ? `calls ${calls}` : "(empty)"), 100)}`;
 }
 
-function textOf(content: unknown): string {
+/**
+ * The text of a message's content: a string, or the text blocks of LangChain's content list.
+ *
+ * @example
+ * messageText([{ type: "text", text: "Done." }]); // "Done."
+ */
+export function messageText(content: unknown): string {
   if (typeof content === "string") return content;
   if (Array.isArray(content))
     return content.map((b) => (typeof b?.text === "string" ? b.text : "")).join("");

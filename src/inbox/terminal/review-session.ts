@@ -9,7 +9,7 @@ import {
   type ToolReviewValue,
   type WireMessage,
 } from "./inbox-client.js";
-import { actionBlock, pendingTable, threadHeader } from "./pending-table.js";
+import { actionBlock, messageText, pendingTable, threadHeader } from "./pending-table.js";
 import { cell, json, printable } from "./terminal-text.js";
 
 /**
@@ -246,7 +246,7 @@ async function send(
   try {
     const values = await inbox.follow(item.threadId, runId);
     const last = (values?.messages as WireMessage[] | undefined)?.at(-1);
-    if (last) prompt.say(`Latest message: ${cell(String(textOf(last.content)), 200)}`);
+    if (last) prompt.say(`Latest message: ${cell(messageText(last.content), 200)}`);
   } catch (error) {
     prompt.say(`(Could not follow the run: ${printable((error as Error).message)})`);
   }
@@ -256,7 +256,8 @@ async function send(
 function refused(prompt: Prompt, error: InboxRequestError): "done" | "again" {
   if (error.status === 409) {
     prompt.say(`Not sent: ${printable(error.message)}`);
-    if (error.pending)
+    if (error.pending?.length === 0) prompt.say("Nothing waits on this thread now.");
+    else if (error.pending)
       prompt.say(`Waiting on this thread now:\n${pendingTable(error.pending, Date.now())}`);
     return "done";
   }
@@ -265,11 +266,4 @@ function refused(prompt: Prompt, error: InboxRequestError): "done" | "again" {
     prompt.say(`  ${printable(field.path)}: ${printable(field.message)}`);
   // A 400 leaves the thread as it was, so the same review can be decided again.
   return error.status === 400 ? "again" : "done";
-}
-
-function textOf(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (Array.isArray(content))
-    return content.map((b) => (typeof b?.text === "string" ? b.text : "")).join("");
-  return JSON.stringify(content) ?? "";
 }
