@@ -112,7 +112,7 @@ const removeMatching = (dir: string, keep: (path: string) => boolean, what: stri
   const playbook: Playbook = (t) => {
     if (t.turn === 0)
       return {
-        content: `Looking for ${what} in ${dir}.`,
+        content: `Looking for ${what} in ${dir === "." ? "the sandbox" : dir}.`,
         toolCalls: [call(t, 0, "list_files", { dir })],
       };
     if (t.turn === 1) {

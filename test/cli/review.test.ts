@@ -45,7 +45,7 @@ describe("stateweaver review --list", () => {
     expect(header).toMatch(/^#\s+graph\s+thread\s+kind\s+summary\s+waiting$/);
     expect(rows).toHaveLength(4);
     expect(review.output()).toMatch(/ops\s+\S{8}\s+tool review\s+Clean up temp files: remove_file/);
-    expect(review.output()).toMatch(/ops\s+\S{8}\s+question\s+Disk almost full/);
+    expect(review.output()).toMatch(/ops\s+\S{8}\s+question\s+Disk almost full: Which folder may I/);
   });
 });
 

@@ -38,10 +38,14 @@ export function pendingTable(items: readonly InboxItem[], now: number): string {
     .join("\n")}\n`;
 }
 
-// The summary, after the thread's title when its metadata has one.
+// The summary (a question's own words when the interrupt asks one), after the thread's
+// title when its metadata has one.
 function titled(item: InboxItem): string {
+  const question = (item.value as { question?: unknown } | null)?.question;
+  const summary =
+    item.kind === "interrupt" && typeof question === "string" ? question : item.summary;
   const title = item.threadMetadata?.ticket ?? item.threadMetadata?.title;
-  return typeof title === "string" ? `${title}: ${item.summary}` : item.summary;
+  return typeof title === "string" ? `${title}: ${summary}` : summary;
 }
 
 /**
@@ -101,8 +105,10 @@ export function actionBlock(review: ToolReviewValue, index: number): string {
   const lines = [
     `Action ${index + 1} of ${review.actionRequests.length}: ${printable(action.name)}`,
     `    ${indent(printable(String(action.description ?? ""), { multiline: true }))}`,
-    `  args: ${indent(json(action.args))}`,
+    "  args:",
+    `    ${indent(json(action.args))}`,
   ];
-  if (config?.argsSchema) lines.push(`  edits must match: ${indent(json(config.argsSchema))}`);
+  if (config?.argsSchema)
+    lines.push("  edits must match:", `    ${indent(json(config.argsSchema))}`);
   return `${lines.join("\n")}\n`;
 }
