@@ -1,9 +1,12 @@
 import type { Readable, Writable } from "node:stream";
 import { StateweaverError } from "../errors/index.js";
-import { InboxClient } from "../inbox/terminal/inbox-client.js";
-import { pendingTable } from "../inbox/terminal/pending-table.js";
-import { Prompt, reviewSession } from "../inbox/terminal/review-session.js";
-import { printable } from "../inbox/terminal/terminal-text.js";
+import {
+  InboxClient,
+  Prompt,
+  pendingTable,
+  printable,
+  reviewSession,
+} from "../inbox/terminal/index.js";
 
 /**
  * What `runReview` talks to: the terminal's streams, the environment (for

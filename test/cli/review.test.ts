@@ -45,7 +45,9 @@ describe("stateweaver review --list", () => {
     expect(header).toMatch(/^#\s+graph\s+thread\s+kind\s+summary\s+waiting$/);
     expect(rows).toHaveLength(4);
     expect(review.output()).toMatch(/ops\s+\S{8}\s+tool review\s+Clean up temp files: remove_file/);
-    expect(review.output()).toMatch(/ops\s+\S{8}\s+question\s+Disk almost full: Which folder may I/);
+    expect(review.output()).toMatch(
+      /ops\s+\S{8}\s+question\s+Disk almost full: Which folder may I/,
+    );
   });
 });
 
@@ -202,5 +204,36 @@ describe("when the server cannot be used", () => {
     const review = startReview(["--colour"]);
     expect(await review.exitCode).toBe(2);
     expect(review.output()).toMatch(/Unknown option "--colour"\.\nUsage: stateweaver review/);
+  });
+});
+
+describe("after a server restart", () => {
+  it("lists and decides the reviews that paused before it", async () => {
+    await server.close();
+    await store.close();
+    store = new PGliteCheckpointer(join(dir, "db"));
+    server = createServer({
+      graphs: { ops: createOpsAgent({ dataDir: dir }).agent },
+      checkpointer: store,
+    });
+    ({ url } = await server.listen({ port: 0 }));
+
+    const review = startReview(["--url", url]);
+    const table = await review.waitFor(/Pick a review.*: $/);
+    review.type(rowOf(table, "Disk almost full: remove_file"));
+    await review.waitFor(/Action 1 of 2[\s\S]*Decide .*: $/);
+    review.type("a");
+    await review.waitFor(/Action 2 of 2[\s\S]*Decide .*: $/);
+    review.type("e");
+    await review.waitFor(/New args as JSON .*: $/);
+    review.type('{"path": "logs/app.log.1"}');
+    await review.waitFor(/Send 1 approve, 2 edit\? .*: $/);
+    review.type("y");
+    const after = await review.waitFor(/Pick a review.*: $/);
+    expect(after).toMatch(
+      /Latest message: Removed logs\/app\.log\.1\. Kept logs\/app\.log\.1: not done/,
+    );
+    expect(existsSync(join(sandboxRoot, "logs/app.log.2"))).toBe(true);
+    expect(await review.end()).toBe(0);
   });
 });
