@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seed, startTicket } from "../../examples/ops-agent/tickets.js";
 import { createOpsAgent } from "../../examples/ops-agent.js";
 import { PGliteCheckpointer } from "../../src/checkpoint/index.js";
+import { END, Graph, START } from "../../src/index.js";
 import { createServer, type StateweaverServer } from "../../src/server/index.js";
 import { startReview } from "./review-session.js";
 
@@ -15,13 +16,26 @@ let server: StateweaverServer;
 let url: string;
 let sandboxRoot: string;
 
+// A second graph with a static breakpoint, for the "continue" prompt.
+const release = () =>
+  new Graph({ name: "release" })
+    .addNode("build", () => ({ artifact: "app-1.2.tgz" }))
+    .addNode("publish", (state) => ({ published: state.artifact }))
+    .addEdge(START, "build")
+    .addEdge("build", "publish")
+    .addEdge("publish", END)
+    .compile({ interruptBefore: ["publish"] });
+
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "review-cli-"));
   const ops = createOpsAgent({ dataDir: dir });
   sandboxRoot = ops.sandbox.root;
   store = new PGliteCheckpointer(join(dir, "db"));
-  server = createServer({ graphs: { ops: ops.agent }, checkpointer: store });
+  server = createServer({ graphs: { ops: ops.agent, release: release() }, checkpointer: store });
   await seed({ ops: server.context.hosted.get("ops") });
+  await server.context.hosted
+    .get("release")
+    .invoke({}, { config: { configurable: { thread_id: "release-1" } } });
   ({ url } = await server.listen({ port: 0 }));
 });
 afterAll(async () => {
@@ -39,7 +53,7 @@ function rowOf(table: string, text: string): string {
 
 describe("stateweaver review --list", () => {
   it("prints every pending review as a table: graph, thread, kind, summary, waiting", async () => {
-    const review = startReview(["--list", "--url", url]);
+    const review = startReview(["--list", "--url", url, "--graph", "ops"]);
     expect(await review.exitCode).toBe(0);
     const [header, ...rows] = review.output().trim().split("\n");
     expect(header).toMatch(/^#\s+graph\s+thread\s+kind\s+summary\s+waiting$/);
@@ -53,7 +67,7 @@ describe("stateweaver review --list", () => {
 
 describe("deciding at the prompt", () => {
   it("approves a tool review; the run goes on to its end and the list shrinks", async () => {
-    const review = startReview(["--url", url, "--reviewer", "dana"]);
+    const review = startReview(["--url", url, "--graph", "ops", "--reviewer", "dana"]);
     const table = await review.waitFor(/Pick a review by number.*: $/);
     review.type(rowOf(table, "Clean up temp files"));
     const shown = await review.waitFor(/Decide \(a approve, e edit, r reject; b back\): $/);
@@ -70,6 +84,19 @@ describe("deciding at the prompt", () => {
     expect(after).toMatch(/Decision recorded; the run continues on the server \(run \S+\)/);
     expect(after).toContain("Latest message: Removed build/bundle.tmp. Kept build/cache.tmp");
     expect(after).toContain("3 pending");
+    const [thread] = (await store.searchThreads({ metadata: { ticket: "Clean up temp files" } }))
+      .threads;
+    const view = (await (await fetch(`${url}/inbox/threads/${thread!.threadId}`)).json()) as {
+      decisions: Array<{ reviewer: string; answer: unknown }>;
+    };
+    expect(view.decisions).toEqual([
+      expect.objectContaining({
+        reviewer: "dana",
+        answer: {
+          decisions: [{ type: "approve" }, { type: "reject", message: "Keep the cache." }],
+        },
+      }),
+    ]);
     expect(existsSync(join(sandboxRoot, "build/bundle.tmp"))).toBe(false);
     expect(existsSync(join(sandboxRoot, "build/cache.tmp"))).toBe(true);
     expect(await review.end()).toBe(0);
@@ -150,6 +177,24 @@ describe("deciding at the prompt", () => {
     expect(await review.end()).toBe(0);
   });
 
+  it("continues a run paused at a breakpoint", async () => {
+    const review = startReview(["--url", url, "--graph", "release"]);
+    const table = await review.waitFor(/Pick a review.*: $/);
+    expect(table).toMatch(/1 pending at .* \(graph release\)/);
+    review.type(rowOf(table, "breakpoint"));
+    expect(await review.waitFor(/Continue the run\? \[y\/N\]: $/)).toContain(
+      'The run is paused at a breakpoint on node "publish".',
+    );
+    review.type("y");
+    const after = await review.waitFor(/Pick a review.*: $|r to refresh, q to quit: $/);
+    expect(after).toContain("Nothing waits for review.");
+    const state = await server.context.hosted
+      .get("release")
+      .getState({ configurable: { thread_id: "release-1" } });
+    expect(state.values).toMatchObject({ published: "app-1.2.tgz" });
+    expect(await review.end()).toBe(0);
+  });
+
   it("prints what a model wrote with its control characters escaped", async () => {
     await startTicket(server.context.hosted.get("ops"), {
       title: "\u001b[2J\u001b]0;pwned\u0007",
@@ -213,7 +258,7 @@ describe("after a server restart", () => {
     await store.close();
     store = new PGliteCheckpointer(join(dir, "db"));
     server = createServer({
-      graphs: { ops: createOpsAgent({ dataDir: dir }).agent },
+      graphs: { ops: createOpsAgent({ dataDir: dir }).agent, release: release() },
       checkpointer: store,
     });
     ({ url } = await server.listen({ port: 0 }));
