@@ -71,7 +71,11 @@ function answersOf(pending: InterruptRecord[], resume: unknown): Array<[Interrup
 }
 
 /** Refuse a resume that cannot apply, before any run starts, so the thread stays as it was. */
-export async function checkResume(view: ThreadView, resume: unknown): Promise<void> {
+export async function checkResume(
+  view: ThreadView,
+  resume: unknown,
+  toolSchema: (toolName: string) => z.ZodType | undefined,
+): Promise<void> {
   if (view.status !== "interrupted") {
     throw new RequestError(
       409,
@@ -88,7 +92,7 @@ export async function checkResume(view: ThreadView, resume: unknown): Promise<vo
     );
   }
   for (const [interrupt, answer] of answers) {
-    const fields = await reviewAnswerProblems(interrupt, answer);
+    const fields = await reviewAnswerProblems(interrupt, answer, toolSchema);
     if (fields.length > 0) {
       throw new RequestError(
         400,
@@ -139,7 +143,9 @@ async function startRun(
   }
   const resume =
     body.command && "resume" in body.command ? { value: body.command.resume } : undefined;
-  if (resume) await checkResume(view, resume.value);
+  if (resume) {
+    await checkResume(view, resume.value, (name) => ctx.hosted.toolSchema(body.assistant_id, name));
+  }
   const modes = body.stream_mode
     ? Array.isArray(body.stream_mode)
       ? body.stream_mode
