@@ -89,7 +89,7 @@ const emailOnCall: Playbook = (t) => {
       toolCalls: [
         call(t, 0, "notify_email", {
           to: address,
-          subject: `Ops ticket: ${t.ticket.slice(0, 80)}`,
+          subject: `Ops ticket: ${t.ticket.split(/[\r\n]/)[0]!.slice(0, 80)}`,
           body: `Hello,\n\nA ticket needs you: ${t.ticket}\n\n-- the ops agent`,
         }),
       ],

@@ -56,7 +56,12 @@ export function opsTools({ sandbox, database }: OpsWorld) {
       description: "Send an email (the demo writes it to the sandbox's outbox folder).",
       schema: z.object({
         to: z.email(),
-        subject: z.string().min(1).max(200),
+        // One line: a line break in a subject would write extra headers into the message.
+        subject: z
+          .string()
+          .min(1)
+          .max(200)
+          .regex(/^[^\r\n]*$/, "A subject is one line."),
         body: z.string().max(10_000),
       }),
       run: async ({ to, subject, body }, { toolCall }) => {

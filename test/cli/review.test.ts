@@ -177,6 +177,39 @@ describe("deciding at the prompt", () => {
     expect(await review.end()).toBe(0);
   });
 
+  it("cuts long args until asked, and records approving them unseen as an override", async () => {
+    const long = Array.from({ length: 60 }, (_, i) => `line ${i}: the backup log says disk full`);
+    const { threadId } = await startTicket(server.context.hosted.get("ops"), {
+      title: "Long report",
+      text: `Email the on-call this log:\n${long.join("\n")}`,
+    });
+    const review = startReview(["--url", url, "--graph", "ops"]);
+    review.type(rowOf(await review.waitFor(/Pick a review.*: $/), "Long report"));
+    const cut = await review.waitFor(
+      /Decide \(a approve, r reject, s respond, v view all args; b back\): $/,
+    );
+    expect(cut).toMatch(/… cut: \d+ characters, \d+ lines in all/);
+    expect(cut).not.toContain("line 59");
+    review.type("v");
+    expect(await review.waitFor(/Decide \(a approve, r reject, s respond; b back\): $/)).toContain(
+      "line 59",
+    );
+    review.type("b");
+    review.type(rowOf(await review.waitFor(/Pick a review.*: $/), "Long report"));
+    await review.waitFor(/v view all args; b back\): $/);
+    review.type("a");
+    await review.waitFor(/You have not seen all of these args\. Approve anyway .*\? \[y\/N\]: $/);
+    review.type("y");
+    await review.waitFor(/Send 1 approve\? .*: $/);
+    review.type("y");
+    await review.waitFor(/Pick a review.*: $/);
+    const view = (await (await fetch(`${url}/inbox/threads/${threadId}`)).json()) as {
+      decisions: Array<{ unexpandedApproveOverride?: boolean }>;
+    };
+    expect(view.decisions).toEqual([expect.objectContaining({ unexpandedApproveOverride: true })]);
+    expect(await review.end()).toBe(0);
+  });
+
   it("continues a run paused at a breakpoint", async () => {
     const review = startReview(["--url", url, "--graph", "release"]);
     const table = await review.waitFor(/Pick a review.*: $/);

@@ -10,7 +10,7 @@ import { chooseModel, createOpsAgent } from "../../examples/ops-agent.js";
 import { HITL } from "../../src/agent/index.js";
 import { MemoryCheckpointer, PGliteCheckpointer } from "../../src/checkpoint/index.js";
 import { InvalidResumeError } from "../../src/errors/index.js";
-import { message } from "../../src/models/index.js";
+import { message, runToolCall } from "../../src/models/index.js";
 
 let dir: string;
 beforeAll(async () => {
@@ -163,5 +163,19 @@ describe("the demo's model", () => {
   it("answers an unknown ticket with what it can do, calling no tool", () => {
     const reply = planReply([message.user("Make me a sandwich")]);
     expect(reply).toMatch(/clean up temp files, run the monthly report SQL/);
+  });
+});
+
+describe("the demo's email", () => {
+  it("refuses a subject with a line break, which would add headers to the message", async () => {
+    const { agent, sandbox } = createOpsAgent({ dataDir: join(dir, "headers") });
+    const notify = agent.tools.find((t) => t.name === "notify_email")!;
+    const args = { to: "a@example.com", subject: "Hi\nBcc: all@example.com", body: "x" };
+    const reply = await runToolCall(notify, { id: "c1", name: "notify_email", args });
+    expect(reply).toMatchObject({
+      status: "error",
+      content: expect.stringMatching(/subject: A subject is one line/),
+    });
+    expect(await sandbox.list(".")).not.toContain("outbox/c1.eml");
   });
 });

@@ -64,6 +64,8 @@ export interface DecisionBody {
   answer: unknown;
   reviewer?: string;
   idempotencyKey: string;
+  /** The reviewer approved args they had not expanded in full. */
+  unexpandedApproveOverride?: boolean;
 }
 
 /**

@@ -15,6 +15,15 @@ export {
   type ToolReviewValue,
   type WireMessage,
 } from "./inbox-client.js";
-export { actionBlock, messageText, pendingTable, threadHeader } from "./pending-table.js";
-export { Prompt, type ReviewSessionOptions, reviewSession } from "./review-session.js";
+export {
+  ARGS_PREVIEW_CHARS,
+  ARGS_PREVIEW_LINES,
+  actionBlock,
+  argsAreLong,
+  messageText,
+  pendingTable,
+  threadHeader,
+} from "./pending-table.js";
+export { Prompt } from "./prompt.js";
+export { type ReviewSessionOptions, reviewSession } from "./review-session.js";
 export { cell, json, printable, waitedFor } from "./terminal-text.js";

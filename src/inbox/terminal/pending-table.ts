@@ -91,22 +91,45 @@ export function messageText(content: unknown): string {
   return JSON.stringify(content) ?? "";
 }
 
+/** Args longer than this many lines are shown cut until the reviewer asks for all of them. */
+export const ARGS_PREVIEW_LINES = 20;
+/** …or longer than this many characters. */
+export const ARGS_PREVIEW_CHARS = 1500;
+
 /**
- * One action request of a tool review: its number, tool, description, args and the
- * decisions its review config allows.
+ * True when an action's args are too long to show whole by default.
+ *
+ * @example
+ * if (argsAreLong(action.args)) prompt.say("type v to see all of them");
+ */
+export function argsAreLong(args: unknown): boolean {
+  const text = json(args);
+  return text.length > ARGS_PREVIEW_CHARS || text.split("\n").length > ARGS_PREVIEW_LINES;
+}
+
+/**
+ * One action request of a tool review: its number, tool, description, args and, when
+ * its policy has one, the schema an edit must match. Long args are cut to
+ * `ARGS_PREVIEW_LINES`, with their full size, unless `expanded`.
  *
  * @example
  * stdout.write(actionBlock(review, 0));
  */
-export function actionBlock(review: ToolReviewValue, index: number): string {
+export function actionBlock(review: ToolReviewValue, index: number, expanded = false): string {
   const action = review.actionRequests[index]!;
   const config = review.reviewConfigs[index];
   const indent = (text: string) => text.replace(/\n/g, "\n    ");
+  const args = json(action.args);
+  const preview = args.slice(0, ARGS_PREVIEW_CHARS).split("\n").slice(0, ARGS_PREVIEW_LINES);
+  const shown =
+    expanded || !argsAreLong(action.args)
+      ? args.split("\n")
+      : [...preview, `… cut: ${args.length} characters, ${args.split("\n").length} lines in all`];
   const lines = [
     `Action ${index + 1} of ${review.actionRequests.length}: ${printable(action.name)}`,
     `    ${indent(printable(String(action.description ?? ""), { multiline: true }))}`,
     "  args:",
-    `    ${indent(json(action.args))}`,
+    `    ${shown.join("\n    ")}`,
   ];
   if (config?.argsSchema)
     lines.push("  edits must match:", `    ${indent(json(config.argsSchema))}`);

@@ -1,6 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { createInterface } from "node:readline";
-import type { Readable, Writable } from "node:stream";
 import type { DecisionType, ReviewDecision } from "../../agent/index.js";
 import {
   type InboxClient,
@@ -9,43 +7,15 @@ import {
   type ToolReviewValue,
   type WireMessage,
 } from "./inbox-client.js";
-import { actionBlock, messageText, pendingTable, threadHeader } from "./pending-table.js";
+import {
+  actionBlock,
+  argsAreLong,
+  messageText,
+  pendingTable,
+  threadHeader,
+} from "./pending-table.js";
+import type { Prompt } from "./prompt.js";
 import { cell, json, printable } from "./terminal-text.js";
-
-/**
- * Prompts on a writable and reads answers line by line from a readable; `undefined`
- * once the input has ended.
- *
- * @example
- * const prompt = new Prompt(process.stdin, process.stdout);
- * const name = await prompt.ask("Your name: ");
- */
-export class Prompt {
-  readonly out: Writable;
-  readonly #lines: AsyncIterator<string>;
-  readonly #close: () => void;
-
-  constructor(input: Readable, out: Writable) {
-    const rl = createInterface({ input, terminal: false, crlfDelay: Number.POSITIVE_INFINITY });
-    this.out = out;
-    this.#lines = rl[Symbol.asyncIterator]();
-    this.#close = () => rl.close();
-  }
-
-  async ask(question: string): Promise<string | undefined> {
-    this.out.write(question);
-    const next = await this.#lines.next();
-    return next.done ? undefined : next.value.trim();
-  }
-
-  say(text: string): void {
-    this.out.write(text.endsWith("\n") ? text : `${text}\n`);
-  }
-
-  close(): void {
-    this.#close();
-  }
-}
 
 /**
  * What a review session needs: the server, the terminal, who decides, and optionally a
@@ -112,14 +82,20 @@ async function reviewItem(options: ReviewSessionOptions, listed: InboxItem): Pro
     prompt.say(`\n${threadHeader(view)}`);
     const answer = await askAnswer(prompt, item);
     if (answer === undefined) return;
-    if ((await send(options, item, answer.value)) === "done") return;
+    if ((await send(options, item, answer)) === "done") return;
   }
 }
 
-async function askAnswer(prompt: Prompt, item: InboxItem): Promise<{ value: unknown } | undefined> {
+/** An answer to send; `override` when an approve covers args the reviewer did not expand. */
+interface Answer {
+  value: unknown;
+  override?: boolean;
+}
+
+async function askAnswer(prompt: Prompt, item: InboxItem): Promise<Answer | undefined> {
   if (item.kind === "tool_review") {
-    const decisions = await askDecisions(prompt, item.value as ToolReviewValue);
-    return decisions && { value: { decisions } };
+    const review = await askDecisions(prompt, item.value as ToolReviewValue);
+    return review && { value: { decisions: review.decisions }, override: review.override };
   }
   if (item.kind === "breakpoint") {
     prompt.say(`The run is paused at a breakpoint on node "${printable(item.node)}".`);
@@ -143,20 +119,36 @@ async function askAnswer(prompt: Prompt, item: InboxItem): Promise<{ value: unkn
 async function askDecisions(
   prompt: Prompt,
   review: ToolReviewValue,
-): Promise<ReviewDecision[] | undefined> {
+): Promise<{ decisions: ReviewDecision[]; override: boolean } | undefined> {
   const decisions: ReviewDecision[] = [];
+  let override = false;
   for (const [i, action] of review.actionRequests.entries()) {
-    prompt.say(actionBlock(review, i));
+    let expanded = !argsAreLong(action.args);
+    prompt.say(actionBlock(review, i, expanded));
     const allowed = review.reviewConfigs[i]?.allowedDecisions ?? [];
-    const menu = allowed.map((type) => `${SHORTCUT[type]} ${type}`).join(", ");
+    const choices = allowed.map((type) => `${SHORTCUT[type]} ${type}`).join(", ");
     let decision: ReviewDecision | undefined;
     while (decision === undefined) {
+      const menu = expanded ? choices : `${choices}, v view all args`;
       const key = await prompt.ask(`Decide (${menu}; b back): `);
       if (key === undefined || key === "b") return undefined;
+      if (key === "v" && !expanded) {
+        expanded = true;
+        prompt.say(actionBlock(review, i, true));
+        continue;
+      }
       const type = allowed.find((t) => SHORTCUT[t] === key || t === key);
       if (type === undefined) {
         prompt.say(`Choose one of: ${menu}.`);
         continue;
+      }
+      // Approving what one has not read is allowed, but said out loud and recorded.
+      if (type === "approve" && !expanded) {
+        const sure = await prompt.ask(
+          "You have not seen all of these args. Approve anyway (recorded as an override)? [y/N]: ",
+        );
+        if (sure?.toLowerCase() !== "y") continue;
+        override = true;
       }
       decision = await askDecision(prompt, type, action.name, action.args);
     }
@@ -164,7 +156,9 @@ async function askDecisions(
   }
   const summary = decisions.map((d, i) => `${i + 1} ${d.type}`).join(", ");
   const confirm = await prompt.ask(`Send ${summary}? [Y/n]: `);
-  return confirm?.toLowerCase() === "n" || confirm === undefined ? undefined : decisions;
+  return confirm?.toLowerCase() === "n" || confirm === undefined
+    ? undefined
+    : { decisions, override };
 }
 
 // Undefined asks the reviewer to choose again (an edit or answer was abandoned).
@@ -225,7 +219,7 @@ async function askArgs(
 async function send(
   options: ReviewSessionOptions,
   item: InboxItem,
-  answer: unknown,
+  answer: Answer,
 ): Promise<"done" | "again"> {
   const { inbox, prompt, reviewer } = options;
   let runId: string;
@@ -233,9 +227,10 @@ async function send(
     ({ runId } = await inbox.decide(item.threadId, {
       checkpointId: item.checkpointId,
       interruptId: item.interruptId,
-      answer,
+      answer: answer.value,
       reviewer,
       idempotencyKey: randomUUID(),
+      ...(answer.override && { unexpandedApproveOverride: true }),
     }));
   } catch (error) {
     if (!(error instanceof InboxRequestError) || error.status === 401 || error.status === 403)
