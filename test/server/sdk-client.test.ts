@@ -107,7 +107,8 @@ describe("the LangGraph SDK client drives a review end to end", () => {
     const events: Array<{ event: string; data: any }> = [];
     for await (const part of client.runs.stream(thread.thread_id, "ops", {
       input: { messages: [{ type: "human", content: "hello there friend" }] },
-      streamMode: ["values", "updates", "messages-tuple"],
+      // "debug" is not spoken here: asked for, it sends nothing and breaks nothing.
+      streamMode: ["values", "updates", "messages-tuple", "debug"],
     })) {
       events.push(part as { event: string; data: any });
     }
