@@ -1,0 +1,60 @@
+/**
+ * Text written by models (tool args, descriptions, questions) made safe to print: control
+ * characters that a terminal would obey (ANSI escapes, carriage returns, bells) and
+ * invisible direction overrides are shown as visible escapes instead.
+ *
+ * @example
+ * printable("rm \u001b[2Jeverything"); // "rm \\x1b[2Jeverything"
+ * printable("line one\nline two", { multiline: true }); // kept on two lines
+ */
+export function printable(text: string, options: { multiline?: boolean } = {}): string {
+  return text.replace(UNSAFE, (ch) => {
+    if (ch === "\n" && options.multiline) return ch;
+    if (ch === "\t") return "  ";
+    const code = ch.codePointAt(0)!;
+    return code <= 0xff
+      ? `\\x${code.toString(16).padStart(2, "0")}`
+      : `\\u${code.toString(16).padStart(4, "0")}`;
+  });
+}
+
+// C0 and C1 controls, DEL, and the Unicode marks that reorder or hide text.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is its job.
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+
+/**
+ * One line of at most `width` characters, with a trailing "…" when cut; safe to print.
+ *
+ * @example
+ * cell("remove_file(path: build/cache.tmp)", 12); // "remove_file…"
+ */
+export function cell(text: string, width: number): string {
+  const flat = printable(text.replace(/\s+/g, " ").trim());
+  const chars = [...flat];
+  return chars.length <= width ? flat : `${chars.slice(0, width - 1).join("")}…`;
+}
+
+/**
+ * JSON, indented, safe to print.
+ *
+ * @example
+ * json({ path: "a.txt" }); // '{\n  "path": "a.txt"\n}'
+ */
+export function json(value: unknown): string {
+  return printable(JSON.stringify(value, null, 2) ?? "null", { multiline: true });
+}
+
+/**
+ * How long ago `since` was, shortly: "12s", "5m", "3h", "2d".
+ *
+ * @example
+ * waitedFor("2026-12-03T10:00:00Z", Date.parse("2026-12-03T10:05:00Z")); // "5m"
+ */
+export function waitedFor(since: string, now: number): string {
+  const seconds = Math.max(0, Math.round((now - Date.parse(since)) / 1000));
+  if (!Number.isFinite(seconds)) return "?";
+  if (seconds < 60) return `${seconds}s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h`;
+  return `${Math.floor(seconds / 86_400)}d`;
+}
