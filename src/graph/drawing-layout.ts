@@ -34,10 +34,19 @@ const BOX_HEIGHT = 38;
 /** Room on the right for edges that go back up. */
 const BACK_LANE = 56;
 
+/** A row item: a node's box, or a waypoint that keeps a lane free for an edge crossing the row. */
+interface Slot {
+  x: number;
+  y: number;
+  width: number;
+  rank: number;
+}
+
 /**
  * Lay a drawing out top to bottom in rows (a layered layout): each node one row below the
- * lowest node with a forward edge into it, END last, nodes in a row ordered to keep edges
- * short. Edges that close a cycle are drawn back up on the right.
+ * lowest node with a forward edge into it, END last, items in a row ordered to keep edges
+ * short. An edge spanning rows keeps a lane of its own through each (so it crosses no box),
+ * and edges that close a cycle are drawn back up on the right.
  *
  * @example
  * const { width, height, nodes } = layoutDrawing(graph.drawing());
@@ -46,54 +55,64 @@ export function layoutDrawing(drawing: GraphDrawing): DrawingLayout {
   const ids = drawing.nodes.map((n) => n.id);
   const back = backEdges(ids, drawing.edges);
   const rank = ranks(drawing, back);
-  const byRank: string[][] = [];
-  for (const id of ids) {
-    const r = rank.get(id)!;
-    byRank[r] = [...(byRank[r] ?? []), id];
-  }
-  const rows = byRank.filter((row) => row !== undefined);
-  orderRows(rows, drawing.edges, back);
+  const widthOf = new Map(drawing.nodes.map((n) => [n.id, Math.max(84, n.label.length * 8 + 32)]));
+  const waypoints = new Map<number, string[]>();
+  const links: Array<[string, string]> = [];
+  drawing.edges.forEach((edge, i) => {
+    if (back.has(i) || edge.from === edge.to) return;
+    const chain = [edge.from];
+    for (let r = rank.get(edge.from)! + 1; r < rank.get(edge.to)!; r++) {
+      const id = `\u0000${i}:${r}`;
+      rank.set(id, r);
+      widthOf.set(id, Math.max(16, (edgeText(edge)?.length ?? 0) * 7 + 10));
+      chain.push(id);
+    }
+    waypoints.set(i, chain.slice(1));
+    chain.push(edge.to);
+    for (let k = 1; k < chain.length; k++) links.push([chain[k - 1]!, chain[k]!]);
+  });
+  const rows: string[][] = [];
+  for (const [id, r] of rank) rows[r] = [...(rows[r] ?? []), id];
+  orderRows(rows, links);
 
-  const width = (n: DrawnNode) => Math.max(84, n.label.length * 8 + 32);
-  const byId = new Map(drawing.nodes.map((n) => [n.id, n]));
   const rowWidth = (row: string[]) =>
-    row.reduce((sum, id) => sum + width(byId.get(id)!), 0) + GAP * (row.length - 1);
+    row.reduce((sum, id) => sum + widthOf.get(id)!, 0) + GAP * (row.length - 1);
   const inner = Math.max(...rows.map(rowWidth));
-  const placed = new Map<string, PlacedNode>();
+  const slots = new Map<string, Slot>();
   rows.forEach((row, r) => {
     let x = MARGIN + (inner - rowWidth(row)) / 2;
     for (const id of row) {
-      const node = byId.get(id)!;
-      placed.set(id, {
-        ...node,
-        x,
-        y: MARGIN + r * ROW,
-        width: width(node),
-        height: BOX_HEIGHT,
-        rank: r,
-      });
-      x += width(node) + GAP;
+      slots.set(id, { x, y: MARGIN + r * ROW, width: widthOf.get(id)!, rank: r });
+      x += widthOf.get(id)! + GAP;
     }
   });
+  const placed = new Map<string, PlacedNode>(
+    drawing.nodes.map((n) => [n.id, { ...n, ...slots.get(n.id)!, height: BOX_HEIGHT }]),
+  );
   const right = MARGIN + inner;
   const edges = drawing.edges.map((edge, i) => {
     const twins = drawing.edges.filter((e) => e.from === edge.from && e.to === edge.to);
     const offset = (twins.indexOf(edge) - (twins.length - 1) / 2) * 14;
-    return placeEdge(
-      edge,
-      placed.get(edge.from)!,
-      placed.get(edge.to)!,
-      back.has(i),
-      offset,
-      right,
-    );
+    const from = placed.get(edge.from)!;
+    const to = placed.get(edge.to)!;
+    if (back.has(i) || from.id === to.id) return backEdge(edge, from, to, offset, right);
+    const via = (waypoints.get(i) ?? []).map((id) => slots.get(id)!);
+    return forwardEdge(edge, from, to, via, offset);
   });
   return {
-    width: right + MARGIN + (back.size > 0 ? BACK_LANE : 0),
+    width: right + MARGIN + (back.size > 0 || edges.some((e) => e.back) ? BACK_LANE : 0),
     height: MARGIN * 2 + (rows.length - 1) * ROW + BOX_HEIGHT,
     nodes: ids.map((id) => placed.get(id)!),
     edges,
   };
+}
+
+/** The text an edge carries in a picture: path-map keys, else the router, `goto`, `join`. */
+export function edgeText(edge: DrawnEdge): string | undefined {
+  if (edge.kind === "command") return "goto";
+  if (edge.kind === "join") return "join";
+  if (edge.kind === "conditional") return edge.label ?? edge.router;
+  return undefined;
 }
 
 /** Indexes of edges that close a cycle: they point at a node on the depth-first path from START. */
@@ -116,13 +135,13 @@ function backEdges(ids: readonly string[], edges: readonly DrawnEdge[]): Set<num
 /** Longest forward path from START for each node; END goes below everything. */
 function ranks(drawing: GraphDrawing, back: ReadonlySet<number>): Map<string, number> {
   const rank = new Map(drawing.nodes.map((n) => [n.id, n.kind === "start" ? 0 : 1]));
-  const forward = drawing.edges.filter((_, i) => !back.has(i));
+  const forward = drawing.edges.filter((e, i) => !back.has(i) && e.from !== e.to);
   // Relax until stable: forward edges form a DAG, so this ends within one pass per node.
   for (let pass = 0; pass < drawing.nodes.length; pass++) {
     let changed = false;
     for (const e of forward) {
       const want = rank.get(e.from)! + 1;
-      if (e.from !== e.to && want > rank.get(e.to)!) {
+      if (want > rank.get(e.to)!) {
         rank.set(e.to, want);
         changed = true;
       }
@@ -137,15 +156,15 @@ function ranks(drawing: GraphDrawing, back: ReadonlySet<number>): Map<string, nu
   return rank;
 }
 
-/** Order each row by where its nodes' sources sit in the row above (two sweeps). */
-function orderRows(rows: string[][], edges: readonly DrawnEdge[], back: ReadonlySet<number>) {
+/** Order each row by where its items' sources sit in the row above (two sweeps). */
+function orderRows(rows: string[][], links: ReadonlyArray<[string, string]>) {
   for (let sweep = 0; sweep < 2; sweep++) {
     for (let r = 1; r < rows.length; r++) {
-      const above = rows.slice(0, r).flat();
+      const above = rows[r - 1]!;
       const centre = (id: string) => {
-        const sources = edges
-          .filter((e, i) => e.to === id && !back.has(i) && above.includes(e.from))
-          .map((e) => position(rows, e.from));
+        const sources = links
+          .filter(([from, to]) => to === id && above.includes(from))
+          .map(([from]) => (above.length === 1 ? 0.5 : above.indexOf(from) / (above.length - 1)));
         return sources.length === 0
           ? Number.POSITIVE_INFINITY
           : sources.reduce((a, b) => a + b) / sources.length;
@@ -157,45 +176,51 @@ function orderRows(rows: string[][], edges: readonly DrawnEdge[], back: Readonly
   }
 }
 
-/** A node's horizontal place in its row, from 0 (left) to 1 (right). */
-function position(rows: string[][], id: string): number {
-  const row = rows.find((r) => r.includes(id)) ?? [id];
-  return row.length === 1 ? 0.5 : row.indexOf(id) / (row.length - 1);
-}
-
-function placeEdge(
+/**
+ * Down out of the source, right along the gap below its row, up the lane right of every
+ * box, left along the gap above the target's row, down into it: no box is crossed.
+ */
+function backEdge(
   edge: DrawnEdge,
   from: PlacedNode,
   to: PlacedNode,
-  back: boolean,
   offset: number,
   right: number,
 ): PlacedEdge {
-  if (back || from.id === to.id) {
-    // Down out of the source, right along the gap below its row, up the lane right of every
-    // box, left along the gap above the target's row, down into it: no box is crossed.
-    const sx = from.x + from.width / 2 + offset;
-    const sy = from.y + from.height;
-    const tx = to.x + to.width / 2 + offset;
-    const ty = to.y - 6;
-    const below = sy + 18 + offset / 3;
-    const above = to.y - 18 - offset / 3;
-    const lane = right + BACK_LANE / 2 + offset;
-    const path = [
-      `M ${sx} ${sy}`,
-      `L ${sx} ${below}`,
-      `L ${lane} ${below}`,
-      `L ${lane} ${above}`,
-      `L ${tx} ${above}`,
-      `L ${tx} ${ty}`,
-    ].join(" ");
-    return { ...edge, path, labelAt: { x: lane, y: (below + above) / 2 }, back: true };
-  }
   const sx = from.x + from.width / 2 + offset;
   const sy = from.y + from.height;
   const tx = to.x + to.width / 2 + offset;
-  const ty = to.y - 6;
-  const bend = (ty - sy) / 2;
-  const path = `M ${sx} ${sy} C ${sx} ${sy + bend}, ${tx} ${ty - bend}, ${tx} ${ty}`;
-  return { ...edge, path, labelAt: { x: (sx + tx) / 2, y: (sy + ty) / 2 }, back: false };
+  const below = sy + 18 + offset / 3;
+  const above = to.y - 18 - offset / 3;
+  const lane = right + BACK_LANE / 2 + offset;
+  const path = `M ${sx} ${sy} L ${sx} ${below} L ${lane} ${below} L ${lane} ${above} L ${tx} ${above} L ${tx} ${to.y - 6}`;
+  return { ...edge, path, labelAt: { x: lane, y: (below + above) / 2 }, back: true };
+}
+
+/** Bottom of the source to top of the target through each waypoint's lane, as smooth curves. */
+function forwardEdge(
+  edge: DrawnEdge,
+  from: PlacedNode,
+  to: PlacedNode,
+  via: readonly Slot[],
+  offset: number,
+): PlacedEdge {
+  const points: Array<[number, number]> = [
+    [from.x + from.width / 2 + offset, from.y + from.height],
+  ];
+  for (const w of via) points.push([w.x + w.width / 2, w.y], [w.x + w.width / 2, w.y + BOX_HEIGHT]);
+  points.push([to.x + to.width / 2 + offset, to.y - 6]);
+  let path = `M ${points[0]![0]} ${points[0]![1]}`;
+  for (let k = 1; k < points.length; k++) {
+    const [sx, sy] = points[k - 1]!;
+    const [tx, ty] = points[k]!;
+    const bend = (ty - sy) / 2;
+    path += sx === tx ? ` L ${tx} ${ty}` : ` C ${sx} ${sy + bend}, ${tx} ${ty - bend}, ${tx} ${ty}`;
+  }
+  // The label sits in the edge's own lane when it has one, else halfway along.
+  const [a, b] = [points[0]!, points[1]!];
+  const labelAt = via[0]
+    ? { x: via[0].x + via[0].width / 2, y: via[0].y + BOX_HEIGHT / 2 }
+    : { x: (a[0] + b[0]) / 2, y: (a[1] + b[1]) / 2 };
+  return { ...edge, path, labelAt, back: false };
 }

@@ -1,5 +1,5 @@
 import type { GraphDrawing } from "./drawing.js";
-import { layoutDrawing, type PlacedEdge, type PlacedNode } from "./drawing-layout.js";
+import { edgeText, layoutDrawing, type PlacedEdge, type PlacedNode } from "./drawing-layout.js";
 
 const INK = "#1f2937";
 const MUTED = "#6b7280";
@@ -35,14 +35,6 @@ function edgeSvg(edge: PlacedEdge): string {
   const width = edge.kind === "join" ? 3 : 1.5;
   const dash = dashed ? ` stroke-dasharray="6 4"` : "";
   return `<path class="edge ${edge.kind}" d="${edge.path}" fill="none" stroke="${INK}" stroke-width="${width}" stroke-linejoin="round"${dash} marker-end="url(#arrow)"/>`;
-}
-
-/** The text an edge carries: its path-map keys, else its router, `goto` for a Command, `join`. */
-function edgeText(edge: PlacedEdge): string | undefined {
-  if (edge.kind === "command") return "goto";
-  if (edge.kind === "join") return "join";
-  if (edge.kind === "conditional") return edge.label ?? edge.router;
-  return undefined;
 }
 
 function labelSvg(edge: PlacedEdge): string {
