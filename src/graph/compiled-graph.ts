@@ -41,7 +41,10 @@ export type { GraphEdge } from "./declared-edges.js";
  * if (r.status === "interrupted") await graph.resume(true, { config });
  */
 export class CompiledGraph<S extends State = State, C = unknown> {
-  /** The statechart that runs this graph; inspect or draw it with Stately tools. */
+  /**
+   * The statechart that runs this graph (the executor: a run loop whose node states the
+   * barrier enters by `RUN.<node>`). To see the workflow's own edges, use `toStately()`.
+   */
   readonly machine: AnyStateMachine;
   readonly name: string;
   readonly checkpointer: Checkpointer | undefined;

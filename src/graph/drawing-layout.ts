@@ -90,14 +90,36 @@ export function layoutDrawing(drawing: GraphDrawing): DrawingLayout {
     drawing.nodes.map((n) => [n.id, { ...n, ...slots.get(n.id)!, height: BOX_HEIGHT }]),
   );
   const right = MARGIN + inner;
+  const forward = drawing.edges.flatMap((e, k) => (back.has(k) || e.from === e.to ? [] : [k]));
+  const spread = (node: PlacedNode, i: number, side: "in" | "out", other: (k: number) => Slot) => {
+    const mine = forward.filter(
+      (k) => drawing.edges[k]![side === "out" ? "from" : "to"] === node.id,
+    );
+    mine.sort((a, b) => other(a).x - other(b).x || a - b);
+    return node.x + (node.width * (mine.indexOf(i) + 1)) / (mine.length + 1);
+  };
   const edges = drawing.edges.map((edge, i) => {
     const twins = drawing.edges.filter((e) => e.from === edge.from && e.to === edge.to);
     const offset = (twins.indexOf(edge) - (twins.length - 1) / 2) * 14;
     const from = placed.get(edge.from)!;
     const to = placed.get(edge.to)!;
     if (back.has(i) || from.id === to.id) return backEdge(edge, from, to, offset, right);
-    const via = (waypoints.get(i) ?? []).map((id) => slots.get(id)!);
-    return forwardEdge(edge, from, to, via, offset);
+    const chain = waypoints.get(i) ?? [];
+    const via = chain.map((id) => slots.get(id)!);
+    // Spread the ends of a node's edges along its side, ordered by where they go.
+    const sx = spread(
+      from,
+      i,
+      "out",
+      (k) => slots.get(waypoints.get(k)?.[0] ?? drawing.edges[k]!.to)!,
+    );
+    const tx = spread(
+      to,
+      i,
+      "in",
+      (k) => slots.get(waypoints.get(k)?.at(-1) ?? drawing.edges[k]!.from)!,
+    );
+    return forwardEdge(edge, [sx, from.y + from.height], [tx, to.y - 6], via);
   });
   return {
     width: right + MARGIN + (back.size > 0 || edges.some((e) => e.back) ? BACK_LANE : 0),
@@ -197,20 +219,17 @@ function backEdge(
   return { ...edge, path, labelAt: { x: lane, y: (below + above) / 2 }, back: true };
 }
 
-/** Bottom of the source to top of the target through each waypoint's lane, as smooth curves. */
+/** From `start` (under the source) to `end` (over the target) through each waypoint's lane, as smooth curves. */
 function forwardEdge(
   edge: DrawnEdge,
-  from: PlacedNode,
-  to: PlacedNode,
+  start: [number, number],
+  end: [number, number],
   via: readonly Slot[],
-  offset: number,
 ): PlacedEdge {
-  const points: Array<[number, number]> = [
-    [from.x + from.width / 2 + offset, from.y + from.height],
-  ];
+  const points: Array<[number, number]> = [start];
   for (const w of via) points.push([w.x + w.width / 2, w.y], [w.x + w.width / 2, w.y + BOX_HEIGHT]);
-  points.push([to.x + to.width / 2 + offset, to.y - 6]);
-  let path = `M ${points[0]![0]} ${points[0]![1]}`;
+  points.push(end);
+  let path = `M ${start[0]} ${start[1]}`;
   for (let k = 1; k < points.length; k++) {
     const [sx, sy] = points[k - 1]!;
     const [tx, ty] = points[k]!;

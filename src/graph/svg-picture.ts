@@ -19,7 +19,7 @@ export function drawingToSvg(drawing: GraphDrawing): string {
     `<svg xmlns="http://www.w3.org/2000/svg" width="${layout.width}" height="${layout.height}" viewBox="0 0 ${layout.width} ${layout.height}" font-family="ui-sans-serif, system-ui, sans-serif" font-size="13">`,
     `<title>${escapeXml(`Graph ${drawing.name}`)}</title>`,
     "<defs>",
-    `<marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="${INK}"/></marker>`,
+    `<marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="10" markerHeight="10" markerUnits="userSpaceOnUse" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="${INK}"/></marker>`,
     "</defs>",
     `<rect width="100%" height="100%" fill="#ffffff"/>`,
   ];
