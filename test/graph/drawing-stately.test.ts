@@ -134,6 +134,31 @@ describe("graph.toStately()", () => {
     expect(review.machine).not.toBe(importAsStately(code));
   });
 
+  it("draws a router without a path map to every node, and a subgraph as one described state", () => {
+    const inner = new Graph({ name: "Inner" })
+      .addNode("x", () => ({}))
+      .addEdge(START, "x")
+      .compile();
+    const g = new Graph({ name: "Anywhere" })
+      .addNode("pick", () => ({}))
+      .addNode("inner", inner)
+      .addNode("__history__", () => ({}))
+      .addEdge(START, "pick")
+      .addConditionalEdges("pick", (s) => s.to)
+      .compile();
+    const workflow = importAsStately(g.toStately()).root.states.workflow!;
+    expect(transitionsOf(workflow.states.pick!)).toEqual([
+      ["route", "pick", "pick"],
+      ["route", "inner", "inner"],
+      ["route", "__history__", "__history__"],
+      ["route", END, "END"],
+    ]);
+    expect(workflow.states.inner!.description).toMatch(/compiled graph added as node "inner"/);
+    // A node may take the history state's usual name: the history state steps aside.
+    expect(workflow.states.__history__!.type).toBe("atomic");
+    expect(workflow.states.__history___!.type).toBe("history");
+  });
+
   it("walks like the graph: an actor of the chart follows the events of a run", async () => {
     const { createActor } = await import("xstate");
     const machine = importAsStately(review.toStately()).provide({
