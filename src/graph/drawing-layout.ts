@@ -1,6 +1,11 @@
 import type { DrawnEdge, DrawnNode, GraphDrawing } from "./drawing.js";
 
-/** A node's box in a laid-out drawing (top-left corner, size), in pixels. */
+/**
+ * A node's box in a laid-out drawing (top-left corner, size), in pixels.
+ *
+ * @example
+ * const { x, y, width, height } = layoutDrawing(graph.drawing()).nodes[1]!;
+ */
 export interface PlacedNode extends DrawnNode {
   x: number;
   y: number;
@@ -10,7 +15,12 @@ export interface PlacedNode extends DrawnNode {
   rank: number;
 }
 
-/** An edge with the SVG path it is drawn along and where its label goes. */
+/**
+ * An edge with the SVG path it is drawn along and where its label goes.
+ *
+ * @example
+ * for (const e of layoutDrawing(graph.drawing()).edges) svg += `<path d="${e.path}"/>`;
+ */
 export interface PlacedEdge extends DrawnEdge {
   /** An SVG path (`d`) from the source box to the target box. */
   path: string;
@@ -19,7 +29,12 @@ export interface PlacedEdge extends DrawnEdge {
   back: boolean;
 }
 
-/** A drawing with positions: what the SVG picture (or any renderer) draws as is. */
+/**
+ * A drawing with positions: what the SVG picture (or any renderer) draws as is.
+ *
+ * @example
+ * const { width, height } = layoutDrawing(graph.drawing()); // the picture's size
+ */
 export interface DrawingLayout {
   width: number;
   height: number;

@@ -1,7 +1,12 @@
 import { END, START } from "./constants.js";
 import type { GraphEdge } from "./declared-edges.js";
 
-/** A box in a graph's picture: one of the user's nodes, or the START / END markers. */
+/**
+ * A box in a graph's picture: one of the user's nodes, or the START / END markers.
+ *
+ * @example
+ * const node: DrawnNode = { id: "approve", label: "approve", kind: "node", waiting: true };
+ */
 export interface DrawnNode {
   /** The node's name (`__start__` / `__end__` for the markers): what edges point at. */
   id: string;
@@ -12,7 +17,12 @@ export interface DrawnNode {
   waiting: boolean;
 }
 
-/** An arrow in a graph's picture. `label` is ready to print (END shown as `END`). */
+/**
+ * An arrow in a graph's picture: a `GraphEdge` whose `label` is ready to print (END shown as `END`).
+ *
+ * @example
+ * const edge: DrawnEdge = { from: "publish", to: "__end__", kind: "conditional", label: "nobody" };
+ */
 export type DrawnEdge = GraphEdge;
 
 /**

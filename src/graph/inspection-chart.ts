@@ -1,13 +1,23 @@
 import type { DrawnEdge, GraphDrawing } from "./drawing.js";
 
-/** One transition of the inspection chart, as XState's machine config writes it. */
+/**
+ * One transition of the inspection chart, as XState's machine config writes it.
+ *
+ * @example
+ * const t: ChartTransition = { target: "notify", guard: "yes", description: "Router shouldNotify." };
+ */
 export interface ChartTransition {
   target: string;
   guard?: string;
   description?: string;
 }
 
-/** A state of the inspection chart (plain JSON, a subset of XState's `StateNodeConfig`). */
+/**
+ * A state of the inspection chart (plain JSON, a subset of XState's `StateNodeConfig`).
+ *
+ * @example
+ * const s: ChartState = { on: { NEXT: { target: "review" } } };
+ */
 export interface ChartState {
   description?: string;
   type?: "final" | "history";
@@ -16,7 +26,12 @@ export interface ChartState {
   on?: Record<string, ChartTransition | ChartTransition[]>;
 }
 
-/** The inspection chart: an XState machine config (plain JSON) with the graph's name as its id. */
+/**
+ * The inspection chart: an XState machine config (plain JSON) with the graph's name as its id.
+ *
+ * @example
+ * const chart: InspectionChart = inspectionChart(graph.drawing()); // chart.id === graph.name
+ */
 export interface InspectionChart extends ChartState {
   id: string;
 }

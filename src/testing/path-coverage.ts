@@ -7,7 +7,13 @@ import type { RunConfig } from "../graph/types.js";
 import type { TaskOutcome } from "../runtime/task.js";
 import { type GraphPath, type GraphPathsOptions, graphPaths } from "./graph-paths.js";
 
-/** One run `pathCoverage` made: what it was given, the steps it took and the edges it used. */
+/**
+ * One run `pathCoverage` made: what it was given, the steps it took and the edges it used.
+ *
+ * @example
+ * const [run] = (await pathCoverage(agent, [{ toolRounds: 1 }])).runs;
+ * run.steps; // [["model"], ["tools"], ["model"]]
+ */
 export interface CoveredRun {
   input: unknown;
   /** `"interrupted"`: it paused and `resume` gave no answer; `"failed"`: it threw (`error`). */
@@ -21,7 +27,12 @@ export interface CoveredRun {
   error?: unknown;
 }
 
-/** What the inputs given to `pathCoverage` reached, and what none of them did. */
+/**
+ * What the inputs given to `pathCoverage` reached, and what none of them did.
+ *
+ * @example
+ * expect((await pathCoverage(graph, inputs)).edges.missed).toEqual([]);
+ */
 export interface PathCoverage {
   runs: CoveredRun[];
   /** `graphPaths(graph, options)`, split into those some run followed and the rest. */
@@ -30,14 +41,24 @@ export interface PathCoverage {
   edges: { covered: GraphEdge[]; missed: GraphEdge[] };
 }
 
-/** What `resume` is told when a run pauses. */
+/**
+ * What `resume` is told when a run pauses.
+ *
+ * @example
+ * const resume = ({ input, interrupts }: PausedRun<State>) => input.approve;
+ */
 export interface PausedRun<S> {
   input: unknown;
   interrupts: InterruptRecord[];
   values: S;
 }
 
-/** Options of `pathCoverage`: those of `graphPaths`, and how to answer interrupts. */
+/**
+ * Options of `pathCoverage`: those of `graphPaths`, and how to answer interrupts.
+ *
+ * @example
+ * await pathCoverage(approval, inputs, { maxVisits: 3, resume: ({ input }) => input.approve });
+ */
 export interface PathCoverageOptions<S> extends GraphPathsOptions {
   /**
    * The value to resume a paused run with (as `graph.resume(value)` takes it); `undefined`
