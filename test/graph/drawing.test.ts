@@ -4,10 +4,12 @@ import { MemoryCheckpointer } from "../../src/checkpoint/index.js";
 import {
   Command,
   drawingToMermaid,
+  drawingToSvg,
   END,
   Graph,
   interrupt,
   layoutDrawing,
+  Send,
   START,
 } from "../../src/index.js";
 import { FakeChatModel } from "../../src/models/index.js";
@@ -204,5 +206,28 @@ describe("layoutDrawing", () => {
       expect(e.back, `${e.from} -> ${e.to}`).toBe(rank.get(e.to)! <= rank.get(e.from)!);
     }
     expect(layout.edges.filter((e) => e.back).map((e) => `${e.from}>${e.to}`)).toEqual(["b>a"]);
+  });
+  it("lays out any shape: a self-loop, a router from START, a Send", () => {
+    const g = new Graph({ name: "Shapes" })
+      .addNode("loop", () => ({}))
+      .addNode("fan", () => ({}))
+      .addNode("write", () => ({}))
+      .addConditionalEdges(START, (s) => (s.loop ? "loop" : "fan"), ["loop", "fan"])
+      .addConditionalEdges("loop", (s) => (s.again ? "loop" : END), ["loop", END])
+      .addConditionalEdges("fan", (s) => s.topics.map((t: string) => new Send("write", t)), [
+        "write",
+      ])
+      .addEdge("write", END)
+      .compile();
+    const drawing = g.drawing();
+    const layout = layoutDrawing(drawing);
+    expect(layout.edges).toHaveLength(drawing.edges.length);
+    for (const e of layout.edges)
+      expect(e.path, `${e.from} -> ${e.to}`).toMatch(/^M [\d.]+ [\d.]+ /);
+    expect(layout.edges.find((e) => e.from === "loop" && e.to === "loop")!.back).toBe(true);
+    const rows = new Map(layout.nodes.map((n) => [n.id, n.rank]));
+    expect(rows.get("loop")).toBe(1);
+    expect(rows.get(END)).toBe(Math.max(...rows.values()));
+    expect(drawingToSvg(drawing)).toContain(">write</text>");
   });
 });
