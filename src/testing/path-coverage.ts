@@ -77,8 +77,8 @@ const MAX_RESUMES = 50;
  * the runs covered, and which edges no input reached: model-based testing, measured. What a
  * run took is read from the runtime's own record of each finished task (where it routed),
  * through an inspection observer, so a router's or `Command`'s choice counts only if made.
- * A graph with a checkpointer runs each input on a fresh thread, and interrupts are
- * answered by `options.resume`.
+ * A graph with a checkpointer runs each input on a fresh thread; interrupts are answered
+ * by `options.resume`, and static breakpoints (interruptBefore/After) are passed.
  *
  * @example
  * const coverage = await pathCoverage(agent, [{ toolRounds: 0 }, { toolRounds: 1 }]);
@@ -135,6 +135,11 @@ async function coverOne<S extends Record<string, any>>(
   try {
     let result = await graph.invoke(input, call);
     for (let answers = 0; result.status === "interrupted" && answers < MAX_RESUMES; answers++) {
+      // A static breakpoint is no choice: go on past it, as `invoke(null)` does.
+      if (result.interrupts.every((i) => i.timing !== "during")) {
+        result = await graph.invoke(null, call);
+        continue;
+      }
       const answer = options.resume?.({
         input,
         interrupts: result.interrupts,

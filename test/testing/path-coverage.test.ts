@@ -147,4 +147,21 @@ describe("pathCoverage", () => {
     expect(coverage.runs[0]!.steps).toEqual([["a"]]);
     expect(coverage.edges.missed.map(key)).toEqual(["b -edge-> __end__"]);
   });
+  it("goes on past static breakpoints: they are no choice", async () => {
+    const held = new Graph({ name: "Held" })
+      .addNode("a", () => ({}))
+      .addNode("b", () => ({}))
+      .addEdge(START, "a")
+      .addEdge("a", "b")
+      .addEdge("b", END)
+      .compile({
+        checkpointer: new MemoryCheckpointer(),
+        interruptBefore: ["b"],
+        interruptAfter: ["a"],
+      });
+    const coverage = await pathCoverage(held, [{}]);
+    expect(coverage.runs[0]!.status).toBe("done");
+    expect(coverage.runs[0]!.steps).toEqual([["a"], ["b"]]);
+    expect(coverage.edges.missed).toEqual([]);
+  });
 });
