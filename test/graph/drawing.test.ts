@@ -78,6 +78,8 @@ describe("graph.drawing()", () => {
       { from: "approve", to: "draft", kind: "command" },
     ]);
     expect(drawing.waitingAt).toEqual([]);
+    // Plain data: what a server sends to the web inbox as JSON, unchanged.
+    expect(JSON.parse(JSON.stringify(drawing))).toEqual(drawing);
   });
 
   it("graph.edges carries the same labels and router names", () => {
