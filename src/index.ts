@@ -3,10 +3,26 @@ export * from "./errors/index.js";
 export { Command, type CommandInit, type GotoTarget, nullResume, Send } from "./graph/command.js";
 export { CompiledGraph } from "./graph/compiled-graph.js";
 export { END, START } from "./graph/constants.js";
+export type { GraphEdge } from "./graph/declared-edges.js";
+export type { DrawnEdge, DrawnNode, GraphDrawing } from "./graph/drawing.js";
+export {
+  type DrawingLayout,
+  layoutDrawing,
+  type PlacedEdge,
+  type PlacedNode,
+} from "./graph/drawing-layout.js";
 export { type CompileOptions, Graph } from "./graph/graph.js";
 export type { GraphThreads } from "./graph/graph-threads.js";
+export {
+  type ChartState,
+  type ChartTransition,
+  type InspectionChart,
+  inspectionChart,
+} from "./graph/inspection-chart.js";
 export type { InspectionObserver, InvokeOptions, RunResult } from "./graph/invoke-options.js";
+export { drawingToMermaid } from "./graph/mermaid.js";
 export type { StateSnapshot, TaskView } from "./graph/state-snapshot.js";
+export { drawingToSvg } from "./graph/svg-picture.js";
 export type {
   NodeFn,
   NodeResult,

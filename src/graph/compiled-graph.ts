@@ -9,10 +9,14 @@ import type { StreamEvent } from "../stream/events.js";
 import type { Command } from "./command.js";
 import type { GraphEvent } from "./compile.js";
 import { END } from "./constants.js";
+import { declaredEdges, type GraphEdge } from "./declared-edges.js";
+import { drawGraph, type GraphDrawing } from "./drawing.js";
 import type { CompileOptions } from "./graph.js";
 import { GraphThreads } from "./graph-threads.js";
+import { statelyCode } from "./inspection-chart.js";
 import type { GraphInternals } from "./internals.js";
 import type { InvokeOptions, RunResult } from "./invoke-options.js";
+import { drawingToMermaid } from "./mermaid.js";
 import { GraphRunner, planFor } from "./runner.js";
 import { type StateSnapshot, viewCheckpoint } from "./state-snapshot.js";
 import type { NodeFn, RunConfig, State } from "./types.js";
@@ -26,12 +30,7 @@ export type { InspectionObserver, InvokeOptions, RunResult } from "./invoke-opti
 export const FIRST_HISTORY_PAGE = 10;
 export const HISTORY_PAGE = 50;
 
-/** One declared way from a node to another (see `CompiledGraph.edges`). */
-export interface GraphEdge {
-  from: string;
-  to: string;
-  kind: "edge" | "join" | "conditional" | "command";
-}
+export type { GraphEdge } from "./declared-edges.js";
 
 /**
  * A runnable graph. `machine` is the XState machine that executes it: every
@@ -42,7 +41,10 @@ export interface GraphEdge {
  * if (r.status === "interrupted") await graph.resume(true, { config });
  */
 export class CompiledGraph<S extends State = State, C = unknown> {
-  /** The statechart that runs this graph; inspect or draw it with Stately tools. */
+  /**
+   * The statechart that runs this graph (the executor: a run loop whose node states the
+   * barrier enters by `RUN.<node>`). To see the workflow's own edges, use `toStately()`.
+   */
   readonly machine: AnyStateMachine;
   readonly name: string;
   readonly checkpointer: Checkpointer | undefined;
@@ -86,19 +88,45 @@ export class CompiledGraph<S extends State = State, C = unknown> {
    * none) and `Command.goto` ends. What `graphPaths` and drawings are built from.
    */
   get edges(): GraphEdge[] {
-    const { spec } = this.#g;
-    const out: GraphEdge[] = [];
-    for (const { from, to } of spec.edges) out.push({ from, to, kind: "edge" });
-    for (const { from, to } of spec.joins)
-      for (const f of from) out.push({ from: f, to, kind: "join" });
-    for (const c of spec.conditionalEdges) {
-      const targets = c.pathMap ? [...new Set(Object.values(c.pathMap))] : [...this.nodes, END];
-      for (const to of targets) out.push({ from: c.from, to, kind: "conditional" });
-    }
-    for (const node of spec.nodes.values()) {
-      for (const to of node.ends ?? []) out.push({ from: node.name, to, kind: "command" });
-    }
-    return out;
+    return declaredEdges(this.#g.spec);
+  }
+
+  /**
+   * The graph as plain data to draw: nodes, edges (kind, label, router) and, given a
+   * `StateSnapshot` (or any `{ next }`), the nodes the thread waits at.
+   *
+   * @example
+   * graph.drawing(await graph.getState(config)).waitingAt; // ["approval"]
+   */
+  drawing(at?: { next: readonly string[] }): GraphDrawing {
+    const subgraphs = new Set(
+      [...this.#g.spec.nodes.values()]
+        .filter((n) => typeof n.run !== "function")
+        .map((n) => n.name),
+    );
+    return drawGraph({ name: this.name, nodes: this.nodes, edges: this.edges, subgraphs }, at);
+  }
+
+  /**
+   * The graph as a Mermaid flowchart (conditional edges dashed, labelled from path maps).
+   *
+   * @example
+   * console.log(graph.toMermaid()); // flowchart TD …
+   */
+  toMermaid(): string {
+    return drawingToMermaid(this.drawing());
+  }
+
+  /**
+   * The graph as code the Stately editor imports as it is: `createMachine({...})` of an
+   * inspection-only chart whose states are this graph's nodes and whose transitions are
+   * its edges (see `inspectionChart`). `machine` stays the executor.
+   *
+   * @example
+   * writeFileSync("approval.stately.js", graph.toStately()); // then Import it in Stately
+   */
+  toStately(): string {
+    return statelyCode(this.drawing());
   }
 
   /**

@@ -5,3 +5,10 @@ export {
   makeCheckpoint,
 } from "./checkpointer-conformance.js";
 export { type GraphPath, type GraphPathsOptions, graphPaths } from "./graph-paths.js";
+export {
+  type CoveredRun,
+  type PathCoverage,
+  type PathCoverageOptions,
+  type PausedRun,
+  pathCoverage,
+} from "./path-coverage.js";

@@ -1,0 +1,178 @@
+import { describe, expect, it } from "vitest";
+import { type AnyStateMachine, createMachine, type StateNode } from "xstate";
+import { createAgent } from "../../src/agent/index.js";
+import {
+  Command,
+  type CompiledGraph,
+  END,
+  Graph,
+  type GraphEdge,
+  inspectionChart,
+  START,
+} from "../../src/index.js";
+import { FakeChatModel } from "../../src/models/index.js";
+
+const review = new Graph({ name: "ReviewLoop" })
+  .addNode("plan", () => ({}))
+  .addNode("research", () => ({}))
+  .addNode("draft", () => ({}))
+  .addNode("review", () => new Command({ goto: "publish" }), { ends: ["revise", "publish"] })
+  .addNode("revise", () => ({}))
+  .addNode("publish", () => ({}))
+  .addNode("notify", () => ({}))
+  .addEdge(START, "plan")
+  .addEdge("plan", "research")
+  .addEdge("plan", "draft")
+  .addEdge(["research", "draft"], "review")
+  .addEdge("revise", "plan")
+  .addConditionalEdges(
+    "publish",
+    function shouldNotify(s) {
+      return s.notify ? "yes" : "no";
+    },
+    { yes: "notify", no: END },
+  )
+  .addEdge("notify", END)
+  .compile();
+
+const agent = createAgent({
+  name: "Helper",
+  model: new FakeChatModel({ responses: ["hi"] }),
+  tools: [],
+});
+
+/** What the Stately editor does on Import: evaluate the code with XState's createMachine. */
+function importAsStately(code: string): AnyStateMachine {
+  return new Function("createMachine", `return ${code}`)(createMachine) as AnyStateMachine;
+}
+
+/** Every transition leaving a state: [event, target key, guard name]. */
+function transitionsOf(state: StateNode<any, any>): Array<[string, string, string | undefined]> {
+  const guardName = (guard: unknown) =>
+    typeof guard === "string" ? guard : (guard as { type?: string } | undefined)?.type;
+  return [...state.transitions.entries()].flatMap(([event, list]) =>
+    list.map((t): [string, string, string | undefined] => [
+      event,
+      t.target![0]!.key,
+      guardName(t.guard),
+    ]),
+  );
+}
+
+/** The event a user edge becomes in the chart. */
+const eventOf = (e: GraphEdge) =>
+  e.kind === "edge"
+    ? "NEXT"
+    : e.kind === "join"
+      ? "JOIN"
+      : e.kind === "command"
+        ? "GOTO"
+        : (e.router ?? "route");
+
+describe("graph.toStately()", () => {
+  for (const graph of [review, agent] as CompiledGraph<any, any>[]) {
+    it(`${graph.name}: imports through createMachine with every user edge as a transition`, () => {
+      const machine = importAsStately(graph.toStately());
+      expect(machine.id).toBe(graph.name);
+      const workflow = machine.root.states.workflow!;
+      const states = Object.keys(workflow.states).filter((k) => k !== "__history__");
+      expect(states).toEqual([START, ...graph.nodes, END]);
+      expect(workflow.initial.target[0]!.key).toBe(START);
+      expect(workflow.states[END]!.type).toBe("final");
+
+      const drawn = graph.drawing().edges;
+      const transitions = states.flatMap((s) =>
+        transitionsOf(workflow.states[s]!).map(([event, to]) => `${s} -${event}-> ${to}`),
+      );
+      expect(transitions.sort()).toEqual(
+        drawn.map((e) => `${e.from} -${eventOf(e)}-> ${e.to}`).sort(),
+      );
+    });
+  }
+
+  it("names routers and path labels, joins and Command ends on the transitions", () => {
+    const workflow = importAsStately(review.toStately()).root.states.workflow!;
+    expect(transitionsOf(workflow.states.publish!)).toEqual([
+      ["shouldNotify", "notify", "yes"],
+      ["shouldNotify", END, "no"],
+    ]);
+    expect(transitionsOf(workflow.states.research!)).toEqual([
+      ["JOIN", "review", "research + draft done"],
+    ]);
+    expect(transitionsOf(workflow.states.review!)).toEqual([
+      ["GOTO", "revise", "revise"],
+      ["GOTO", "publish", "publish"],
+    ]);
+    expect(transitionsOf(workflow.states.plan!)).toEqual([
+      ["NEXT", "research", undefined],
+      ["NEXT", "draft", undefined],
+    ]);
+  });
+
+  it("keeps the runtime's pauses apart, in `runtime`, returning to the node that paused", () => {
+    const machine = importAsStately(review.toStately());
+    expect(Object.keys(machine.root.states)).toEqual(["workflow", "runtime"]);
+    const runtime = machine.root.states.runtime!;
+    expect(Object.keys(runtime.states)).toEqual(["interrupted", "breakpoint", "failed"]);
+    expect(transitionsOf(runtime.states.interrupted!)).toEqual([
+      ["RESUME", "__history__", undefined],
+    ]);
+    expect(transitionsOf(machine.root.states.workflow!).map(([event, to]) => [event, to])).toEqual([
+      ["INTERRUPT", "interrupted"],
+      ["BREAKPOINT", "breakpoint"],
+      ["ERROR", "failed"],
+    ]);
+  });
+
+  it("is the JSON chart inside a createMachine call, and leaves the executor as it was", () => {
+    const code = review.toStately();
+    expect(code.startsWith("createMachine(")).toBe(true);
+    const json = code.slice("createMachine(".length, code.lastIndexOf(")"));
+    expect(JSON.parse(json)).toEqual(inspectionChart(review.drawing()));
+    // The executor keeps its run loop: the chart is a separate, inspection-only machine.
+    expect(Object.keys(review.machine.root.states)).toContain("barrier");
+    expect(review.machine).not.toBe(importAsStately(code));
+  });
+
+  it("draws a router without a path map to every node, and a subgraph as one described state", () => {
+    const inner = new Graph({ name: "Inner" })
+      .addNode("x", () => ({}))
+      .addEdge(START, "x")
+      .compile();
+    const g = new Graph({ name: "Anywhere" })
+      .addNode("pick", () => ({}))
+      .addNode("inner", inner)
+      .addNode("__history__", () => ({}))
+      .addEdge(START, "pick")
+      .addConditionalEdges("pick", (s) => s.to)
+      .compile();
+    const workflow = importAsStately(g.toStately()).root.states.workflow!;
+    expect(transitionsOf(workflow.states.pick!)).toEqual([
+      ["route", "pick", "pick"],
+      ["route", "inner", "inner"],
+      ["route", "__history__", "__history__"],
+      ["route", END, "END"],
+    ]);
+    expect(workflow.states.inner!.description).toMatch(/compiled graph added as node "inner"/);
+    // A node may take the history state's usual name: the history state steps aside.
+    expect(workflow.states.__history__!.type).toBe("atomic");
+    expect(workflow.states.__history___!.type).toBe("history");
+  });
+
+  it("walks like the graph: an actor of the chart follows the events of a run", async () => {
+    const { createActor } = await import("xstate");
+    const machine = importAsStately(review.toStately()).provide({
+      guards: {
+        "research + draft done": () => true,
+        revise: () => false,
+        publish: () => true,
+        yes: () => false,
+        no: () => true,
+      },
+    });
+    const actor = createActor(machine).start();
+    for (const type of ["NEXT", "NEXT", "JOIN", "GOTO", "shouldNotify"]) actor.send({ type });
+    expect(actor.getSnapshot().value).toEqual({ workflow: END });
+    actor.stop();
+  });
+});
