@@ -6,11 +6,14 @@ import {
   InvalidResumeError,
   NonSerializableError,
 } from "../errors/index.js";
+import { Command } from "../graph/command.js";
 import type { NodeFn, NodeRuntime } from "../graph/types.js";
 import { message, runToolCall, type ToolMessage } from "../models/index.js";
 import { isGraphInterrupt } from "../runtime/interrupt.js";
+import { WriteList } from "../runtime/write-list.js";
 import type { AgentRuntime, Middleware, ToolCallRequest } from "./middleware.js";
 import { type AgentState, unansweredToolCalls } from "./state.js";
+import { commandWrites } from "./tool-commands.js";
 
 type ToolHandler<C> = (request: ToolCallRequest<C>) => Promise<ToolMessage>;
 
@@ -40,14 +43,21 @@ export interface ToolsNodeSetup<C> {
  */
 export function toolsNode<C>(setup: ToolsNodeSetup<C>): NodeFn<AgentState, C> {
   const { middleware, agentRuntime } = setup;
-  const run = middleware.reduceRight<ToolHandler<C>>(
-    (next, mw) => (mw.wrapToolCall ? (request) => mw.wrapToolCall!(request, next) : next),
-    runTool,
-  );
+  // A tool may return a Command: its tool message goes through the middleware like any
+  // other; its other writes and its goto are kept here, by call id, for this node's result.
+  const wrap = (innermost: ToolHandler<C>) =>
+    middleware.reduceRight<ToolHandler<C>>(
+      (next, mw) => (mw.wrapToolCall ? (request) => mw.wrapToolCall!(request, next) : next),
+      innermost,
+    );
   return async (state, nodeRuntime) => {
     const runtime = agentRuntime(nodeRuntime);
     const { calls } = unansweredToolCalls(state.messages ?? []);
     const answers = state.toolAnswers ?? {};
+    const commands = new Map<string, Command>();
+    const run = wrap((request) =>
+      runTool(request, (command) => commands.set(request.call.id, command)),
+    );
     const results: ToolMessage[] = [];
     for (const call of calls) {
       results.push(
@@ -55,15 +65,19 @@ export function toolsNode<C>(setup: ToolsNodeSetup<C>): NodeFn<AgentState, C> {
           (await run({ call, tool: runtime.tools.get(call.name), state, runtime })),
       );
     }
-    return {
-      messages: results,
-      ...(Object.keys(answers).length > 0 && { toolAnswers: {} }),
-    };
+    const cleared = Object.keys(answers).length > 0 ? { toolAnswers: {} } : undefined;
+    if (commands.size === 0) return { messages: results, ...cleared };
+    const { writes, goto } = commandWrites(calls, results, commands);
+    if (cleared) writes.push(["toolAnswers", {}]);
+    return new Command({ update: new WriteList(writes), goto }) as never;
   };
 }
 
 /** The innermost handler: run the tool, or tell the model it named a tool that does not exist. */
-function runTool<C>({ call, tool, state, runtime }: ToolCallRequest<C>): Promise<ToolMessage> {
+function runTool<C>(
+  { call, tool, state, runtime }: ToolCallRequest<C>,
+  onCommand: (command: Command) => void,
+): Promise<ToolMessage> {
   if (!tool) {
     const known = [...runtime.tools.keys()];
     return Promise.resolve(
@@ -79,7 +93,7 @@ function runTool<C>({ call, tool, state, runtime }: ToolCallRequest<C>): Promise
     tool,
     call,
     { signal: runtime.signal, state, context: runtime.context, config: runtime.config },
-    { propagate: concernsTheRun },
+    { propagate: concernsTheRun, onCommand },
   );
 }
 

@@ -36,6 +36,12 @@ export {
 } from "./message.js";
 export { OpenAIChatModel, type OpenAIChatModelOptions } from "./openai.js";
 export type { ProviderOptions } from "./provider-options.js";
+export {
+  isRemoveMessage,
+  REMOVE_ALL_MESSAGES,
+  type RemoveMessage,
+  removeMessage,
+} from "./remove-message.js";
 export { type RunToolCallOptions, runToolCall, type ToolCallRuntime } from "./run-tool-call.js";
 export {
   type JsonSchema,
