@@ -6,6 +6,7 @@ import { currentTask } from "../runtime/interrupt.js";
 import type { GraphContext } from "../runtime/task.js";
 import { WriteList } from "../runtime/write-list.js";
 import type { StreamEvent } from "../stream/events.js";
+import { isDefaultEvent, type RunEvent } from "../stream/run-events.js";
 import type { Command } from "./command.js";
 import type { GraphEvent } from "./compile.js";
 import { END } from "./constants.js";
@@ -121,7 +122,8 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     const queue: StreamEvent[] = [];
     let notify: (() => void) | undefined;
     let finished = false;
-    const emit = (ev: StreamEvent) => {
+    const emit = (ev: RunEvent) => {
+      if (!isDefaultEvent(ev)) return;
       queue.push(ev);
       notify?.();
     };

@@ -30,6 +30,7 @@ import type { GraphInternals } from "./internals.js";
 import type { InspectionObserver, InvokeOptions, RunResult } from "./invoke-options.js";
 import { assertFitsGraph, pausedFrom, withOnlyFinishedTasks } from "./restore.js";
 import { continueAnswers, resumeAnswers } from "./resume-answers.js";
+import { retryingAttempts } from "./retry-record.js";
 import type { RunConfig, State } from "./types.js";
 
 /** What a call asks for: new input (or a Command as input), a resume, or to continue. */
@@ -168,6 +169,7 @@ export class GraphRunner<S extends State = State, C = unknown> {
       emit: start.emit,
       thread,
       stepOrigin: tuple ? stepOriginOf(tuple.checkpoint) : undefined,
+      priorAttempts: tuple && !forkedFrom(config, tuple) ? retryingAttempts(tuple) : undefined,
     };
     const actor = this.#actor(tuple, env, start.run, options.inspect, start.asNode);
     return { actor, writer, env };
@@ -395,6 +397,11 @@ export class GraphRunner<S extends State = State, C = unknown> {
 }
 
 const ignoreError = () => {};
+
+/** A run from a named past checkpoint starts its retries afresh. */
+const forkedFrom = (config: RunConfig, tuple: CheckpointTuple) =>
+  config.configurable?.checkpoint_id !== undefined &&
+  config.configurable.checkpoint_id === tuple.checkpoint.id;
 
 /** The config as nodes and views see it: `checkpoint_ns` names the graph's namespace. */
 function withNamespace(config: RunConfig, ns: string): RunConfig {
