@@ -3,9 +3,17 @@ export * from "./errors/index.js";
 export { Command, type CommandInit, type GotoTarget, nullResume, Send } from "./graph/command.js";
 export { CompiledGraph } from "./graph/compiled-graph.js";
 export { END, START } from "./graph/constants.js";
+export type { NodeOptions } from "./graph/graph.js";
 export { type CompileOptions, Graph } from "./graph/graph.js";
 export type { GraphThreads } from "./graph/graph-threads.js";
-export type { InspectionObserver, InvokeOptions, RunResult } from "./graph/invoke-options.js";
+export type {
+  InspectionObserver,
+  InvokeOptions,
+  RunResult,
+  StreamEventsResult,
+  StreamOptions,
+} from "./graph/invoke-options.js";
+export { type RetryPolicy, retriesByDefault } from "./graph/retry-policy.js";
 export type { StateSnapshot, TaskView } from "./graph/state-snapshot.js";
 export type {
   NodeFn,
@@ -19,3 +27,11 @@ export type {
 export type { Durability } from "./runtime/checkpoint-writer.js";
 export { interrupt, isGraphInterrupt } from "./runtime/interrupt.js";
 export type { StreamEvent } from "./stream/events.js";
+export type { MessageChunk, ToolEvent } from "./stream/run-events.js";
+export {
+  type CheckpointPayload,
+  STREAM_MODES,
+  type StreamMode,
+  type StreamPart,
+  type TaskPayload,
+} from "./stream/stream-parts.js";

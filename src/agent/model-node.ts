@@ -68,10 +68,32 @@ async function callModel<C>(request: ModelRequest<C>): Promise<AssistantMessage>
   const emit = task?.env.emit;
   if (!task || !emit) return request.model.invoke(messages, options);
   let reply: AssistantMessage | undefined;
-  for await (const chunk of request.model.stream(messages, options)) {
-    if (chunk.type === "message") reply = chunk.message;
-    else
-      emit({ type: "messages", ns: task.ns, step: task.step, node: task.node, delta: chunk.text });
+  // The id the reply will have in the state (see modelNode), so chunks can be joined to it.
+  const fallbackId = `${request.runtime.agentName}:${request.runtime.taskId}`;
+  const detailed = { ...options, detailedChunks: true };
+  for await (const chunk of request.model.stream(messages, detailed)) {
+    if (chunk.type === "message") {
+      reply = chunk.message;
+      continue;
+    }
+    const messageId = chunk.messageId ?? fallbackId;
+    emit({
+      type: "message-chunk",
+      ns: task.ns,
+      step: task.step,
+      node: task.node,
+      chunk:
+        chunk.type === "text-delta"
+          ? { type: "text", messageId, text: chunk.text }
+          : {
+              type: "tool-call",
+              messageId,
+              index: chunk.index,
+              ...(chunk.id !== undefined && { id: chunk.id }),
+              ...(chunk.name !== undefined && { name: chunk.name }),
+              args: chunk.args,
+            },
+    });
   }
   if (!reply) {
     throw new StateweaverError(

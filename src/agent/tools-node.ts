@@ -9,8 +9,9 @@ import {
 import { Command } from "../graph/command.js";
 import type { NodeFn, NodeRuntime } from "../graph/types.js";
 import { message, runToolCall, type ToolMessage } from "../models/index.js";
-import { isGraphInterrupt } from "../runtime/interrupt.js";
+import { currentTask, isGraphInterrupt } from "../runtime/interrupt.js";
 import { WriteList } from "../runtime/write-list.js";
+import type { ToolEvent } from "../stream/run-events.js";
 import type { AgentRuntime, Middleware, ToolCallRequest } from "./middleware.js";
 import { type AgentState, unansweredToolCalls } from "./state.js";
 import { commandWrites } from "./tool-commands.js";
@@ -59,11 +60,30 @@ export function toolsNode<C>(setup: ToolsNodeSetup<C>): NodeFn<AgentState, C> {
       runTool(request, (command) => commands.set(request.call.id, command)),
     );
     const results: ToolMessage[] = [];
+    const report = toolReporter();
     for (const call of calls) {
-      results.push(
-        answers[call.id] ??
-          (await run({ call, tool: runtime.tools.get(call.name), state, runtime })),
+      const answer = answers[call.id];
+      if (answer) {
+        results.push(answer);
+        continue;
+      }
+      report?.({ event: "start", toolCall: call });
+      let result: ToolMessage;
+      try {
+        result = await run({ call, tool: runtime.tools.get(call.name), state, runtime });
+      } catch (error) {
+        // A pause is not a failure: the call runs again on resume.
+        if (!isGraphInterrupt(error)) {
+          report?.({ event: "error", toolCall: call, error: errorText(error) });
+        }
+        throw error;
+      }
+      report?.(
+        result.status === "error"
+          ? { event: "error", toolCall: call, error: result.content }
+          : { event: "end", toolCall: call, content: result.content },
       );
+      results.push(result);
     }
     const cleared = Object.keys(answers).length > 0 ? { toolAnswers: {} } : undefined;
     if (commands.size === 0) return { messages: results, ...cleared };
@@ -72,6 +92,16 @@ export function toolsNode<C>(setup: ToolsNodeSetup<C>): NodeFn<AgentState, C> {
     return new Command({ update: new WriteList(writes), goto }) as never;
   };
 }
+
+/** Where tool events go while the run is streamed; nothing (no work) otherwise. */
+function toolReporter(): ((event: ToolEvent) => void) | undefined {
+  const task = currentTask.getStore();
+  const emit = task?.env.emit;
+  if (!task || !emit) return undefined;
+  return (event) => emit({ type: "tool", ns: task.ns, step: task.step, node: task.node, event });
+}
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** The innermost handler: run the tool, or tell the model it named a tool that does not exist. */
 function runTool<C>(

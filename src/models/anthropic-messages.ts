@@ -122,7 +122,14 @@ export function parseAnthropicMessage(
 export async function* anthropicChunks(
   identity: ProviderIdentity,
   events: AsyncIterable<RawMessageStreamEvent>,
+  detailed = false,
 ): AsyncGenerator<ChatModelChunk> {
+  const text = (piece: string): ChatModelChunk =>
+    detailed
+      ? { type: "text-delta", text: piece, messageId: id }
+      : { type: "text-delta", text: piece };
+  // A tool_use block's order among the reply's tool calls, by block index.
+  const toolIndex = new Map<number, number>();
   let id: string | undefined;
   let usage: TokenUsage | undefined;
   let stopped = false;
@@ -141,7 +148,7 @@ export async function* anthropicChunks(
         const block = event.content_block;
         if (block.type === "text") {
           blocks.set(event.index, { kind: "text", text: block.text });
-          if (block.text) yield { type: "text-delta", text: block.text };
+          if (block.text) yield text(block.text);
         } else if (block.type === "tool_use") {
           blocks.set(event.index, {
             kind: "tool",
@@ -150,6 +157,18 @@ export async function* anthropicChunks(
             json: "",
             start: block.input,
           });
+          toolIndex.set(event.index, toolIndex.size);
+          if (detailed) {
+            const index = toolIndex.get(event.index)!;
+            yield {
+              type: "tool-call-delta",
+              index,
+              id: block.id,
+              name: block.name,
+              args: "",
+              messageId: id,
+            };
+          }
         }
         break;
       }
@@ -157,9 +176,13 @@ export async function* anthropicChunks(
         const block = blocks.get(event.index);
         if (event.delta.type === "text_delta" && block?.kind === "text") {
           block.text += event.delta.text;
-          yield { type: "text-delta", text: event.delta.text };
+          yield text(event.delta.text);
         } else if (event.delta.type === "input_json_delta" && block?.kind === "tool") {
           block.json += event.delta.partial_json;
+          if (detailed) {
+            const index = toolIndex.get(event.index)!;
+            yield { type: "tool-call-delta", index, args: event.delta.partial_json, messageId: id };
+          }
         }
         break;
       }

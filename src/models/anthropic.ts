@@ -89,7 +89,7 @@ export class AnthropicChatModel implements ChatModel {
     const body = anthropicRequest(this.model, this.#options, messages, options.tools ?? []);
     try {
       const events = await this.client.messages.create({ ...body, stream: true }, { signal });
-      yield* anthropicChunks(this.#identity, events);
+      yield* anthropicChunks(this.#identity, events, options.detailedChunks);
     } catch (error) {
       throw toModelError(this.#identity, error, signal);
     }

@@ -93,9 +93,18 @@ export class FakeChatModel implements ChatModel {
     options: ChatModelCallOptions = {},
   ): AsyncGenerator<ChatModelChunk> {
     const reply = await this.#reply(messages, options);
+    const messageId = reply.id;
     for (const text of splitIntoWords(reply.content)) {
       if (options.signal?.aborted) throw new AbortError(options.signal.reason);
-      yield { type: "text-delta", text };
+      yield options.detailedChunks
+        ? { type: "text-delta", text, messageId }
+        : { type: "text-delta", text };
+    }
+    if (options.detailedChunks) {
+      for (const [index, call] of reply.toolCalls.entries()) {
+        const args = JSON.stringify(call.args);
+        yield { type: "tool-call-delta", index, id: call.id, name: call.name, args, messageId };
+      }
     }
     yield { type: "message", message: reply };
   }

@@ -111,6 +111,7 @@ export function parseChatCompletion(
 export async function* chatCompletionChunks(
   identity: ProviderIdentity,
   chunks: AsyncIterable<ChatCompletionChunk>,
+  detailed = false,
 ): AsyncGenerator<ChatModelChunk> {
   let id: string | undefined;
   let content = "";
@@ -123,7 +124,9 @@ export async function* chatCompletionChunks(
     if (!delta) continue;
     if (delta.content) {
       content += delta.content;
-      yield { type: "text-delta", text: delta.content };
+      yield detailed
+        ? { type: "text-delta", text: delta.content, messageId: id }
+        : { type: "text-delta", text: delta.content };
     }
     for (const [position, piece] of (delta.tool_calls ?? []).entries()) {
       const index = piece.index ?? position;
@@ -132,6 +135,16 @@ export async function* chatCompletionChunks(
       if (piece.function?.name) call.name += piece.function.name;
       if (piece.function?.arguments) call.arguments += piece.function.arguments;
       calls.set(index, call);
+      if (detailed) {
+        yield {
+          type: "tool-call-delta",
+          index,
+          ...(piece.id && { id: piece.id }),
+          ...(piece.function?.name && { name: piece.function.name }),
+          args: piece.function?.arguments ?? "",
+          messageId: id,
+        };
+      }
     }
   }
   const toolCalls = [...calls.entries()]

@@ -113,12 +113,53 @@ export function parseResponse(identity: ProviderIdentity, response: Response): A
 export async function* responseChunks(
   identity: ProviderIdentity,
   events: AsyncIterable<ResponseStreamEvent>,
+  detailed = false,
 ): AsyncGenerator<ChatModelChunk> {
   let final: AssistantMessage | undefined;
+  let messageId: string | undefined;
+  // Function-call items by item id: their order among the reply's tool calls, id and name.
+  const calls = new Map<string, { index: number; id?: string; name?: string; started: boolean }>();
+  const callOf = (itemId: string) => {
+    let call = calls.get(itemId);
+    if (!call) {
+      call = { index: calls.size, started: false };
+      calls.set(itemId, call);
+    }
+    return call;
+  };
   for await (const event of events) {
     switch (event.type) {
+      case "response.created":
+        messageId = event.response.id;
+        break;
       case "response.output_text.delta":
-        if (event.delta) yield { type: "text-delta", text: event.delta };
+        if (event.delta) {
+          yield detailed
+            ? { type: "text-delta", text: event.delta, messageId }
+            : { type: "text-delta", text: event.delta };
+        }
+        break;
+      case "response.output_item.added":
+        if (event.item.type === "function_call" && event.item.id) {
+          const call = callOf(event.item.id);
+          call.id = event.item.call_id;
+          call.name = event.item.name;
+        }
+        break;
+      case "response.function_call_arguments.delta":
+        if (detailed) {
+          const call = callOf(event.item_id);
+          // The call's id and name go with its first piece only.
+          const first = call.started ? {} : { id: call.id, name: call.name };
+          call.started = true;
+          yield {
+            type: "tool-call-delta",
+            index: call.index,
+            ...first,
+            args: event.delta,
+            messageId,
+          };
+        }
         break;
       case "response.completed":
       case "response.incomplete":

@@ -96,12 +96,12 @@ export class OpenAIChatModel implements ChatModel {
           { ...body, stream: true, stream_options: { include_usage: true } },
           { signal },
         );
-        yield* chatCompletionChunks(this.#identity, chunks);
+        yield* chatCompletionChunks(this.#identity, chunks, options.detailedChunks);
         return;
       }
       const body = responsesRequest(this.model, this.#options, messages, tools);
       const events = await this.client.responses.create({ ...body, stream: true }, { signal });
-      yield* responseChunks(this.#identity, events);
+      yield* responseChunks(this.#identity, events, options.detailedChunks);
     } catch (error) {
       throw toModelError(this.#identity, error, signal);
     }

@@ -41,6 +41,7 @@ export type RunEvent =
       type: "checkpoint";
       ns: string;
       step: number;
+      threadId: string;
       id: string;
       parentId: string | null;
       values: Record<string, unknown>;
@@ -61,10 +62,10 @@ export type RunEvent =
  * if (chunk.type === "text") ui.append(chunk.messageId, chunk.text);
  */
 export type MessageChunk =
-  | { type: "text"; messageId: string | undefined; text: string }
+  | { type: "text"; messageId: string; text: string }
   | {
       type: "tool-call";
-      messageId: string | undefined;
+      messageId: string;
       index: number;
       id?: string;
       name?: string;
@@ -72,7 +73,8 @@ export type MessageChunk =
     };
 
 /**
- * A tool call's life in an agent's tools node.
+ * A tool call's life in an agent's tools node: `start`, then `end` with the tool's answer,
+ * or `error` (the error tool message the model gets, or what stopped the run).
  *
  * @example
  * if (e.event === "error") alert(`${e.toolCall.name} failed: ${e.error}`);
@@ -82,7 +84,6 @@ export type ToolEvent =
   | {
       event: "end";
       toolCall: { id: string; name: string; args: Record<string, unknown> };
-      status: "success" | "error";
       content: string;
     }
   | {
@@ -91,8 +92,12 @@ export type ToolEvent =
       error: string;
     };
 
-/** The events of `stream()` without a `streamMode` (what it yielded before modes existed). */
-export function isDefaultEvent(event: RunEvent): event is StreamEvent {
+/**
+ * What `stream()` without a `streamMode` yields for a run event (what it yielded before
+ * modes existed): the default envelopes as they are, a text chunk as a `messages` delta,
+ * nothing for the rest.
+ */
+export function defaultEventOf(event: RunEvent): StreamEvent | undefined {
   switch (event.type) {
     case "updates":
     case "values":
@@ -100,8 +105,19 @@ export function isDefaultEvent(event: RunEvent): event is StreamEvent {
     case "custom":
     case "interrupt":
     case "done":
-      return true;
+      return event;
+    case "message-chunk": {
+      const { chunk } = event;
+      if (chunk.type !== "text") return undefined;
+      return {
+        type: "messages",
+        ns: event.ns,
+        step: event.step,
+        node: event.node,
+        delta: chunk.text,
+      };
+    }
     default:
-      return false;
+      return undefined;
   }
 }
