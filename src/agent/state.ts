@@ -25,6 +25,8 @@ import {
 export interface AgentState {
   messages: Message[];
   toolAnswers?: Record<string, ToolMessage>;
+  /** The answer in the agent's `responseFormat`, once the run is done (when it has one). */
+  structuredResponse?: unknown;
   [key: string]: unknown;
 }
 

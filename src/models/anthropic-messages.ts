@@ -12,6 +12,7 @@ import type { AssistantMessage, Message, TokenUsage, ToolCall } from "./message.
 import { message } from "./message.js";
 import { type ProviderIdentity, reportedError } from "./provider-error.js";
 import type { ProviderOptions } from "./provider-options.js";
+import { answerTool, type ResponseFormat } from "./response-format.js";
 import type { ToolDefinition } from "./tool.js";
 import { parseToolCallArguments } from "./tool-call-arguments.js";
 
@@ -30,6 +31,7 @@ export function anthropicRequest(
   sampling: Pick<ProviderOptions, "maxTokens">,
   messages: readonly Message[],
   tools: readonly ToolDefinition[],
+  format?: ResponseFormat,
 ): MessageCreateParamsNonStreaming {
   const system: string[] = [];
   const turns: MessageParam[] = [];
@@ -63,6 +65,11 @@ export function anthropicRequest(
   };
   if (system.length > 0) body.system = system.join("\n\n");
   if (tools.length > 0) body.tools = tools.map(toAnthropicTool);
+  if (format) {
+    // Anthropic's structured output: a tool the model is made to call, whose input is the answer.
+    body.tools = [...(body.tools ?? []), toAnthropicTool(answerTool(format))];
+    body.tool_choice = { type: "tool", name: format.name };
+  }
   return body;
 }
 

@@ -1,7 +1,13 @@
+import type { z } from "zod";
 import { AbortError, ModelError } from "../errors/index.js";
 import type { ChatModel, ChatModelCallOptions, ChatModelChunk } from "./chat-model.js";
 import type { AssistantMessage, Message, TokenUsage } from "./message.js";
 import { message } from "./message.js";
+import {
+  type StructuredModel,
+  type StructuredOutputOptions,
+  withStructuredOutput,
+} from "./structured-output.js";
 import type { ToolDefinition } from "./tool.js";
 
 /**
@@ -79,6 +85,19 @@ export class FakeChatModel implements ChatModel {
   constructor(options: { responses: readonly FakeResponse[]; model?: string }) {
     this.#responses = [...options.responses];
     this.model = options.model ?? "fake";
+  }
+
+  /**
+   * This model, answering as `schema` describes (see `withStructuredOutput`).
+   *
+   * @example
+   * const { city } = await model.withStructuredOutput(z.object({ city: z.string() })).invoke(messages);
+   */
+  withStructuredOutput<T extends z.ZodObject>(
+    schema: T,
+    options?: StructuredOutputOptions,
+  ): StructuredModel<z.output<T>> {
+    return withStructuredOutput(this, schema, options);
   }
 
   async invoke(

@@ -5,7 +5,7 @@
  * import { initChatModel, message, tool, runToolCall } from "stateweaver/models";
  */
 
-export { ModelConfigError, ModelError } from "../errors/index.js";
+export { ModelConfigError, ModelError, StructuredOutputError } from "../errors/index.js";
 export { AnthropicChatModel, type AnthropicChatModelOptions } from "./anthropic.js";
 export type { ChatModel, ChatModelCallOptions, ChatModelChunk } from "./chat-model.js";
 export {
@@ -42,7 +42,13 @@ export {
   type RemoveMessage,
   removeMessage,
 } from "./remove-message.js";
+export { answerTool, type ResponseFormat } from "./response-format.js";
 export { type RunToolCallOptions, runToolCall, type ToolCallRuntime } from "./run-tool-call.js";
+export {
+  type StructuredModel,
+  type StructuredOutputOptions,
+  withStructuredOutput,
+} from "./structured-output.js";
 export {
   type JsonSchema,
   type Tool,

@@ -10,6 +10,7 @@ import type { AssistantMessage, Message, ToolCall } from "./message.js";
 import { message } from "./message.js";
 import { type ProviderIdentity, reportedError } from "./provider-error.js";
 import type { ProviderOptions } from "./provider-options.js";
+import { answerTool, type ResponseFormat } from "./response-format.js";
 import type { ToolDefinition } from "./tool.js";
 import { parseToolCallArguments } from "./tool-call-arguments.js";
 
@@ -25,9 +26,25 @@ export function responsesRequest(
   sampling: Pick<ProviderOptions, "temperature" | "maxTokens">,
   messages: readonly Message[],
   tools: readonly ToolDefinition[],
+  format?: ResponseFormat,
 ): ResponseCreateParamsNonStreaming {
   const body: ResponseCreateParamsNonStreaming = { model, input: messages.flatMap(toInputItems) };
   if (tools.length > 0) body.tools = tools.map(toFunctionTool);
+  if (format?.method === "native") {
+    body.text = {
+      format: {
+        type: "json_schema",
+        name: format.name,
+        schema: format.schema,
+        strict: false,
+        ...(format.description && { description: format.description }),
+      },
+    };
+  } else if (format) {
+    // The tool method: the model must call the answer's tool; its arguments are the answer.
+    body.tools = [...(body.tools ?? []), toFunctionTool(answerTool(format))];
+    body.tool_choice = { type: "function", name: format.name };
+  }
   if (sampling.temperature !== undefined) body.temperature = sampling.temperature;
   if (sampling.maxTokens !== undefined) body.max_output_tokens = sampling.maxTokens;
   return body;

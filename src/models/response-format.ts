@@ -1,4 +1,4 @@
-import type { JsonSchema } from "./tool.js";
+import type { JsonSchema, ToolDefinition } from "./tool.js";
 
 /**
  * The JSON shape a model is asked to answer in: a name for it and its JSON Schema.
@@ -14,4 +14,19 @@ export interface ResponseFormat {
   description?: string;
   schema: JsonSchema;
   method: "native" | "tool";
+}
+
+/**
+ * The tool that carries the answer when a provider has no native structured output (or,
+ * for Anthropic, as its native way): named after the format, its parameters the schema.
+ *
+ * @example
+ * body.tools.push(toFunctionTool(answerTool(format)));
+ */
+export function answerTool(format: ResponseFormat): ToolDefinition {
+  return {
+    name: format.name,
+    description: format.description ?? `Give your final answer as ${format.name}.`,
+    parameters: format.schema,
+  };
 }
