@@ -31,7 +31,7 @@ export interface ChatModelCallOptions {
  * @example
  * for await (const chunk of model.stream(messages)) {
  *   if (chunk.type === "text-delta") process.stdout.write(chunk.text);
- *   else history.push(chunk.message);
+ *   else if (chunk.type === "message") history.push(chunk.message);
  * }
  */
 export type ChatModelChunk =
