@@ -137,6 +137,7 @@ export class GraphRunner<S extends State = State, C = unknown> {
     const { config, options, thread } = start;
     let tuple: CheckpointTuple | undefined;
     let writer: CheckpointWriter | undefined;
+    let priorAttempts: RunEnv["priorAttempts"];
     if (thread) {
       const { checkpointer, threadId } = thread;
       const wanted = config.configurable?.checkpoint_id;
@@ -152,6 +153,10 @@ export class GraphRunner<S extends State = State, C = unknown> {
         tuple = latest;
       }
       const forked = wanted !== undefined && tuple?.checkpoint.id !== latest?.checkpoint.id;
+      // A fork starts its retries afresh; graphs without retry policies never look.
+      if (tuple && !forked && this.#g.policies.size > 0) {
+        priorAttempts = await retryingAttempts(checkpointer, tuple);
+      }
       const metadata = threadMetadata(options.metadata);
       writer = new CheckpointWriter(checkpointer, threadId, "", {
         parentId: tuple?.checkpoint.id ?? null,
@@ -169,7 +174,7 @@ export class GraphRunner<S extends State = State, C = unknown> {
       emit: start.emit,
       thread,
       stepOrigin: tuple ? stepOriginOf(tuple.checkpoint) : undefined,
-      priorAttempts: tuple && !forkedFrom(config, tuple) ? retryingAttempts(tuple) : undefined,
+      priorAttempts,
     };
     const actor = this.#actor(tuple, env, start.run, options.inspect, start.asNode);
     return { actor, writer, env };
@@ -250,6 +255,10 @@ export class GraphRunner<S extends State = State, C = unknown> {
       emit: parent.emit,
       thread,
       stepOrigin: tuple ? stepOriginOf(tuple.checkpoint) : undefined,
+      priorAttempts:
+        tuple && thread && this.#g.policies.size > 0
+          ? await retryingAttempts(thread.checkpointer, tuple)
+          : undefined,
     };
     const run = this.#runOptions(options, thread !== undefined);
     const actor = this.#actor(tuple, env, run, options.inspect);
@@ -397,11 +406,6 @@ export class GraphRunner<S extends State = State, C = unknown> {
 }
 
 const ignoreError = () => {};
-
-/** A run from a named past checkpoint starts its retries afresh. */
-const forkedFrom = (config: RunConfig, tuple: CheckpointTuple) =>
-  config.configurable?.checkpoint_id !== undefined &&
-  config.configurable.checkpoint_id === tuple.checkpoint.id;
 
 /** The config as nodes and views see it: `checkpoint_ns` names the graph's namespace. */
 function withNamespace(config: RunConfig, ns: string): RunConfig {

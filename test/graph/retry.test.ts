@@ -6,6 +6,7 @@ import {
   END,
   Graph,
   GraphValidationError,
+  interrupt,
   NodeError,
   NodeTimeoutError,
   START,
@@ -197,6 +198,36 @@ describe("retries across a stopped run", () => {
     const error = await again.invoke(null, { config }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NodeError);
     expect((error as NodeError).attempts).toBe(3);
+    expect(calls).toBe(3);
+  });
+
+  it("a run paused by an interrupt in a later attempt keeps its count through the resume, in a new graph instance", async () => {
+    const checkpointer = new MemoryCheckpointer();
+    const config = { configurable: { thread_id: "paused-retry" } };
+    let calls = 0;
+    const build = () =>
+      new Graph()
+        .addNode(
+          "charge",
+          () => {
+            calls++;
+            if (calls === 1) throw new Error("gateway timeout");
+            const go = interrupt("Charge the card?");
+            // After the resume the gateway fails again: with 2 attempts spent, that is final.
+            throw new Error(`gateway down (${String(go)})`);
+          },
+          { retryPolicy: { maxAttempts: 2, ...fast } },
+        )
+        .addEdge(START, "charge")
+        .compile({ checkpointer });
+    const paused = await build().invoke({}, { config });
+    expect(paused.status).toBe("interrupted");
+    expect(calls).toBe(2);
+    const error = await build()
+      .resume(true, { config })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NodeError);
+    expect((error as NodeError).attempts).toBe(2);
     expect(calls).toBe(3);
   });
 
