@@ -83,7 +83,6 @@ export function runTask(
   (pad as { runtime: NodeRuntime }).runtime = runtime;
   // Which attempt this is, for task events and errors (a retry policy counts them).
   let attempts: TaskAttempts | undefined;
-  const attemptOf = () => attempts?.attempt ?? 1;
 
   /** What the node's result comes to: writes, then routes. */
   const finish = (result: unknown): MaybePromise<TaskOutcome> => {
@@ -114,7 +113,7 @@ export function runTask(
         ? g.channels.toWriteList(update.writes, values, { node: task.node, step })
         : g.channels.toWrites(update, values, { node: task.node, step });
     if (emit && (task.kind === "node" || task.kind === "send")) {
-      emit(taskEnd(env, task, step, attemptOf(), { writes }));
+      emit(taskEnd(env, task, step, attempts?.attempt ?? 1, { writes }));
     }
     if (emit && writes.length > 0 && task.kind !== "input") {
       emit({
@@ -139,7 +138,8 @@ export function runTask(
   /** A throw from the node: a pause, a parent's command, or the run's failure. */
   const caught = (error: unknown): MaybePromise<TaskOutcome> => {
     if (error instanceof GraphInterrupt && error.scratchpad === pad) {
-      if (emit) emit(taskEnd(env, task, step, attemptOf(), { interrupts: error.nested ?? [] }));
+      if (emit)
+        emit(taskEnd(env, task, step, attempts?.attempt ?? 1, { interrupts: error.nested ?? [] }));
       return {
         id: task.id,
         status: "interrupted",
@@ -153,10 +153,10 @@ export function runTask(
       return finish(new Command({ goto: error.goto as GotoTarget, update: error.update }));
     }
     if (emit && !(error instanceof GraphInterrupt)) {
-      emit(taskEnd(env, task, step, attemptOf(), { error: errorRecord(error) }));
+      emit(taskEnd(env, task, step, attempts?.attempt ?? 1, { error: errorRecord(error) }));
     }
     if (error instanceof StateweaverError || error instanceof GraphInterrupt) throw error;
-    throw new NodeError(task.node, step, error, attemptOf());
+    throw new NodeError(task.node, step, error, attempts?.attempt ?? 1);
   };
 
   if (task.kind === "input") {
@@ -170,7 +170,7 @@ export function runTask(
   if (task.kind === "update") return finish(task.arg);
   const fn = g.nodeFns.get(task.node)!;
   const arg = task.kind === "send" ? task.arg : values;
-  const policy = g.policies.get(task.node);
+  const policy = g.policies.size > 0 ? g.policies.get(task.node) : undefined;
   if (policy) {
     attempts = new TaskAttempts(task, step, pad, cancellation, policy);
     runtime = attempts.runtimeOf(runtime);

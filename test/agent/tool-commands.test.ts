@@ -121,6 +121,19 @@ describe("tools that update state", () => {
     expect(model.calls).toHaveLength(1);
   });
 
+  it("in a createAgent graph a tool's goto is refused with what to do instead", async () => {
+    const jump = tool({
+      name: "jump",
+      description: "Jump elsewhere.",
+      schema: z.object({}),
+      run: () => new Command({ goto: "elsewhere" }),
+    });
+    const model = new FakeChatModel({ responses: [{ toolCalls: [{ name: "jump", args: {} }] }] });
+    await expect(
+      createAgent({ model, tools: [jump] }).invoke({ messages: [message.user("go")] }),
+    ).rejects.toThrow(/Node "tools" returned Command goto "elsewhere" but declares no ends/);
+  });
+
   it("runToolCall outside a graph answers a Command with an error message", async () => {
     const reply = await runToolCall(remember, { id: "c1", name: "remember", args: { fact: "z" } });
     expect(reply).toMatchObject({ status: "error", toolCallId: "c1" });
