@@ -27,7 +27,12 @@ export type StreamMode =
   | "debug"
   | "tools";
 
-/** Every stream mode, in the order above. */
+/**
+ * Every stream mode, in the order above.
+ *
+ * @example
+ * for await (const part of graph.stream(input, { streamMode: STREAM_MODES })) log(part.mode, part.data);
+ */
 export const STREAM_MODES: readonly StreamMode[] = [
   "values",
   "updates",
