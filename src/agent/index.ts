@@ -15,6 +15,7 @@ export {
   defineAgent,
 } from "./define-agent.js";
 export { type HumanInTheLoopOptions, humanInTheLoop } from "./human-in-the-loop.js";
+export { invokeModel } from "./invoke-model.js";
 export { type MessagesState, messagesGraph } from "./messages-graph.js";
 export {
   type AgentHook,

@@ -1,8 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createAgent } from "../../src/agent/index.js";
+import {
+  createAgent,
+  invokeModel,
+  messagesGraph,
+  toolNode,
+  toolsCondition,
+} from "../../src/agent/index.js";
 import { MemoryCheckpointer } from "../../src/checkpoint/index.js";
-import type { MessageChunk, StreamPart } from "../../src/index.js";
+import { END, type MessageChunk, START, type StreamPart } from "../../src/index.js";
 import {
   AnthropicChatModel,
   FakeChatModel,
@@ -271,5 +277,65 @@ describe("an agent's tool events", () => {
       .join("");
     expect(text).toBe("Checking first.");
     expect(r.events.some((e) => e.mode === "tools")).toBe(false);
+  });
+});
+
+describe("invokeModel in a hand-built graph", () => {
+  const build = (model: FakeChatModel) =>
+    messagesGraph({ name: "chat" })
+      .addNode("model", async (s, runtime) => ({
+        messages: [
+          await invokeModel(model, s.messages, { tools: [lookup], signal: runtime.signal }),
+        ],
+      }))
+      .addNode("tools", toolNode([lookup]))
+      .addEdge(START, "model")
+      .addConditionalEdges("model", toolsCondition, ["tools", END])
+      .addEdge("tools", "model")
+      .compile();
+
+  it("streams the model's pieces as messages parts and the tool calls as tools parts", async () => {
+    const model = new FakeChatModel({
+      responses: [
+        { toolCalls: [{ id: "c1", name: "lookup", args: { word: "hi" } }] },
+        "hi is a greeting",
+      ],
+    });
+    const all = await parts(
+      build(model).stream(
+        { messages: [message.user("hi?")] },
+        { streamMode: ["messages", "tools", "values"] },
+      ),
+    );
+    const chunks = chunksOf(all);
+    expect(chunks[0]).toMatchObject({
+      type: "tool-call",
+      id: "c1",
+      name: "lookup",
+      args: '{"word":"hi"}',
+    });
+    expect(
+      chunks
+        .filter((c) => c.type === "text")
+        .map((c) => (c as { text: string }).text)
+        .join(""),
+    ).toBe("hi is a greeting");
+    expect(
+      all.filter((p) => p.mode === "tools").map((p) => (p.data as { event: string }).event),
+    ).toEqual(["start", "end"]);
+    const state = all.filter((p) => p.mode === "values").at(-1)!.data as {
+      messages: Array<{ id?: string }>;
+    };
+    expect(state.messages.at(-1)!.id).toBe(chunks.at(-1)!.messageId);
+  });
+
+  it("under invoke it is one plain call, and the reply still gets an id", async () => {
+    const model = new FakeChatModel({ responses: ["hello"] });
+    const r = await build(model).invoke({ messages: [message.user("hi")] });
+    expect(r.state.messages.at(-1)).toMatchObject({
+      role: "assistant",
+      content: "hello",
+      id: "model:1:model:0",
+    });
   });
 });
