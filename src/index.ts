@@ -11,7 +11,7 @@ export {
   type PlacedEdge,
   type PlacedNode,
 } from "./graph/drawing-layout.js";
-export { type CompileOptions, Graph } from "./graph/graph.js";
+export { type CompileOptions, Graph, type NodeOptions } from "./graph/graph.js";
 export type { GraphThreads } from "./graph/graph-threads.js";
 export {
   type ChartState,
@@ -19,8 +19,15 @@ export {
   type InspectionChart,
   inspectionChart,
 } from "./graph/inspection-chart.js";
-export type { InspectionObserver, InvokeOptions, RunResult } from "./graph/invoke-options.js";
+export type {
+  InspectionObserver,
+  InvokeOptions,
+  RunResult,
+  StreamEventsResult,
+  StreamOptions,
+} from "./graph/invoke-options.js";
 export { drawingToMermaid } from "./graph/mermaid.js";
+export { type RetryPolicy, retriesByDefault } from "./graph/retry-policy.js";
 export type { StateSnapshot, TaskView } from "./graph/state-snapshot.js";
 export { drawingToSvg } from "./graph/svg-picture.js";
 export type {
@@ -35,3 +42,11 @@ export type {
 export type { Durability } from "./runtime/checkpoint-writer.js";
 export { interrupt, isGraphInterrupt } from "./runtime/interrupt.js";
 export type { StreamEvent } from "./stream/events.js";
+export type { MessageChunk, ToolEvent } from "./stream/run-events.js";
+export {
+  type CheckpointPayload,
+  STREAM_MODES,
+  type StreamMode,
+  type StreamPart,
+  type TaskPayload,
+} from "./stream/stream-parts.js";

@@ -1,10 +1,17 @@
+import type { z } from "zod";
 import type { Checkpointer } from "../checkpoint/checkpointer.js";
 import { AgentConfigError } from "../errors/index.js";
 import type { CompiledGraph, InvokeOptions, RunResult } from "../graph/compiled-graph.js";
 import { END, START } from "../graph/constants.js";
 import { Graph } from "../graph/graph.js";
 import type { NodeRuntime } from "../graph/types.js";
-import type { ChatModel, Tool } from "../models/index.js";
+import {
+  type ChatModel,
+  message,
+  type StructuredOutputOptions,
+  type Tool,
+  withStructuredOutput,
+} from "../models/index.js";
 import { humanInTheLoop, reviewedToolNames } from "./human-in-the-loop.js";
 import {
   type AgentRuntime,
@@ -48,6 +55,12 @@ export interface AgentOptions<C = unknown> {
   checkpointer?: Checkpointer;
   interruptBefore?: readonly string[];
   interruptAfter?: readonly string[];
+  /**
+   * Give the run's result in this shape as well: when the model is done (no more tool
+   * calls), a `respond` node asks it for the answer as the schema describes, validated
+   * (see `withStructuredOutput`), and stores it in `state.structuredResponse`.
+   */
+  responseFormat?: z.ZodObject | (StructuredOutputOptions & { schema: z.ZodObject });
 }
 
 /**
@@ -187,7 +200,20 @@ export function createAgent<C = unknown>(options: AgentOptions<C>): Agent<C> {
     for (const [i, node] of nodes.entries()) graph.addEdge(node, nodes[i + 1] ?? exit);
     return nodes[0] ?? exit;
   };
-  const finish = chain(hooks.afterAgent, END);
+  const afterAgent = chain(hooks.afterAgent, END);
+  const finish = options.responseFormat ? "respond" : afterAgent;
+  if (options.responseFormat) {
+    const format = options.responseFormat;
+    const { schema, ...formatOptions } = "schema" in format ? format : { schema: format };
+    const structured = withStructuredOutput(model, schema, formatOptions);
+    graph.addNode("respond", async (state, runtime) => {
+      const conversation = state.messages ?? [];
+      const messages =
+        systemPrompt === undefined ? conversation : [message.system(systemPrompt), ...conversation];
+      return { structuredResponse: await structured.invoke(messages, { signal: runtime.signal }) };
+    });
+    graph.addEdge("respond", afterAgent);
+  }
   const modelEntry = chain(hooks.beforeModel, "model");
   graph.addEdge(START, chain(hooks.beforeAgent, modelEntry));
   const afterModel = ["model", ...hooks.afterModel];

@@ -15,6 +15,8 @@ export {
   defineAgent,
 } from "./define-agent.js";
 export { type HumanInTheLoopOptions, humanInTheLoop } from "./human-in-the-loop.js";
+export { invokeModel } from "./invoke-model.js";
+export { type MessagesState, messagesGraph } from "./messages-graph.js";
 export {
   type AgentHook,
   type AgentRuntime,
@@ -48,3 +50,4 @@ export type {
 } from "./review-policy.js";
 export { type AgentInput, type AgentState, addMessages } from "./state.js";
 export { type SubagentSpec, subagent } from "./subagent.js";
+export { toolNode, toolsCondition } from "./tool-node.js";

@@ -1,7 +1,7 @@
 import { StateweaverError } from "../errors/index.js";
 import type { NodeFn, NodeRuntime } from "../graph/types.js";
 import { type AssistantMessage, type ChatModel, message, type Tool } from "../models/index.js";
-import { currentTask } from "../runtime/interrupt.js";
+import { invokeModel } from "./invoke-model.js";
 import type { AgentRuntime, Middleware, ModelRequest } from "./middleware.js";
 import type { AgentState } from "./state.js";
 
@@ -54,30 +54,17 @@ export function modelNode<C>(setup: ModelNodeSetup<C>): NodeFn<AgentState, C> {
 }
 
 /**
- * The innermost handler: the system prompt first, then the conversation, to the model.
- * Under `stream()` the model streams and each text delta becomes a `messages` event;
- * otherwise one `invoke` is cheaper.
+ * The innermost handler: the system prompt first, then the conversation, to the model
+ * (streamed while the graph is, see `invokeModel`).
  */
-async function callModel<C>(request: ModelRequest<C>): Promise<AssistantMessage> {
+function callModel<C>(request: ModelRequest<C>): Promise<AssistantMessage> {
   const messages =
     request.systemPrompt === undefined
       ? request.messages
       : [message.system(request.systemPrompt), ...request.messages];
-  const options = { tools: request.tools, signal: request.runtime.signal };
-  const task = currentTask.getStore();
-  const emit = task?.env.emit;
-  if (!task || !emit) return request.model.invoke(messages, options);
-  let reply: AssistantMessage | undefined;
-  for await (const chunk of request.model.stream(messages, options)) {
-    if (chunk.type === "message") reply = chunk.message;
-    else
-      emit({ type: "messages", ns: task.ns, step: task.step, node: task.node, delta: chunk.text });
-  }
-  if (!reply) {
-    throw new StateweaverError(
-      "INVALID_MODEL_REPLY",
-      `The stream of model "${request.model.provider}:${request.model.model}" ended without its final message chunk; a ChatModel's stream() must end with { type: "message", message }.`,
-    );
-  }
-  return reply;
+  return invokeModel(request.model, messages, {
+    tools: request.tools,
+    signal: request.runtime.signal,
+    messageId: `${request.runtime.agentName}:${request.runtime.taskId}`,
+  });
 }

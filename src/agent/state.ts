@@ -1,4 +1,13 @@
-import type { AssistantMessage, Message, ToolCall, ToolMessage } from "../models/index.js";
+import { InvalidUpdateError } from "../errors/index.js";
+import {
+  type AssistantMessage,
+  isRemoveMessage,
+  type Message,
+  REMOVE_ALL_MESSAGES,
+  type RemoveMessage,
+  type ToolCall,
+  type ToolMessage,
+} from "../models/index.js";
 
 /**
  * The state of an agent's thread. `messages` is the conversation (the system prompt is not
@@ -16,6 +25,8 @@ import type { AssistantMessage, Message, ToolCall, ToolMessage } from "../models
 export interface AgentState {
   messages: Message[];
   toolAnswers?: Record<string, ToolMessage>;
+  /** The answer in the agent's `responseFormat`, once the run is done (when it has one). */
+  structuredResponse?: unknown;
   [key: string]: unknown;
 }
 
@@ -34,21 +45,37 @@ const idOf = (m: Message): string | undefined => {
 
 /**
  * The reducer of `messages`: appends, except that a message whose `id` equals a message
- * already in the list replaces it in place. Review uses that to swap in the model's reply
- * with edited tool calls, keeping its position.
+ * already in the list replaces it in place (review uses that to swap in the model's reply
+ * with edited tool calls, keeping its position), and a `removeMessage(id)` deletes the
+ * message with that id (`REMOVE_ALL_MESSAGES`: every message before it).
  *
  * @example
  * addMessages([a1], [message.user("next")]); // [a1, user]
  * addMessages([a1], [{ ...a1, content: "fixed" }]); // [a1 with new content]
+ * addMessages([a1, u1], [removeMessage(a1.id!)]); // [u1]
  */
 export function addMessages(
   existing: readonly Message[] | undefined,
-  update: Message | readonly Message[] | undefined,
+  update: Message | RemoveMessage | ReadonlyArray<Message | RemoveMessage> | undefined,
 ): Message[] {
-  const next = [...(existing ?? [])];
+  let next = [...(existing ?? [])];
   if (update === undefined) return next;
   const incoming = Array.isArray(update) ? update : [update as Message];
   for (const m of incoming) {
+    if (isRemoveMessage(m)) {
+      if (m.id === REMOVE_ALL_MESSAGES) {
+        next = [];
+        continue;
+      }
+      const at = next.findIndex((other) => idOf(other) === m.id);
+      if (at < 0) {
+        throw new InvalidUpdateError(
+          `removeMessage("${m.id}"): the conversation has no message with that id. Remove only messages that have an id (the model's replies always do; give others one with message.user(text, { id })).`,
+        );
+      }
+      next.splice(at, 1);
+      continue;
+    }
     const id = idOf(m);
     const at = id === undefined ? -1 : next.findIndex((other) => idOf(other) === id);
     if (at >= 0) next[at] = m;

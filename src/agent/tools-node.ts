@@ -6,11 +6,15 @@ import {
   InvalidResumeError,
   NonSerializableError,
 } from "../errors/index.js";
+import { Command } from "../graph/command.js";
 import type { NodeFn, NodeRuntime } from "../graph/types.js";
 import { message, runToolCall, type ToolMessage } from "../models/index.js";
-import { isGraphInterrupt } from "../runtime/interrupt.js";
+import { currentTask, isGraphInterrupt } from "../runtime/interrupt.js";
+import { WriteList } from "../runtime/write-list.js";
+import type { ToolEvent } from "../stream/run-events.js";
 import type { AgentRuntime, Middleware, ToolCallRequest } from "./middleware.js";
 import { type AgentState, unansweredToolCalls } from "./state.js";
+import { commandWrites } from "./tool-commands.js";
 
 type ToolHandler<C> = (request: ToolCallRequest<C>) => Promise<ToolMessage>;
 
@@ -40,30 +44,70 @@ export interface ToolsNodeSetup<C> {
  */
 export function toolsNode<C>(setup: ToolsNodeSetup<C>): NodeFn<AgentState, C> {
   const { middleware, agentRuntime } = setup;
-  const run = middleware.reduceRight<ToolHandler<C>>(
-    (next, mw) => (mw.wrapToolCall ? (request) => mw.wrapToolCall!(request, next) : next),
-    runTool,
-  );
+  // A tool may return a Command: its tool message goes through the middleware like any
+  // other; its other writes and its goto are kept here, by call id, for this node's result.
+  const wrap = (innermost: ToolHandler<C>) =>
+    middleware.reduceRight<ToolHandler<C>>(
+      (next, mw) => (mw.wrapToolCall ? (request) => mw.wrapToolCall!(request, next) : next),
+      innermost,
+    );
   return async (state, nodeRuntime) => {
     const runtime = agentRuntime(nodeRuntime);
     const { calls } = unansweredToolCalls(state.messages ?? []);
     const answers = state.toolAnswers ?? {};
+    const commands = new Map<string, Command>();
+    const run = wrap((request) =>
+      runTool(request, (command) => commands.set(request.call.id, command)),
+    );
     const results: ToolMessage[] = [];
+    const report = toolReporter();
     for (const call of calls) {
-      results.push(
-        answers[call.id] ??
-          (await run({ call, tool: runtime.tools.get(call.name), state, runtime })),
+      const answer = answers[call.id];
+      if (answer) {
+        results.push(answer);
+        continue;
+      }
+      report?.({ event: "start", toolCall: call });
+      let result: ToolMessage;
+      try {
+        result = await run({ call, tool: runtime.tools.get(call.name), state, runtime });
+      } catch (error) {
+        // A pause is not a failure: the call runs again on resume.
+        if (!isGraphInterrupt(error)) {
+          report?.({ event: "error", toolCall: call, error: errorText(error) });
+        }
+        throw error;
+      }
+      report?.(
+        result.status === "error"
+          ? { event: "error", toolCall: call, error: result.content }
+          : { event: "end", toolCall: call, content: result.content },
       );
+      results.push(result);
     }
-    return {
-      messages: results,
-      ...(Object.keys(answers).length > 0 && { toolAnswers: {} }),
-    };
+    const cleared = Object.keys(answers).length > 0 ? { toolAnswers: {} } : undefined;
+    if (commands.size === 0) return { messages: results, ...cleared };
+    const { writes, goto } = commandWrites(calls, results, commands);
+    if (cleared) writes.push(["toolAnswers", {}]);
+    return new Command({ update: new WriteList(writes), goto }) as never;
   };
 }
 
+/** Where tool events go while the run is streamed; nothing (no work) otherwise. */
+function toolReporter(): ((event: ToolEvent) => void) | undefined {
+  const task = currentTask.getStore();
+  const emit = task?.env.emit;
+  if (!task || !emit) return undefined;
+  return (event) => emit({ type: "tool", ns: task.ns, step: task.step, node: task.node, event });
+}
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
 /** The innermost handler: run the tool, or tell the model it named a tool that does not exist. */
-function runTool<C>({ call, tool, state, runtime }: ToolCallRequest<C>): Promise<ToolMessage> {
+function runTool<C>(
+  { call, tool, state, runtime }: ToolCallRequest<C>,
+  onCommand: (command: Command) => void,
+): Promise<ToolMessage> {
   if (!tool) {
     const known = [...runtime.tools.keys()];
     return Promise.resolve(
@@ -79,7 +123,7 @@ function runTool<C>({ call, tool, state, runtime }: ToolCallRequest<C>): Promise
     tool,
     call,
     { signal: runtime.signal, state, context: runtime.context, config: runtime.config },
-    { propagate: concernsTheRun },
+    { propagate: concernsTheRun, onCommand },
   );
 }
 

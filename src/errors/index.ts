@@ -111,15 +111,41 @@ export class RecursionLimitError extends StateweaverError {
   }
 }
 
-/** A node threw. `node`, `step` and `cause` say where and why. */
+/**
+ * A node threw. `node`, `step` and `cause` say where and why; `attempts` is how many times
+ * it ran, counting retries (its `retryPolicy`), 1 without one.
+ */
 export class NodeError extends StateweaverError {
   readonly node: string;
   readonly step: number;
-  constructor(node: string, step: number, cause: unknown) {
+  readonly attempts: number;
+  constructor(node: string, step: number, cause: unknown, attempts = 1) {
     const reason = cause instanceof Error ? cause.message : String(cause);
-    super("NODE_FAILED", `Node "${node}" failed at step ${step}: ${reason}`, { cause });
+    const tries = attempts > 1 ? ` after ${attempts} attempts` : "";
+    super("NODE_FAILED", `Node "${node}" failed at step ${step}${tries}: ${reason}`, { cause });
     this.node = node;
     this.step = step;
+    this.attempts = attempts;
+  }
+}
+
+/**
+ * One attempt of a node ran longer than its `timeout`. Its `runtime.signal` was aborted
+ * with this error; a `retryPolicy` retries it like any other failure.
+ *
+ * @example
+ * graph.addNode("fetch", fetchPrices, { timeout: 5_000, retryPolicy: { maxAttempts: 3 } });
+ */
+export class NodeTimeoutError extends StateweaverError {
+  readonly node: string;
+  readonly timeoutMs: number;
+  constructor(node: string, timeoutMs: number) {
+    super(
+      "NODE_TIMEOUT",
+      `Node "${node}" did not finish within its timeout of ${timeoutMs} ms, so its attempt was aborted. Make the node honour runtime.signal and finish sooner, or raise addNode("${node}", fn, { timeout }).`,
+    );
+    this.node = node;
+    this.timeoutMs = timeoutMs;
   }
 }
 
@@ -555,5 +581,30 @@ export class ThreadExistsError extends StateweaverError {
       `Thread "${threadId}" already exists, and a copy never overwrites one. Copy to a fresh thread id, or delete that thread first with deleteThread("${threadId}"). Nothing was copied.`,
     );
     this.threadId = threadId;
+  }
+}
+
+/**
+ * A model's structured output did not match the schema it was asked for, every time it was
+ * asked (the first answer and each correction). `issues` are the last answer's problems;
+ * `output` is that answer as the model wrote it.
+ *
+ * @example
+ * try { await model.withStructuredOutput(Invoice).invoke(messages) } catch (e) {
+ *   if (e instanceof StructuredOutputError) log(e.issues);
+ * }
+ */
+export class StructuredOutputError extends StateweaverError {
+  readonly attempts: number;
+  readonly issues: string[];
+  readonly output: string;
+  constructor(schemaName: string, attempts: number, issues: string[], output: string) {
+    super(
+      "STRUCTURED_OUTPUT",
+      `The model's answer did not match schema "${schemaName}" after ${attempts} ${attempts === 1 ? "try" : "tries"}: ${issues.join("; ")}. Describe the fields in the schema (.describe()), simplify it, or allow more corrections with { maxRetries }.`,
+    );
+    this.attempts = attempts;
+    this.issues = issues;
+    this.output = output;
   }
 }

@@ -24,6 +24,7 @@ import { CompiledGraph } from "./compiled-graph.js";
 import { END, START } from "./constants.js";
 import type { CompileOptions, GraphSpec } from "./graph.js";
 import type { GraphInternals } from "./internals.js";
+import type { NodePolicy } from "./retry-policy.js";
 import { taskRunner } from "./task-runner.js";
 import type { NodeFn, State } from "./types.js";
 import { validateGraph } from "./validate.js";
@@ -62,9 +63,11 @@ export function compileGraph<S extends State, C>(
 
 function indexGraph(spec: GraphSpec): GraphInternals {
   const nodeFns = new Map<string, NodeFn<any, any>>();
+  const policies = new Map<string, NodePolicy>();
   for (const node of spec.nodes.values()) {
     const run = node.run;
     nodeFns.set(node.name, run instanceof CompiledGraph ? run.asNode(node.name) : run);
+    if (node.policy) policies.set(node.name, node.policy);
   }
   const edgesFrom = new Map<string, string[]>();
   for (const { from, to } of spec.edges) {
@@ -80,6 +83,7 @@ function indexGraph(spec: GraphSpec): GraphInternals {
     spec,
     channels: new Channels(spec.reducers, spec.schema),
     nodeFns,
+    policies,
     edgesFrom,
     conditionalFrom,
     joins: spec.joins.map((j) => ({ key: `${j.from.join("+")}>${j.to}`, from: j.from, to: j.to })),

@@ -6,6 +6,9 @@ import { currentTask } from "../runtime/interrupt.js";
 import type { GraphContext } from "../runtime/task.js";
 import { WriteList } from "../runtime/write-list.js";
 import type { StreamEvent } from "../stream/events.js";
+import { defaultEventOf, type RunEvent } from "../stream/run-events.js";
+import { runStream, streamModes } from "../stream/run-stream.js";
+import { partsOf, type StreamMode, type StreamPart } from "../stream/stream-parts.js";
 import type { Command } from "./command.js";
 import type { GraphEvent } from "./compile.js";
 import { END } from "./constants.js";
@@ -15,13 +18,27 @@ import type { CompileOptions } from "./graph.js";
 import { GraphThreads } from "./graph-threads.js";
 import { statelyCode } from "./inspection-chart.js";
 import type { GraphInternals } from "./internals.js";
-import type { InvokeOptions, RunResult } from "./invoke-options.js";
+import type {
+  InvokeOptions,
+  RunResult,
+  StreamEventsResult,
+  StreamOptions,
+} from "./invoke-options.js";
 import { drawingToMermaid } from "./mermaid.js";
 import { GraphRunner, planFor } from "./runner.js";
 import { type StateSnapshot, viewCheckpoint } from "./state-snapshot.js";
 import type { NodeFn, RunConfig, State } from "./types.js";
 
-export type { InspectionObserver, InvokeOptions, RunResult } from "./invoke-options.js";
+export type {
+  InspectionObserver,
+  InvokeOptions,
+  RunResult,
+  StreamEventsResult,
+  StreamOptions,
+} from "./invoke-options.js";
+
+/** What `streamEvents` collects unless told otherwise. */
+const EVENT_MODES: readonly StreamMode[] = ["updates", "messages", "custom", "tools"];
 
 /**
  * Checkpoints `getStateHistory` reads from the store per call: a small first page, so the
@@ -152,35 +169,62 @@ export class CompiledGraph<S extends State = State, C = unknown> {
 
   /**
    * Run and yield typed events as they happen (`updates`, `values`, `custom`,
-   * then `interrupt` or `done`).
+   * then `interrupt` or `done`). With `streamMode`, yield `StreamPart`s of those modes
+   * instead (see `StreamMode`); the generator returns the run's result either way.
    *
    * @example
    * for await (const ev of graph.stream({ topic: "x" })) if (ev.type === "updates") log(ev);
+   * for await (const part of graph.stream(input, { streamMode: ["values", "tasks"] })) log(part.mode, part.data);
    */
-  async *stream(
+  stream(
     input: Partial<S> | Command | null,
-    options: InvokeOptions<C> = {},
-  ): AsyncGenerator<StreamEvent, RunResult<S>> {
-    const queue: StreamEvent[] = [];
-    let notify: (() => void) | undefined;
-    let finished = false;
-    const emit = (ev: StreamEvent) => {
-      queue.push(ev);
-      notify?.();
-    };
-    const run = this.#runner.run(planFor(input), options, emit).finally(() => {
-      finished = true;
-      notify?.();
-    });
-    run.catch(() => {});
-    for (;;) {
-      while (queue.length > 0) yield queue.shift()!;
-      if (finished) return await run;
-      await new Promise<void>((resolve) => {
-        notify = resolve;
+    options?: InvokeOptions<C> & { streamMode?: undefined },
+  ): AsyncGenerator<StreamEvent, RunResult<S>>;
+  stream(
+    input: Partial<S> | Command | null,
+    options: StreamOptions<C> & { streamMode: StreamMode | readonly StreamMode[] },
+  ): AsyncGenerator<StreamPart, RunResult<S>>;
+  stream(
+    input: Partial<S> | Command | null,
+    options: StreamOptions<C> = {},
+  ): AsyncGenerator<StreamEvent | StreamPart, RunResult<S>> {
+    const plan = planFor(input);
+    const start = (emit: (event: RunEvent) => void) => this.#runner.run(plan, options, emit);
+    if (options.streamMode === undefined) {
+      return runStream(start, (event) => {
+        const ev = defaultEventOf(event);
+        return ev ? [ev] : [];
       });
-      notify = undefined;
     }
+    const modes = streamModes(options.streamMode);
+    const subgraphs = options.subgraphs === true;
+    return runStream(start, (event) => partsOf(event, modes, subgraphs));
+  }
+
+  /**
+   * Run to the next pause or the end and return the outcome with the parts streamed up to
+   * it (`streamMode` defaults to updates, messages, custom and tools).
+   *
+   * @example
+   * const r = await graph.streamEvents(input, { config });
+   * if (r.status === "interrupted") for (const part of r.events) log(part.mode, part.data);
+   */
+  async streamEvents(
+    input: Partial<S> | Command | null,
+    options: StreamOptions<C> = {},
+  ): Promise<StreamEventsResult<S>> {
+    const streamMode = options.streamMode ?? EVENT_MODES;
+    const parts = this.stream(input, { ...options, streamMode });
+    const events: StreamPart[] = [];
+    let next = await parts.next();
+    while (!next.done) {
+      events.push(next.value);
+      next = await parts.next();
+    }
+    const r = next.value;
+    if (r.status === "done") return { status: "done", state: r.state, events };
+    const { interrupt, interrupts, state } = r;
+    return { status: "interrupted", interrupt, interrupts, state, events };
   }
 
   /**

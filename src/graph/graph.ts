@@ -4,6 +4,7 @@ import { GraphValidationError } from "../errors/index.js";
 import { compileGraph } from "./compile.js";
 import type { CompiledGraph } from "./compiled-graph.js";
 import { END, RESERVED_NODE_NAMES, START } from "./constants.js";
+import { type NodePolicy, nodePolicy, type RetryPolicy } from "./retry-policy.js";
 import type { NodeFn, NodeResult, NodeRuntime, Reducer, Router, State } from "./types.js";
 
 export interface NodeSpec {
@@ -12,6 +13,22 @@ export interface NodeSpec {
   run: NodeFn<any, any> | CompiledGraph<any>;
   /** Every node this node may `Command.goto`. */
   ends: readonly string[] | undefined;
+  /** Its retry policy and timeout, if it has either. */
+  policy?: NodePolicy | undefined;
+}
+
+/**
+ * How a node is added: where it may `Command.goto`, how its failures are retried, and how
+ * long one attempt may take.
+ *
+ * @example
+ * graph.addNode("fetch", fetchPrices, { timeout: 5_000, retryPolicy: { maxAttempts: 3 } });
+ */
+export interface NodeOptions {
+  ends?: readonly string[];
+  retryPolicy?: RetryPolicy;
+  /** Milliseconds one attempt may run; then its `runtime.signal` aborts and it fails with `NodeTimeoutError`. */
+  timeout?: number;
 }
 
 export interface ConditionalEdgeSpec {
@@ -81,7 +98,7 @@ export class Graph<S extends State = State, C = unknown> {
     run:
       | ((state: A, runtime: NodeRuntime<C>) => NodeResult<S> | Promise<NodeResult<S>>)
       | CompiledGraph<any>,
-    options: { ends?: readonly string[] } = {},
+    options: NodeOptions = {},
   ): this {
     if (RESERVED_NODE_NAMES.has(name)) {
       throw new GraphValidationError(
@@ -98,7 +115,8 @@ export class Graph<S extends State = State, C = unknown> {
         `Node "${name}" is already defined; give each node a unique name.`,
       );
     }
-    this.#spec.nodes.set(name, { name, run: run as NodeSpec["run"], ends: options.ends });
+    const policy = nodePolicy(name, options);
+    this.#spec.nodes.set(name, { name, run: run as NodeSpec["run"], ends: options.ends, policy });
     return this;
   }
 

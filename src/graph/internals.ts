@@ -1,5 +1,6 @@
 import type { Channels } from "./channels.js";
 import type { ConditionalEdgeSpec, GraphSpec } from "./graph.js";
+import type { NodePolicy } from "./retry-policy.js";
 import type { NodeFn } from "./types.js";
 
 /** The graph definition indexed for the hot path: lookups by source node, no scans. */
@@ -7,6 +8,8 @@ export interface GraphInternals {
   spec: GraphSpec;
   channels: Channels;
   nodeFns: Map<string, NodeFn<any, any>>;
+  /** Retry policies and timeouts, for the nodes that have one. */
+  policies: Map<string, NodePolicy>;
   edgesFrom: Map<string, string[]>;
   conditionalFrom: Map<string, ConditionalEdgeSpec[]>;
   /** Join edges keyed by `src1+src2>target`. */

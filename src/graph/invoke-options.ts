@@ -1,6 +1,7 @@
 import type { InspectionEvent, Observer } from "xstate";
 import type { InterruptRecord } from "../checkpoint/checkpointer.js";
 import type { Durability } from "../runtime/checkpoint-writer.js";
+import type { StreamMode, StreamPart } from "../stream/stream-parts.js";
 import type { RunConfig, State } from "./types.js";
 
 /** An XState inspection observer (what `createActor(…, { inspect })` takes). */
@@ -42,3 +43,34 @@ export interface InvokeOptions<C = unknown> {
 export type RunResult<S extends State = State> =
   | { status: "done"; state: S }
   | { status: "interrupted"; interrupt: InterruptRecord; interrupts: InterruptRecord[]; state: S };
+
+/**
+ * Options of `stream` and `streamEvents`: those of `invoke`, plus what to stream.
+ * Without `streamMode`, `stream` yields its default `StreamEvent`s.
+ *
+ * @example
+ * graph.stream(input, { config, streamMode: ["updates", "messages"], subgraphs: true });
+ */
+export interface StreamOptions<C = unknown> extends InvokeOptions<C> {
+  /** One mode or several; each part says which it belongs to (`part.mode`). */
+  streamMode?: StreamMode | readonly StreamMode[];
+  /** Also stream the parts of subgraph runs (their `ns` names them). Default false. */
+  subgraphs?: boolean;
+}
+
+/**
+ * What `streamEvents` returns: the run's outcome with the parts streamed up to it.
+ *
+ * @example
+ * const r = await agent.streamEvents(input, { config });
+ * if (r.status === "interrupted") show(r.interrupt, r.events);
+ */
+export type StreamEventsResult<S extends State = State> =
+  | { status: "done"; state: S; events: StreamPart[] }
+  | {
+      status: "interrupted";
+      interrupt: InterruptRecord;
+      interrupts: InterruptRecord[];
+      state: S;
+      events: StreamPart[];
+    };

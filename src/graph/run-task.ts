@@ -24,6 +24,7 @@ import { Command, type GotoTarget, Send } from "./command.js";
 import { END, START } from "./constants.js";
 import type { ConditionalEdgeSpec } from "./graph.js";
 import type { GraphInternals } from "./internals.js";
+import { errorRecord, TaskAttempts, taskEnd, taskStart } from "./task-attempts.js";
 
 /** Custom events go nowhere when nobody streams. */
 const ignore = () => {};
@@ -58,7 +59,7 @@ export function runTask(
     graphCalls: 0,
     nestedAnswers: task.nestedAnswers ?? {},
   };
-  const runtime: NodeRuntime = {
+  let runtime: NodeRuntime = {
     interrupt: (value) => {
       if (!env.persistent) {
         throw new InvalidConfigError(
@@ -80,6 +81,8 @@ export function runTask(
     taskId: task.id,
   };
   (pad as { runtime: NodeRuntime }).runtime = runtime;
+  // Which attempt this is, for task events and errors (a retry policy counts them).
+  let attempts: TaskAttempts | undefined;
 
   /** What the node's result comes to: writes, then routes. */
   const finish = (result: unknown): MaybePromise<TaskOutcome> => {
@@ -109,6 +112,9 @@ export function runTask(
       update instanceof WriteList
         ? g.channels.toWriteList(update.writes, values, { node: task.node, step })
         : g.channels.toWrites(update, values, { node: task.node, step });
+    if (emit && (task.kind === "node" || task.kind === "send")) {
+      emit(taskEnd(env, task, step, attempts?.attempt ?? 1, { writes }));
+    }
     if (emit && writes.length > 0 && task.kind !== "input") {
       emit({
         type: "updates",
@@ -132,6 +138,8 @@ export function runTask(
   /** A throw from the node: a pause, a parent's command, or the run's failure. */
   const caught = (error: unknown): MaybePromise<TaskOutcome> => {
     if (error instanceof GraphInterrupt && error.scratchpad === pad) {
+      if (emit)
+        emit(taskEnd(env, task, step, attempts?.attempt ?? 1, { interrupts: error.nested ?? [] }));
       return {
         id: task.id,
         status: "interrupted",
@@ -144,8 +152,11 @@ export function runTask(
     if (error instanceof ParentCommand) {
       return finish(new Command({ goto: error.goto as GotoTarget, update: error.update }));
     }
+    if (emit && !(error instanceof GraphInterrupt)) {
+      emit(taskEnd(env, task, step, attempts?.attempt ?? 1, { error: errorRecord(error) }));
+    }
     if (error instanceof StateweaverError || error instanceof GraphInterrupt) throw error;
-    throw new NodeError(task.node, step, error);
+    throw new NodeError(task.node, step, error, attempts?.attempt ?? 1);
   };
 
   if (task.kind === "input") {
@@ -158,9 +169,18 @@ export function runTask(
   }
   if (task.kind === "update") return finish(task.arg);
   const fn = g.nodeFns.get(task.node)!;
+  const arg = task.kind === "send" ? task.arg : values;
+  const policy = g.policies.size > 0 ? g.policies.get(task.node) : undefined;
+  if (policy) {
+    attempts = new TaskAttempts(task, step, pad, cancellation, policy);
+    runtime = attempts.runtimeOf(runtime);
+    (pad as { runtime: NodeRuntime }).runtime = runtime;
+    return attempts.run(fn, arg, finish, caught);
+  }
+  if (emit) emit(taskStart(env, task, step, arg, 1));
   let result: unknown;
   try {
-    result = currentTask.run(pad, fn, task.kind === "send" ? task.arg : values, runtime);
+    result = currentTask.run(pad, fn, arg, runtime);
   } catch (error) {
     return caught(error);
   }

@@ -30,6 +30,7 @@ import type { GraphInternals } from "./internals.js";
 import type { InspectionObserver, InvokeOptions, RunResult } from "./invoke-options.js";
 import { assertFitsGraph, pausedFrom, withOnlyFinishedTasks } from "./restore.js";
 import { continueAnswers, resumeAnswers } from "./resume-answers.js";
+import { retryingAttempts } from "./retry-record.js";
 import type { RunConfig, State } from "./types.js";
 
 /** What a call asks for: new input (or a Command as input), a resume, or to continue. */
@@ -136,6 +137,7 @@ export class GraphRunner<S extends State = State, C = unknown> {
     const { config, options, thread } = start;
     let tuple: CheckpointTuple | undefined;
     let writer: CheckpointWriter | undefined;
+    let priorAttempts: RunEnv["priorAttempts"];
     if (thread) {
       const { checkpointer, threadId } = thread;
       const wanted = config.configurable?.checkpoint_id;
@@ -151,6 +153,10 @@ export class GraphRunner<S extends State = State, C = unknown> {
         tuple = latest;
       }
       const forked = wanted !== undefined && tuple?.checkpoint.id !== latest?.checkpoint.id;
+      // A fork starts its retries afresh; graphs without retry policies never look.
+      if (tuple && !forked && this.#g.policies.size > 0) {
+        priorAttempts = await retryingAttempts(checkpointer, tuple);
+      }
       const metadata = threadMetadata(options.metadata);
       writer = new CheckpointWriter(checkpointer, threadId, "", {
         parentId: tuple?.checkpoint.id ?? null,
@@ -168,6 +174,7 @@ export class GraphRunner<S extends State = State, C = unknown> {
       emit: start.emit,
       thread,
       stepOrigin: tuple ? stepOriginOf(tuple.checkpoint) : undefined,
+      priorAttempts,
     };
     const actor = this.#actor(tuple, env, start.run, options.inspect, start.asNode);
     return { actor, writer, env };
@@ -248,6 +255,10 @@ export class GraphRunner<S extends State = State, C = unknown> {
       emit: parent.emit,
       thread,
       stepOrigin: tuple ? stepOriginOf(tuple.checkpoint) : undefined,
+      priorAttempts:
+        tuple && thread && this.#g.policies.size > 0
+          ? await retryingAttempts(thread.checkpointer, tuple)
+          : undefined,
     };
     const run = this.#runOptions(options, thread !== undefined);
     const actor = this.#actor(tuple, env, run, options.inspect);

@@ -12,6 +12,7 @@ import type { AssistantMessage, Message, TokenUsage, ToolCall } from "./message.
 import { message } from "./message.js";
 import { type ProviderIdentity, reportedError } from "./provider-error.js";
 import type { ProviderOptions } from "./provider-options.js";
+import { answerTool, type ResponseFormat } from "./response-format.js";
 import type { ToolDefinition } from "./tool.js";
 import { parseToolCallArguments } from "./tool-call-arguments.js";
 
@@ -30,6 +31,7 @@ export function anthropicRequest(
   sampling: Pick<ProviderOptions, "maxTokens">,
   messages: readonly Message[],
   tools: readonly ToolDefinition[],
+  format?: ResponseFormat,
 ): MessageCreateParamsNonStreaming {
   const system: string[] = [];
   const turns: MessageParam[] = [];
@@ -63,6 +65,11 @@ export function anthropicRequest(
   };
   if (system.length > 0) body.system = system.join("\n\n");
   if (tools.length > 0) body.tools = tools.map(toAnthropicTool);
+  if (format) {
+    // Anthropic's structured output: a tool the model is made to call, whose input is the answer.
+    body.tools = [...(body.tools ?? []), toAnthropicTool(answerTool(format))];
+    body.tool_choice = { type: "tool", name: format.name };
+  }
   return body;
 }
 
@@ -122,7 +129,14 @@ export function parseAnthropicMessage(
 export async function* anthropicChunks(
   identity: ProviderIdentity,
   events: AsyncIterable<RawMessageStreamEvent>,
+  detailed = false,
 ): AsyncGenerator<ChatModelChunk> {
+  const text = (piece: string): ChatModelChunk =>
+    detailed
+      ? { type: "text-delta", text: piece, messageId: id }
+      : { type: "text-delta", text: piece };
+  // A tool_use block's order among the reply's tool calls, by block index.
+  const toolIndex = new Map<number, number>();
   let id: string | undefined;
   let usage: TokenUsage | undefined;
   let stopped = false;
@@ -141,7 +155,7 @@ export async function* anthropicChunks(
         const block = event.content_block;
         if (block.type === "text") {
           blocks.set(event.index, { kind: "text", text: block.text });
-          if (block.text) yield { type: "text-delta", text: block.text };
+          if (block.text) yield text(block.text);
         } else if (block.type === "tool_use") {
           blocks.set(event.index, {
             kind: "tool",
@@ -150,6 +164,18 @@ export async function* anthropicChunks(
             json: "",
             start: block.input,
           });
+          toolIndex.set(event.index, toolIndex.size);
+          if (detailed) {
+            const index = toolIndex.get(event.index)!;
+            yield {
+              type: "tool-call-delta",
+              index,
+              id: block.id,
+              name: block.name,
+              args: "",
+              messageId: id,
+            };
+          }
         }
         break;
       }
@@ -157,9 +183,13 @@ export async function* anthropicChunks(
         const block = blocks.get(event.index);
         if (event.delta.type === "text_delta" && block?.kind === "text") {
           block.text += event.delta.text;
-          yield { type: "text-delta", text: event.delta.text };
+          yield text(event.delta.text);
         } else if (event.delta.type === "input_json_delta" && block?.kind === "tool") {
           block.json += event.delta.partial_json;
+          if (detailed) {
+            const index = toolIndex.get(event.index)!;
+            yield { type: "tool-call-delta", index, args: event.delta.partial_json, messageId: id };
+          }
         }
         break;
       }

@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import type Anthropic from "@anthropic-ai/sdk";
+import type { z } from "zod";
 import { ModelConfigError } from "../errors/index.js";
 import { anthropicChunks, anthropicRequest, parseAnthropicMessage } from "./anthropic-messages.js";
 import { resolveApiKey } from "./api-key.js";
@@ -7,6 +8,11 @@ import type { ChatModel, ChatModelCallOptions, ChatModelChunk } from "./chat-mod
 import type { AssistantMessage, Message } from "./message.js";
 import { type ProviderIdentity, toModelError } from "./provider-error.js";
 import type { ProviderOptions } from "./provider-options.js";
+import {
+  type StructuredModel,
+  type StructuredOutputOptions,
+  withStructuredOutput,
+} from "./structured-output.js";
 
 // The SDK loads on first use, so importing `stateweaver/models` (or a fake-model test)
 // does not pay for every provider's client.
@@ -67,12 +73,31 @@ export class AnthropicChatModel implements ChatModel {
       });
   }
 
+  /**
+   * This model, answering as `schema` describes (see `withStructuredOutput`).
+   *
+   * @example
+   * const { city } = await model.withStructuredOutput(z.object({ city: z.string() })).invoke(messages);
+   */
+  withStructuredOutput<T extends z.ZodObject>(
+    schema: T,
+    options?: StructuredOutputOptions,
+  ): StructuredModel<z.output<T>> {
+    return withStructuredOutput(this, schema, options);
+  }
+
   async invoke(
     messages: readonly Message[],
     options: ChatModelCallOptions = {},
   ): Promise<AssistantMessage> {
     const { signal } = options;
-    const body = anthropicRequest(this.model, this.#options, messages, options.tools ?? []);
+    const body = anthropicRequest(
+      this.model,
+      this.#options,
+      messages,
+      options.tools ?? [],
+      options.responseFormat,
+    );
     try {
       const response = await this.client.messages.create(body, { signal });
       return parseAnthropicMessage(this.#identity, response);
@@ -86,10 +111,16 @@ export class AnthropicChatModel implements ChatModel {
     options: ChatModelCallOptions = {},
   ): AsyncGenerator<ChatModelChunk> {
     const { signal } = options;
-    const body = anthropicRequest(this.model, this.#options, messages, options.tools ?? []);
+    const body = anthropicRequest(
+      this.model,
+      this.#options,
+      messages,
+      options.tools ?? [],
+      options.responseFormat,
+    );
     try {
       const events = await this.client.messages.create({ ...body, stream: true }, { signal });
-      yield* anthropicChunks(this.#identity, events);
+      yield* anthropicChunks(this.#identity, events, options.detailedChunks);
     } catch (error) {
       throw toModelError(this.#identity, error, signal);
     }

@@ -1,4 +1,5 @@
 import type { AssistantMessage, Message } from "./message.js";
+import type { ResponseFormat } from "./response-format.js";
 import type { ToolDefinition } from "./tool.js";
 
 /**
@@ -11,20 +12,38 @@ import type { ToolDefinition } from "./tool.js";
 export interface ChatModelCallOptions {
   tools?: readonly ToolDefinition[];
   signal?: AbortSignal;
+  /**
+   * `stream()` only: give each text chunk the reply's id (`messageId`, once the provider
+   * has said it) and yield `tool-call-delta` chunks as tool-call arguments arrive. Off by
+   * default, so a plain stream is text, then the message.
+   */
+  detailedChunks?: boolean;
+  /** Ask for an answer in this JSON shape (see `withStructuredOutput`, which sets it). */
+  responseFormat?: ResponseFormat;
 }
 
 /**
  * One piece of a streamed reply: text as it arrives, then exactly one `message` chunk with
- * the complete reply, tool calls and usage included.
+ * the complete reply, tool calls and usage included. With `detailedChunks`, text chunks
+ * carry the reply's id and tool calls stream as `tool-call-delta` pieces (keyed by `index`;
+ * the first piece of a call has its `id` and `name`, later ones append to `args`).
  *
  * @example
  * for await (const chunk of model.stream(messages)) {
  *   if (chunk.type === "text-delta") process.stdout.write(chunk.text);
- *   else history.push(chunk.message);
+ *   else if (chunk.type === "message") history.push(chunk.message);
  * }
  */
 export type ChatModelChunk =
-  | { type: "text-delta"; text: string }
+  | { type: "text-delta"; text: string; messageId?: string }
+  | {
+      type: "tool-call-delta";
+      index: number;
+      id?: string;
+      name?: string;
+      args: string;
+      messageId?: string;
+    }
   | { type: "message"; message: AssistantMessage };
 
 /**

@@ -1,7 +1,13 @@
+import type { z } from "zod";
 import { AbortError, ModelError } from "../errors/index.js";
 import type { ChatModel, ChatModelCallOptions, ChatModelChunk } from "./chat-model.js";
 import type { AssistantMessage, Message, TokenUsage } from "./message.js";
 import { message } from "./message.js";
+import {
+  type StructuredModel,
+  type StructuredOutputOptions,
+  withStructuredOutput,
+} from "./structured-output.js";
 import type { ToolDefinition } from "./tool.js";
 
 /**
@@ -81,6 +87,19 @@ export class FakeChatModel implements ChatModel {
     this.model = options.model ?? "fake";
   }
 
+  /**
+   * This model, answering as `schema` describes (see `withStructuredOutput`).
+   *
+   * @example
+   * const { city } = await model.withStructuredOutput(z.object({ city: z.string() })).invoke(messages);
+   */
+  withStructuredOutput<T extends z.ZodObject>(
+    schema: T,
+    options?: StructuredOutputOptions,
+  ): StructuredModel<z.output<T>> {
+    return withStructuredOutput(this, schema, options);
+  }
+
   async invoke(
     messages: readonly Message[],
     options: ChatModelCallOptions = {},
@@ -93,9 +112,18 @@ export class FakeChatModel implements ChatModel {
     options: ChatModelCallOptions = {},
   ): AsyncGenerator<ChatModelChunk> {
     const reply = await this.#reply(messages, options);
+    const messageId = reply.id;
     for (const text of splitIntoWords(reply.content)) {
       if (options.signal?.aborted) throw new AbortError(options.signal.reason);
-      yield { type: "text-delta", text };
+      yield options.detailedChunks
+        ? { type: "text-delta", text, messageId }
+        : { type: "text-delta", text };
+    }
+    if (options.detailedChunks) {
+      for (const [index, call] of reply.toolCalls.entries()) {
+        const args = JSON.stringify(call.args);
+        yield { type: "tool-call-delta", index, id: call.id, name: call.name, args, messageId };
+      }
     }
     yield { type: "message", message: reply };
   }

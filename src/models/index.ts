@@ -5,7 +5,7 @@
  * import { initChatModel, message, tool, runToolCall } from "stateweaver/models";
  */
 
-export { ModelConfigError, ModelError } from "../errors/index.js";
+export { ModelConfigError, ModelError, StructuredOutputError } from "../errors/index.js";
 export { AnthropicChatModel, type AnthropicChatModelOptions } from "./anthropic.js";
 export type { ChatModel, ChatModelCallOptions, ChatModelChunk } from "./chat-model.js";
 export {
@@ -36,7 +36,19 @@ export {
 } from "./message.js";
 export { OpenAIChatModel, type OpenAIChatModelOptions } from "./openai.js";
 export type { ProviderOptions } from "./provider-options.js";
+export {
+  isRemoveMessage,
+  REMOVE_ALL_MESSAGES,
+  type RemoveMessage,
+  removeMessage,
+} from "./remove-message.js";
+export { answerTool, type ResponseFormat } from "./response-format.js";
 export { type RunToolCallOptions, runToolCall, type ToolCallRuntime } from "./run-tool-call.js";
+export {
+  type StructuredModel,
+  type StructuredOutputOptions,
+  withStructuredOutput,
+} from "./structured-output.js";
 export {
   type JsonSchema,
   type Tool,

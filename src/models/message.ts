@@ -36,6 +36,8 @@ export interface ToolCall {
 export interface SystemMessage {
   role: "system";
   content: string;
+  /** Names the message, so a later write can replace or remove it (see `addMessages`). */
+  id?: string;
 }
 
 /**
@@ -47,6 +49,8 @@ export interface SystemMessage {
 export interface UserMessage {
   role: "user";
   content: string;
+  /** Names the message, so a later write can replace or remove it (see `addMessages`). */
+  id?: string;
 }
 
 /**
@@ -77,6 +81,8 @@ export interface ToolMessage {
   toolCallId: string;
   name: string;
   status: "success" | "error";
+  /** Names the message, so a later write can replace or remove it (see `addMessages`). */
+  id?: string;
 }
 
 /**
@@ -100,12 +106,16 @@ export type Message = SystemMessage | UserMessage | AssistantMessage | ToolMessa
  * ];
  */
 export const message = {
-  system(content: string): SystemMessage {
-    return { role: "system", content };
+  system(content: string, options: { id?: string } = {}): SystemMessage {
+    return options.id === undefined
+      ? { role: "system", content }
+      : { role: "system", content, id: options.id };
   },
 
-  user(content: string): UserMessage {
-    return { role: "user", content };
+  user(content: string, options: { id?: string } = {}): UserMessage {
+    return options.id === undefined
+      ? { role: "user", content }
+      : { role: "user", content, id: options.id };
   },
 
   assistant(
@@ -131,14 +141,17 @@ export const message = {
     name: string;
     content: string;
     status?: "success" | "error";
+    id?: string;
   }): ToolMessage {
-    return {
+    const reply: ToolMessage = {
       role: "tool",
       content: fields.content,
       toolCallId: fields.toolCallId,
       name: fields.name,
       status: fields.status ?? "success",
     };
+    if (fields.id !== undefined) reply.id = fields.id;
+    return reply;
   },
 };
 

@@ -11,6 +11,7 @@ import type { AssistantMessage, Message, TokenUsage, ToolCall } from "./message.
 import { message } from "./message.js";
 import { type ProviderIdentity, reportedError } from "./provider-error.js";
 import type { ProviderOptions } from "./provider-options.js";
+import { answerTool, type ResponseFormat } from "./response-format.js";
 import type { ToolDefinition } from "./tool.js";
 import { parseToolCallArguments } from "./tool-call-arguments.js";
 
@@ -26,12 +27,24 @@ export function chatCompletionRequest(
   sampling: Pick<ProviderOptions, "temperature" | "maxTokens">,
   messages: readonly Message[],
   tools: readonly ToolDefinition[],
+  format?: ResponseFormat,
 ): ChatCompletionCreateParamsNonStreaming {
   const body: ChatCompletionCreateParamsNonStreaming = {
     model,
     messages: messages.map(toMessageParam),
   };
   if (tools.length > 0) body.tools = tools.map(toFunctionTool);
+  if (format?.method === "native") {
+    body.response_format = {
+      type: "json_schema",
+      json_schema: { name: format.name, schema: format.schema, strict: false },
+    };
+    if (format.description) body.response_format.json_schema.description = format.description;
+  } else if (format) {
+    // The tool method: the model must call the answer's tool; its arguments are the answer.
+    body.tools = [...(body.tools ?? []), toFunctionTool(answerTool(format))];
+    body.tool_choice = { type: "function", function: { name: format.name } };
+  }
   if (sampling.temperature !== undefined) body.temperature = sampling.temperature;
   // `max_tokens` rather than `max_completion_tokens`: compatible servers know the older name.
   if (sampling.maxTokens !== undefined) body.max_tokens = sampling.maxTokens;
@@ -111,6 +124,7 @@ export function parseChatCompletion(
 export async function* chatCompletionChunks(
   identity: ProviderIdentity,
   chunks: AsyncIterable<ChatCompletionChunk>,
+  detailed = false,
 ): AsyncGenerator<ChatModelChunk> {
   let id: string | undefined;
   let content = "";
@@ -123,7 +137,9 @@ export async function* chatCompletionChunks(
     if (!delta) continue;
     if (delta.content) {
       content += delta.content;
-      yield { type: "text-delta", text: delta.content };
+      yield detailed
+        ? { type: "text-delta", text: delta.content, messageId: id }
+        : { type: "text-delta", text: delta.content };
     }
     for (const [position, piece] of (delta.tool_calls ?? []).entries()) {
       const index = piece.index ?? position;
@@ -132,6 +148,16 @@ export async function* chatCompletionChunks(
       if (piece.function?.name) call.name += piece.function.name;
       if (piece.function?.arguments) call.arguments += piece.function.arguments;
       calls.set(index, call);
+      if (detailed) {
+        yield {
+          type: "tool-call-delta",
+          index,
+          ...(piece.id && { id: piece.id }),
+          ...(piece.function?.name && { name: piece.function.name }),
+          args: piece.function?.arguments ?? "",
+          messageId: id,
+        };
+      }
     }
   }
   const toolCalls = [...calls.entries()]

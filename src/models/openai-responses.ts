@@ -10,6 +10,7 @@ import type { AssistantMessage, Message, ToolCall } from "./message.js";
 import { message } from "./message.js";
 import { type ProviderIdentity, reportedError } from "./provider-error.js";
 import type { ProviderOptions } from "./provider-options.js";
+import { answerTool, type ResponseFormat } from "./response-format.js";
 import type { ToolDefinition } from "./tool.js";
 import { parseToolCallArguments } from "./tool-call-arguments.js";
 
@@ -25,9 +26,25 @@ export function responsesRequest(
   sampling: Pick<ProviderOptions, "temperature" | "maxTokens">,
   messages: readonly Message[],
   tools: readonly ToolDefinition[],
+  format?: ResponseFormat,
 ): ResponseCreateParamsNonStreaming {
   const body: ResponseCreateParamsNonStreaming = { model, input: messages.flatMap(toInputItems) };
   if (tools.length > 0) body.tools = tools.map(toFunctionTool);
+  if (format?.method === "native") {
+    body.text = {
+      format: {
+        type: "json_schema",
+        name: format.name,
+        schema: format.schema,
+        strict: false,
+        ...(format.description && { description: format.description }),
+      },
+    };
+  } else if (format) {
+    // The tool method: the model must call the answer's tool; its arguments are the answer.
+    body.tools = [...(body.tools ?? []), toFunctionTool(answerTool(format))];
+    body.tool_choice = { type: "function", name: format.name };
+  }
   if (sampling.temperature !== undefined) body.temperature = sampling.temperature;
   if (sampling.maxTokens !== undefined) body.max_output_tokens = sampling.maxTokens;
   return body;
@@ -113,12 +130,53 @@ export function parseResponse(identity: ProviderIdentity, response: Response): A
 export async function* responseChunks(
   identity: ProviderIdentity,
   events: AsyncIterable<ResponseStreamEvent>,
+  detailed = false,
 ): AsyncGenerator<ChatModelChunk> {
   let final: AssistantMessage | undefined;
+  let messageId: string | undefined;
+  // Function-call items by item id: their order among the reply's tool calls, id and name.
+  const calls = new Map<string, { index: number; id?: string; name?: string; started: boolean }>();
+  const callOf = (itemId: string) => {
+    let call = calls.get(itemId);
+    if (!call) {
+      call = { index: calls.size, started: false };
+      calls.set(itemId, call);
+    }
+    return call;
+  };
   for await (const event of events) {
     switch (event.type) {
+      case "response.created":
+        messageId = event.response.id;
+        break;
       case "response.output_text.delta":
-        if (event.delta) yield { type: "text-delta", text: event.delta };
+        if (event.delta) {
+          yield detailed
+            ? { type: "text-delta", text: event.delta, messageId }
+            : { type: "text-delta", text: event.delta };
+        }
+        break;
+      case "response.output_item.added":
+        if (event.item.type === "function_call" && event.item.id) {
+          const call = callOf(event.item.id);
+          call.id = event.item.call_id;
+          call.name = event.item.name;
+        }
+        break;
+      case "response.function_call_arguments.delta":
+        if (detailed) {
+          const call = callOf(event.item_id);
+          // The call's id and name go with its first piece only.
+          const first = call.started ? {} : { id: call.id, name: call.name };
+          call.started = true;
+          yield {
+            type: "tool-call-delta",
+            index: call.index,
+            ...first,
+            args: event.delta,
+            messageId,
+          };
+        }
         break;
       case "response.completed":
       case "response.incomplete":

@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import type OpenAI from "openai";
+import type { z } from "zod";
 import { resolveApiKey } from "./api-key.js";
 import type { ChatModel, ChatModelCallOptions, ChatModelChunk } from "./chat-model.js";
 import type { AssistantMessage, Message } from "./message.js";
@@ -11,6 +12,11 @@ import {
 import { parseResponse, responseChunks, responsesRequest } from "./openai-responses.js";
 import { type ProviderIdentity, toModelError } from "./provider-error.js";
 import type { ProviderOptions } from "./provider-options.js";
+import {
+  type StructuredModel,
+  type StructuredOutputOptions,
+  withStructuredOutput,
+} from "./structured-output.js";
 
 // The SDK loads on first use, so importing `stateweaver/models` (or a fake-model test)
 // does not pay for every provider's client.
@@ -62,6 +68,19 @@ export class OpenAIChatModel implements ChatModel {
       });
   }
 
+  /**
+   * This model, answering as `schema` describes (see `withStructuredOutput`).
+   *
+   * @example
+   * const { city } = await model.withStructuredOutput(z.object({ city: z.string() })).invoke(messages);
+   */
+  withStructuredOutput<T extends z.ZodObject>(
+    schema: T,
+    options?: StructuredOutputOptions,
+  ): StructuredModel<z.output<T>> {
+    return withStructuredOutput(this, schema, options);
+  }
+
   async invoke(
     messages: readonly Message[],
     options: ChatModelCallOptions = {},
@@ -70,11 +89,23 @@ export class OpenAIChatModel implements ChatModel {
     const tools = options.tools ?? [];
     try {
       if (this.api === "chat") {
-        const body = chatCompletionRequest(this.model, this.#options, messages, tools);
+        const body = chatCompletionRequest(
+          this.model,
+          this.#options,
+          messages,
+          tools,
+          options.responseFormat,
+        );
         const completion = await this.client.chat.completions.create(body, { signal });
         return parseChatCompletion(this.#identity, completion);
       }
-      const body = responsesRequest(this.model, this.#options, messages, tools);
+      const body = responsesRequest(
+        this.model,
+        this.#options,
+        messages,
+        tools,
+        options.responseFormat,
+      );
       const response = await this.client.responses.create(body, { signal });
       return parseResponse(this.#identity, response);
     } catch (error) {
@@ -90,18 +121,30 @@ export class OpenAIChatModel implements ChatModel {
     const tools = options.tools ?? [];
     try {
       if (this.api === "chat") {
-        const body = chatCompletionRequest(this.model, this.#options, messages, tools);
+        const body = chatCompletionRequest(
+          this.model,
+          this.#options,
+          messages,
+          tools,
+          options.responseFormat,
+        );
         const chunks = await this.client.chat.completions.create(
           // Without include_usage the stream carries no token counts.
           { ...body, stream: true, stream_options: { include_usage: true } },
           { signal },
         );
-        yield* chatCompletionChunks(this.#identity, chunks);
+        yield* chatCompletionChunks(this.#identity, chunks, options.detailedChunks);
         return;
       }
-      const body = responsesRequest(this.model, this.#options, messages, tools);
+      const body = responsesRequest(
+        this.model,
+        this.#options,
+        messages,
+        tools,
+        options.responseFormat,
+      );
       const events = await this.client.responses.create({ ...body, stream: true }, { signal });
-      yield* responseChunks(this.#identity, events);
+      yield* responseChunks(this.#identity, events, options.detailedChunks);
     } catch (error) {
       throw toModelError(this.#identity, error, signal);
     }

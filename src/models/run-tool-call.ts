@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { Command } from "../graph/command.js";
 import { message, type ToolCall, type ToolMessage } from "./message.js";
 import type { Tool } from "./tool.js";
 
@@ -25,6 +26,12 @@ export interface RunToolCallOptions {
    * graph's interrupt signal raised inside a tool.
    */
   propagate?: (error: unknown) => boolean;
+  /**
+   * Takes a `Command` a tool returned (its `update` and `goto` for the graph to apply).
+   * Without it such a tool is answered with an error message: only a graph's tools node
+   * (`toolNode`, an agent's) can apply a command.
+   */
+  onCommand?: (command: Command) => void;
 }
 
 /**
@@ -65,6 +72,16 @@ export async function runToolCall(
     return reply(`Error: tool "${tool.name}" failed: ${reason}`, "error");
   }
 
+  if (result instanceof Command) {
+    if (!options.onCommand) {
+      return reply(
+        `Error: tool "${tool.name}" returned a Command, which only a graph's tools node can apply; return a string or JSON here.`,
+        "error",
+      );
+    }
+    options.onCommand(result);
+    return commandReply(result, call, tool.name);
+  }
   if (typeof result === "string") return reply(result, "success");
   try {
     // A tool that returns nothing still owes the model an answer; undefined is sent as null.
@@ -76,6 +93,23 @@ export async function runToolCall(
       "error",
     );
   }
+}
+
+/**
+ * The tool message that answers a call whose tool returned a `Command`: the one in its
+ * `update.messages` with this call's id, or else a short note of what it updated.
+ */
+function commandReply(command: Command, call: ToolCall, name: string): ToolMessage {
+  const update = (command.update ?? {}) as Record<string, unknown>;
+  const listed = update.messages;
+  const messages = Array.isArray(listed) ? listed : listed === undefined ? [] : [listed];
+  const own = messages.find(
+    (m): m is ToolMessage => m?.role === "tool" && m.toolCallId === call.id,
+  );
+  if (own) return own;
+  const keys = Object.keys(update).filter((k) => k !== "messages");
+  const content = keys.length > 0 ? `Updated ${keys.join(", ")}.` : "Done.";
+  return message.tool({ toolCallId: call.id, name, content, status: "success" });
 }
 
 function describeInvalidArgs(name: string, issues: readonly z.core.$ZodIssue[]): string {

@@ -37,6 +37,10 @@ export const TASK_ERROR = "__error__";
 export interface TaskErrorRecord {
   name: string;
   message: string;
+  /** Runs of the task so far, when its node has a retry policy. */
+  attempts?: number;
+  /** Set while a retry was due: a continued run goes on counting from `attempts`. */
+  retrying?: true;
 }
 
 /**
@@ -228,6 +232,9 @@ export class CheckpointWriter {
       name: cause instanceof Error ? cause.name : "Error",
       message: error instanceof Error ? error.message : String(error),
     };
+    const { attempts, retrying } = error as { attempts?: unknown; retrying?: unknown };
+    if (typeof attempts === "number" && attempts > 1) record.attempts = attempts;
+    if (retrying === true) Object.assign(record, { attempts, retrying: true });
     return this.putWrites(stepOrigin, {
       taskId: task.id,
       node: task.node,

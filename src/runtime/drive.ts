@@ -1,6 +1,7 @@
 import type { AnyActor, AnyEventObject, AnyMachineSnapshot } from "xstate";
 import type { InterruptRecord, PendingWrite } from "../checkpoint/checkpointer.js";
 import { AbortError, StateweaverError } from "../errors/index.js";
+import type { RunEvent } from "../stream/run-events.js";
 import { type CheckpointWriter, ROUTE } from "./checkpoint-writer.js";
 import { type InterruptScope, interruptId } from "./interrupt.js";
 import type { RunEnv } from "./run-env.js";
@@ -69,7 +70,11 @@ export async function drive(
     entered = context;
     unbroken++;
     if (opensUpdate(context)) return;
-    if (writer) env.stepOrigin = writer.checkpoint("barrier", context, env.stepOrigin);
+    if (writer) {
+      const parentId = writer.latestId;
+      env.stepOrigin = writer.checkpoint("barrier", context, env.stepOrigin);
+      env.emit?.(checkpointEvent(env, context, env.stepOrigin, parentId, []));
+    }
     // The barrier before the input is applied has nothing new to show.
     const beforeInput = context.tasks.length > 0 && context.tasks.every((t) => t.kind === "input");
     if (!beforeInput)
@@ -143,7 +148,9 @@ export async function drive(
       // Paused: at a static breakpoint, or inside `stepping` with interrupted tasks.
       const interrupts = pendingInterrupts(context, env);
       if (writer) {
-        writer.checkpoint(value, context, env.stepOrigin, interrupts);
+        const parentId = writer.latestId;
+        const id = writer.checkpoint(value, context, env.stepOrigin, interrupts);
+        env.emit?.(checkpointEvent(env, context, id, parentId, interrupts));
         await writer.flush();
       }
       env.emit?.({ type: "interrupt", ns: env.ns, interrupts });
@@ -163,6 +170,29 @@ export async function drive(
     // A failed run still leaves what it checkpointed before the failure in the store.
     if (writer) await writer.flush().catch(() => {});
   }
+}
+
+/** What the stream's `checkpoints` mode shows of a checkpoint just queued. */
+function checkpointEvent(
+  env: RunEnv,
+  context: GraphContext,
+  id: string,
+  parentId: string | null,
+  interrupts: InterruptRecord[],
+): RunEvent {
+  const next: string[] = [];
+  for (const t of context.tasks) if (t.status !== "done") next.push(t.node);
+  return {
+    type: "checkpoint",
+    ns: env.ns,
+    step: context.step,
+    threadId: env.thread?.threadId ?? "",
+    id,
+    parentId,
+    values: context.values,
+    next,
+    interrupts,
+  };
 }
 
 /** Pending writes (saved as tasks finished) back into finished tasks: a restart does not re-run them. */

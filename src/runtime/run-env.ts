@@ -1,6 +1,6 @@
 import type { Checkpointer } from "../checkpoint/checkpointer.js";
 import { InvalidConfigError } from "../errors/index.js";
-import type { StreamEvent } from "../stream/events.js";
+import type { RunEvent } from "../stream/run-events.js";
 import type { RunConfig } from "./node-runtime.js";
 import type { GraphContext, TaskOutcome, TaskRecord } from "./task.js";
 
@@ -17,7 +17,7 @@ export interface RunEnv {
   persistent: boolean;
   /** Checkpoint namespace of this graph's run (`""` at top level). */
   ns: string;
-  emit: ((event: StreamEvent) => void) | undefined;
+  emit: ((event: RunEvent) => void) | undefined;
   /** The thread this run persists to; nested graph calls persist there too, under their namespace. */
   thread: { checkpointer: Checkpointer; threadId: string } | undefined;
   /** Id of the barrier checkpoint the current step started from: ties subgraph runs to this step. */
@@ -34,6 +34,11 @@ export interface RunEnv {
   beforeTasks?: (() => Promise<void> | undefined) | undefined;
   /** Store a finished task's writes against the step's barrier checkpoint (set when persistent). */
   savePendingWrite?: ((task: TaskRecord, outcome: TaskOutcome) => void | Promise<void>) | undefined;
+  /**
+   * Attempts of this step's tasks that failed and were being retried when the run last
+   * stopped (read from the restored checkpoint's pending writes), by task id.
+   */
+  priorAttempts?: ReadonlyMap<string, number> | undefined;
   /** Store a failed task's error against the step's barrier checkpoint (set when persistent). */
   saveTaskError?: ((task: TaskRecord, error: unknown) => void) | undefined;
 }

@@ -1,0 +1,33 @@
+import type { z } from "zod";
+import { Graph } from "../graph/graph.js";
+import type { State } from "../graph/types.js";
+import type { Message } from "../models/index.js";
+import { addMessages } from "./state.js";
+
+/**
+ * A state with a conversation: what `messagesGraph` builds on (LangGraph's `MessagesAnnotation`).
+ *
+ * @example
+ * const callModel = async (s: MessagesState) => ({ messages: [await model.invoke(s.messages)] });
+ */
+export interface MessagesState {
+  messages: Message[];
+}
+
+/**
+ * A `Graph` whose `messages` key already has the `addMessages` reducer: nodes return new
+ * messages and they are appended (a message with a known id replaces it, `removeMessage`
+ * deletes one). Add your own keys through the type parameter and, optionally, a zod schema.
+ *
+ * @example
+ * const graph = messagesGraph<{ summary?: string }>({ name: "chat" })
+ *   .addNode("model", async (s) => ({ messages: [await model.invoke(s.messages)] }))
+ *   .addEdge(START, "model")
+ *   .compile();
+ * await graph.invoke({ messages: [message.user("Hi")] });
+ */
+export function messagesGraph<S extends State = State, C = unknown>(
+  options: { name?: string; state?: z.ZodObject } = {},
+): Graph<S & MessagesState, C> {
+  return new Graph<S & MessagesState, C>(options).addReducer("messages", addMessages as never);
+}
