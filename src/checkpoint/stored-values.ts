@@ -15,13 +15,16 @@ export type ChannelVersions = Record<string, string>;
 
 /**
  * One stored version of a channel: the whole value (`prev` null), or the first `keep`
- * items of the list at version `prev` followed by the items in `payload`.
+ * items of the list at version `prev` followed by the items in `payload`. `base` names
+ * the whole value the chain starts from (null for a whole value): every link lies between
+ * the two versions, so a store reads a chain with one range scan.
  */
 export interface StoredValue {
   channel: string;
   version: string;
   prev: string | null;
   keep: number | null;
+  base: string | null;
   /** JSON text: the value, or the appended items. */
   payload: string;
 }
@@ -30,6 +33,8 @@ export interface StoredValue {
 interface Known {
   id: string;
   versions: ChannelVersions;
+  /** Channel -> the whole version its chain starts from. */
+  bases: ChannelVersions;
   /** The channel values as they were (a shallow copy: later changes in place do not count). */
   values: Record<string, unknown>;
   /** For each list, its length then: a list that grew in place is still seen as grown. */
@@ -56,13 +61,19 @@ export class KnownValues {
   encode(
     checkpoint: Checkpoint,
     fromParent = true,
-  ): { versions: ChannelVersions; stored: StoredValue[]; kept: [string[], string[]] } {
+  ): {
+    versions: ChannelVersions;
+    bases: ChannelVersions;
+    stored: StoredValue[];
+    kept: [string[], string[]];
+  } {
     const parent =
       fromParent && checkpoint.parentId
         ? this.#known.get(keyOf(checkpoint.threadId, checkpoint.ns))
         : undefined;
     const base = parent && parent.id === checkpoint.parentId ? parent : undefined;
     const versions: ChannelVersions = {};
+    const bases: ChannelVersions = Object.create(null);
     const stored: StoredValue[] = [];
     const kept: [string[], string[]] = [[], []];
     const { id, values } = checkpoint;
@@ -74,20 +85,24 @@ export class KnownValues {
         const version = was.versions[channel]!;
         kept[0].push(channel);
         kept[1].push(version);
+        const chainBase = was.bases[channel]!;
         if (before === value && !Array.isArray(value)) {
           setOwn(versions, channel, version);
+          bases[channel] = chainBase;
           continue;
         }
         if (Array.isArray(value) && Array.isArray(before)) {
           const keep = sharedPrefix(before, was.lengths[channel]!, value);
           if (keep === value.length && keep === was.lengths[channel]) {
             setOwn(versions, channel, version);
+            bases[channel] = chainBase;
             continue;
           }
           if (keep > 0) {
             setOwn(versions, channel, id);
-            const items = value.slice(keep);
-            stored.push({ channel, version: id, prev: version, keep, payload: json(items, id) });
+            bases[channel] = chainBase;
+            const payload = json(value.slice(keep), id);
+            stored.push({ channel, version: id, prev: version, keep, base: chainBase, payload });
             continue;
           }
         }
@@ -95,16 +110,31 @@ export class KnownValues {
         kept[1].pop();
       }
       setOwn(versions, channel, id);
-      stored.push({ channel, version: id, prev: null, keep: null, payload: json(value, id) });
+      bases[channel] = id;
+      stored.push({
+        channel,
+        version: id,
+        prev: null,
+        keep: null,
+        base: null,
+        payload: json(value, id),
+      });
     }
-    return { versions, stored, kept };
+    return { versions, bases, stored, kept };
   }
 
-  /** Remember a checkpoint the store wrote or read (with its versions; none: a legacy row). */
-  remember(checkpoint: Checkpoint, versions: ChannelVersions | undefined): void {
+  /**
+   * Remember a checkpoint the store wrote or read, with its versions and their chains'
+   * bases (none: a row from before channel versions).
+   */
+  remember(
+    checkpoint: Checkpoint,
+    versions: ChannelVersions | undefined,
+    bases: ChannelVersions | undefined,
+  ): void {
     const key = keyOf(checkpoint.threadId, checkpoint.ns);
     this.#known.delete(key);
-    if (!versions) return;
+    if (!versions || !bases) return;
     // No prototype: a channel may be called "__proto__".
     const values: Record<string, unknown> = Object.create(null);
     const lengths: Record<string, number> = Object.create(null);
@@ -113,7 +143,7 @@ export class KnownValues {
       values[channel] = value;
       if (Array.isArray(value)) lengths[channel] = value.length;
     }
-    this.#known.set(key, { id: checkpoint.id, versions, values, lengths });
+    this.#known.set(key, { id: checkpoint.id, versions, bases, values, lengths });
     if (this.#known.size > KNOWN_LIMIT) {
       this.#known.delete(this.#known.keys().next().value as string);
     }
@@ -140,6 +170,30 @@ export class ValueAssembly {
     readonly parse: (row: StoredValue) => unknown,
   ) {
     for (const row of rows) this.#rows.set(`${row.channel}\u0000${row.version}`, row);
+  }
+
+  /** Whether every chain the versions name is here, link by link (nothing is parsed). */
+  complete(versions: ChannelVersions): boolean {
+    for (const channel in versions) {
+      for (let at: string | null = versions[channel]!; at !== null; ) {
+        const key = `${channel}\u0000${at}`;
+        if (this.#done.has(key)) break;
+        const row = this.#rows.get(key);
+        if (!row) return false;
+        at = row.prev;
+      }
+    }
+    return true;
+  }
+
+  /** The whole version each channel's chain starts from (for `KnownValues.remember`). */
+  bases(versions: ChannelVersions): ChannelVersions {
+    const bases: ChannelVersions = Object.create(null);
+    for (const channel in versions) {
+      const version = versions[channel]!;
+      bases[channel] = this.#rows.get(`${channel}\u0000${version}`)?.base ?? version;
+    }
+    return bases;
   }
 
   /** The values a checkpoint's versions name; throws `missing(channel, version)`'s error. */

@@ -64,6 +64,22 @@ export function channelValueCases(
     expect((await store().getLatest(threadId))?.checkpoint).toEqual(emptied);
   });
 
+  it("checkpoint ids that do not sort in the order they were written (clocks apart) still read exactly", async () => {
+    const threadId = newThreadId();
+    const chain: Checkpoint[] = [];
+    for (const id of ["z-first", "m-second", "a-third", "q-fourth"]) {
+      const parent = chain.at(-1);
+      const c = parent
+        ? { ...next(parent, { messages: [...list(parent), message(id)] }), id }
+        : { ...base(threadId, { messages: [message(id)] }), id };
+      await store().put(c, { expectedLatestId: parent?.id ?? null });
+      chain.push(c);
+    }
+    for (const c of chain) expect((await store().get(threadId, "", c.id))?.checkpoint).toEqual(c);
+    expect((await store().getLatest(threadId))?.checkpoint).toEqual(chain.at(-1));
+    expect(await store().list(threadId)).toEqual([...chain].reverse());
+  });
+
   it("prune keeps what the kept checkpoints are read from: they and a later checkpoint read exactly", async () => {
     const threadId = newThreadId();
     const chain = await conversation(store(), threadId, 25);

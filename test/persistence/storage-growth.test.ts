@@ -13,7 +13,7 @@ import {
   PGliteCheckpointer,
   PostgresCheckpointer,
 } from "../../src/checkpoint/index.js";
-import { END, Graph, START } from "../../src/index.js";
+import { CorruptCheckpointError, END, Graph, START } from "../../src/index.js";
 
 const STEPS = 120;
 
@@ -98,6 +98,40 @@ describe("storage grows with the conversation, not its square", () => {
       (await db.query<Record<string, unknown>>(text, params)).rows;
     try {
       await expectLinearStorage(store, query, "stateweaver_");
+    } finally {
+      await store.close();
+      await db.close();
+    }
+  });
+
+  it("a damaged or missing channel value is refused with CorruptCheckpointError naming the channel; earlier checkpoints still read", async () => {
+    const db = new PGlite("memory://");
+    const store = new PGliteCheckpointer({ db });
+    try {
+      const graph = chat(store);
+      const threadId = `damage-${randomUUID()}`;
+      const config = { configurable: { thread_id: threadId } };
+      await graph.invoke({ messages: [], turn: STEPS - 5 }, { config, recursionLimit: 100 });
+      const history = await store.list(threadId);
+      const [latest, previous] = history;
+      await db.query(
+        `update stateweaver_channel_values set payload = '[{' where thread_id = $1 and channel = 'messages' and version = $2`,
+        [threadId, latest!.id],
+      );
+      const damaged = await store.getLatest(threadId).catch((e: unknown) => e);
+      expect(damaged).toBeInstanceOf(CorruptCheckpointError);
+      expect((damaged as Error).message).toMatch(/channel "messages".*not valid JSON/);
+      expect((await store.get(threadId, "", previous!.id))?.checkpoint).toEqual(previous);
+
+      await db.query(
+        `delete from stateweaver_channel_values where thread_id = $1 and channel = 'messages' and version = $2`,
+        [threadId, previous!.id],
+      );
+      const missing = await store.get(threadId, "", previous!.id).catch((e: unknown) => e);
+      expect(missing).toBeInstanceOf(CorruptCheckpointError);
+      expect((missing as Error).message).toMatch(/channel "messages" at version .* is missing/);
+      await store.deleteThread(threadId);
+      expect(await store.list(threadId)).toEqual([]);
     } finally {
       await store.close();
       await db.close();

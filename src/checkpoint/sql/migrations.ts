@@ -115,6 +115,7 @@ const migrations: Array<(t: Tables) => string[]> = [
       version text not null,
       prev text,
       keep integer,
+      base text,
       payload text not null,
       primary key (thread_id, ns, channel, version)
     )`,

@@ -36,14 +36,18 @@ export function tables(prefix: string): Tables {
 /** The statement text of a store, for its table names. */
 export function statements(t: Tables) {
   // Checkpoint rows first (kind 0), then their writes in insertion order (kind 1), then
-  // the channel versions their values are assembled from (kind 2: each channel's chain back
-  // to a whole value; see stored-values.ts): one round trip. `key` (checkpoint id, task id
-  // or version) and `parent_id` name a row whose payload is damaged. Rows written before
-  // channel versions (versions null) keep their values in the payload.
+  // the channel versions their values are assembled from (kind 2; see stored-values.ts):
+  // one round trip. `key` (checkpoint id, task id or version) and `parent_id` name a row
+  // whose payload is damaged. Rows written before channel versions (channels null) keep
+  // their values in the payload.
   //
-  // Every lookup is a LATERAL subquery on the primary key (`limit 1`), so each link of a
-  // chain is one index probe: a join here lets the planner hash the thread's whole values
-  // table once per link, which is quadratic in the length of a conversation.
+  // A chain's links all lie between its base (the whole value it starts from) and its
+  // newest version, so the versions are read as one primary-key range per (channel, base):
+  // a few index scans, whatever the length of a conversation. Should a link fall outside
+  // (ids out of time order across machines), the store reads again with `walk`, which
+  // follows `prev` link by link. Every lookup is a LATERAL subquery on the primary key
+  // (`limit 1`; `offset 0` keeps a range one too): as a join, the planner would scan or
+  // hash the thread's whole values table.
   const version = (ns: string, channel: string, v: string, columns: string) => `lateral (
       select ${columns} from ${t.values} b
       where b.thread_id = $1 and b.ns = ${ns} and b.channel = ${channel} and b.version = ${v}
@@ -54,24 +58,59 @@ export function statements(t: Tables) {
       union
       select b.ns, b.channel, b.version, b.prev from k
         cross join ${version("k.ns", "k.channel", "k.prev", "b.ns, b.channel, b.version, b.prev")})`;
-  const withValues = (checkpoints: string) => `
-    with recursive c as (${checkpoints}),
-    ${chains(`c cross join lateral unnest(c.channels, c.versions) e(channel, version)
-        cross join ${version("$2", "e.channel", "e.version", "b.ns, b.channel, b.version, b.prev")}`)}`;
-  const valueRows = `select 2, 0::bigint, k.version, null, b.payload, null, null, k.channel, k.prev, b.keep
-      from k cross join ${version("k.ns", "k.channel", "k.version", "b.payload, b.keep")}`;
-  const tuple = (where: string) => `${withValues(
-    `select id, parent_id, payload, channels, versions from ${t.checkpoints} where ${where}`,
-  )}
-    select 0 as kind, 0::bigint as seq, c.id as key, c.parent_id, c.payload,
-      ${asJson("c.channels")}, ${asJson("c.versions")}, null::text as channel, null::text as prev, null::integer as keep from c
+  const seeds = "c cross join lateral unnest(c.channels, c.versions) e(channel, version)";
+  const valueColumns = "b.payload, null, null, b.channel, b.prev, b.keep, b.base";
+  const values = {
+    range: {
+      with: `
+    s as (select distinct e.channel, e.version from ${seeds}),
+    r as (
+      select s.channel, coalesce(b.base, s.version) as lo, max(s.version) as hi from s
+        cross join ${version("$2", "s.channel", "s.version", "b.base")}
+      group by s.channel, coalesce(b.base, s.version))`,
+      rows: `select 2, 0::bigint, b.version, null, ${valueColumns}
+      from r cross join lateral (
+        select b.version, b.payload, b.channel, b.prev, b.keep, b.base from ${t.values} b
+        where b.thread_id = $1 and b.ns = $2 and b.channel = r.channel
+          and b.version between r.lo and r.hi
+        offset 0) b`,
+    },
+    walk: {
+      with: chains(`${seeds}
+        cross join ${version("$2", "e.channel", "e.version", "b.ns, b.channel, b.version, b.prev")}`),
+      rows: `select 2, 0::bigint, k.version, null, ${valueColumns}
+      from k cross join ${version("k.ns", "k.channel", "k.version", "b.payload, b.channel, b.prev, b.keep, b.base")}`,
+    },
+  };
+  type Read = keyof typeof values;
+  const checkpointColumns = `c.parent_id, c.payload, ${asJson("c.channels")}, ${asJson("c.versions")},
+      null::text as channel, null::text as prev, null::integer as keep, null::text as base`;
+  const tuple = (where: string, read: Read) => `
+    with recursive c as (
+      select id, parent_id, payload, channels, versions from ${t.checkpoints} where ${where}),
+    ${values[read].with}
+    select 0 as kind, 0::bigint as seq, c.id as key, ${checkpointColumns} from c
     union all
-    select 1, w.seq, w.task_id, null, w.payload, null, null, null, null, null
+    select 1, w.seq, w.task_id, null, w.payload, null, null, null, null, null, null
       from ${t.writes} w join c on w.checkpoint_id = c.id
       where w.thread_id = $1 and w.ns = $2
     union all
-    ${valueRows}
+    ${values[read].rows}
     order by kind, seq`;
+  // A page of history, newest first, with the versions its values are assembled from.
+  const list = (read: Read) => `
+    with recursive c as (
+      select id, parent_id, payload, channels, versions, seq from ${t.checkpoints}
+      where thread_id = $1 and ns = $2
+        and ($3::text is null
+          or seq < (select seq from ${t.checkpoints} where thread_id = $1 and ns = $2 and id = $3))
+      order by seq desc
+      limit $4),
+    ${values[read].with}
+    select 0 as kind, c.seq, c.id as key, ${checkpointColumns} from c
+    union all
+    ${values[read].rows}
+    order by kind, seq desc`;
   // A checkpoint write is ONE autocommitted statement: the head-row claim or advance in a
   // data-modifying CTE, and the checkpoint insert selecting from it. The insert writes a row
   // only when the head row was claimed/advanced (`head` returned one), so the statement's
@@ -83,13 +122,14 @@ export function statements(t: Tables) {
   // record cannot disagree with the latest checkpoint. For a subgraph's namespace they are
   // null. Times are the database's, cut to the millisecond that cursors carry.
   //
-  // The channel versions this checkpoint wrote ($15…$18: channel, prev, keep, payload) go
+  // The channel versions this checkpoint wrote ($15…$19: channel, prev, keep, payload, base) go
   // in by the same statement, and only with it. Its `channels` and `versions` ($13, $14)
   // name the version each channel's value is in.
   const insertCheckpointFrom = `, stored as (
-        insert into ${t.values} (thread_id, ns, channel, version, prev, keep, payload)
-        select $1, $2, v.channel, $3, v.prev, v.keep, v.payload from head,
-          unnest($15::text[], $16::text[], $17::integer[], $18::text[]) v(channel, prev, keep, payload))
+        insert into ${t.values} (thread_id, ns, channel, version, prev, keep, base, payload)
+        select $1, $2, v.channel, $3, v.prev, v.keep, v.base, v.payload from head,
+          unnest($15::text[], $16::text[], $17::integer[], $18::text[], $19::text[])
+            v(channel, prev, keep, payload, base))
       insert into ${t.checkpoints}
         (thread_id, ns, id, parent_id, step, source, created_at, payload, channels, versions)
       select $1, $2, $3, $4::text, $5::integer, $6::text, $7::timestamptz, $8::text,
@@ -116,10 +156,10 @@ export function statements(t: Tables) {
           status = $10::text, interrupts = $11::text, error = null,
           metadata = case when $12::jsonb is null then metadata else metadata || $12::jsonb end,
           updated_at = ${topNow}
-        where thread_id = $1 and ns = $2 and latest_id = $19
-          -- Every version kept from earlier checkpoints ($20, $21) must still be stored (a
+        where thread_id = $1 and ns = $2 and latest_id = $20
+          -- Every version kept from earlier checkpoints ($21, $22) must still be stored (a
           -- prune in another process may have removed the parent it was read from).
-          and not exists (select 1 from unnest($20::text[], $21::text[]) r(channel, version)
+          and not exists (select 1 from unnest($21::text[], $22::text[]) r(channel, version)
             where not exists (select 1 from ${t.values} b where b.thread_id = $1 and b.ns = $2
               and b.channel = r.channel and b.version = r.version))
         returning 1)
@@ -129,20 +169,13 @@ export function statements(t: Tables) {
       values ($1, $2, $3, $4, $5, $6)
       on conflict (thread_id, ns, checkpoint_id, task_id)
       do update set node = excluded.node, payload = excluded.payload`,
-    latestTuple: tuple("thread_id = $1 and ns = $2 order by seq desc limit 1"),
-    tupleById: tuple("thread_id = $1 and ns = $2 and id = $3"),
-    // A page of history, newest first, with the versions its values are assembled from.
-    list: `${withValues(`select id, parent_id, payload, channels, versions, seq from ${t.checkpoints}
-      where thread_id = $1 and ns = $2
-        and ($3::text is null
-          or seq < (select seq from ${t.checkpoints} where thread_id = $1 and ns = $2 and id = $3))
-      order by seq desc
-      limit $4`)}
-    select 0 as kind, c.seq, c.id as key, c.parent_id, c.payload, ${asJson("c.channels")},
-      ${asJson("c.versions")}, null::text as channel, null::text as prev, null::integer as keep from c
-    union all
-    ${valueRows}
-    order by kind, seq desc`,
+    latestTuple: tuple("thread_id = $1 and ns = $2 order by seq desc limit 1", "range"),
+    tupleById: tuple("thread_id = $1 and ns = $2 and id = $3", "range"),
+    list: list("range"),
+    // The same, following each chain link by link (see `walk` above).
+    latestTupleWalk: tuple("thread_id = $1 and ns = $2 order by seq desc limit 1", "walk"),
+    tupleByIdWalk: tuple("thread_id = $1 and ns = $2 and id = $3", "walk"),
+    listWalk: list("walk"),
     // Inserted only while the thread's latest top-level checkpoint is the one expected
     // (none: no head row); an existing claim is taken over only once it has expired. A
     // claim that succeeds merges the run's metadata ($5) into the thread's record, if any.
@@ -257,8 +290,9 @@ export function statements(t: Tables) {
     copyWrites: `insert into ${t.writes} (thread_id, ns, checkpoint_id, task_id, node, payload)
       select $2, ns, checkpoint_id, task_id, node, payload from ${t.writes}
       where thread_id = $1 order by seq`,
-    copyValues: `insert into ${t.values} (thread_id, ns, channel, version, prev, keep, payload)
-      select $2, ns, channel, version, prev, keep, payload from ${t.values} where thread_id = $1`,
+    copyValues: `insert into ${t.values} (thread_id, ns, channel, version, prev, keep, base, payload)
+      select $2, ns, channel, version, prev, keep, base, payload from ${t.values}
+      where thread_id = $1`,
     // Run outside a transaction; only for a database without autovacuum (PGlite).
     vacuum: `vacuum ${t.threads}, ${t.checkpoints}, ${t.writes}, ${t.claims}, ${t.values}`,
   };

@@ -178,7 +178,7 @@ export abstract class SqlCheckpointer implements Checkpointer {
       }
       throw new ConcurrentUpdateError(threadId, ns, expected, actual);
     }
-    this.#known.remember(checkpoint, encoded.versions);
+    this.#known.remember(checkpoint, encoded.versions, encoded.bases);
   }
 
   async putWrites(
@@ -208,46 +208,51 @@ export abstract class SqlCheckpointer implements Checkpointer {
   async getLatest(threadId: string, ns = ""): Promise<CheckpointTuple | undefined> {
     assertStoreId("threadId", threadId);
     assertNamespace("ns", ns);
-    const driver = await this.#ready();
-    const query = driver.queryPrepared ?? driver.query;
-    return this.#remembered(
-      toTuple(await query(this.#sql.latestTuple, [threadId, ns]), threadId, ns),
-    );
+    const { latestTuple, latestTupleWalk } = this.#sql;
+    return this.#readTuple([latestTuple, latestTupleWalk], [threadId, ns]);
   }
 
   async get(threadId: string, ns: string, id: string): Promise<CheckpointTuple | undefined> {
     assertStoreId("threadId", threadId);
     assertNamespace("ns", ns);
     assertStoreId("id", id);
-    const driver = await this.#ready();
-    const query = driver.queryPrepared ?? driver.query;
-    return this.#remembered(
-      toTuple(await query(this.#sql.tupleById, [threadId, ns, id]), threadId, ns),
-    );
+    const { tupleById, tupleByIdWalk } = this.#sql;
+    return this.#readTuple([tupleById, tupleByIdWalk], [threadId, ns, id]);
   }
 
-  #remembered(read: ReadTuple | undefined): CheckpointTuple | undefined {
-    if (!read) return undefined;
-    this.#known.remember(read.tuple.checkpoint, read.versions);
+  /** One checkpoint with its writes and values; remembered, so the next put stores what changed. */
+  async #readTuple(
+    [range, walk]: [string, string],
+    params: [string, string, ...string[]],
+  ): Promise<CheckpointTuple | undefined> {
+    const [threadId, ns] = params;
+    const driver = await this.#ready();
+    const query = driver.queryPrepared ?? driver.query;
+    let read = toTuple(await query(range, params), threadId, ns, false);
+    // A link outside its chain's range (see statements.ts): follow the chains link by link.
+    if (read === INCOMPLETE) read = toTuple(await query(walk, params), threadId, ns, true);
+    if (!read || read === INCOMPLETE) return undefined;
+    this.#known.remember(read.tuple.checkpoint, read.versions, read.bases);
     return read.tuple;
   }
 
   async list(threadId: string, options: ListOptions = {}): Promise<Checkpoint[]> {
     assertListArguments(threadId, options);
-    const driver = await this.#ready();
-    const { rows } = await driver.query(this.#sql.list, [
-      threadId,
-      options.ns ?? "",
-      options.before ?? null,
-      options.limit ?? null,
-    ]);
     const ns = options.ns ?? "";
-    const checkpoints = rows.filter((row) => row.kind === 0);
-    const assembly = assemblyOf(
-      rows.filter((row) => row.kind === 2),
-      threadId,
-      ns,
-    );
+    const params = [threadId, ns, options.before ?? null, options.limit ?? null];
+    const driver = await this.#ready();
+    const page = (rows: Array<Record<string, unknown>>) => ({
+      checkpoints: rows.filter((row) => row.kind === 0),
+      assembly: assemblyOf(
+        rows.filter((row) => row.kind === 2),
+        threadId,
+        ns,
+      ),
+    });
+    let { checkpoints, assembly } = page((await driver.query(this.#sql.list, params)).rows);
+    if (checkpoints.some((row) => !assembly.complete(versionsOf(row, threadId, ns) ?? {}))) {
+      ({ checkpoints, assembly } = page((await driver.query(this.#sql.listWalk, params)).rows));
+    }
     return checkpoints.map((row) => readRow(row, threadId, ns, assembly).checkpoint);
   }
 
@@ -498,15 +503,20 @@ export abstract class SqlCheckpointer implements Checkpointer {
 
 interface ReadTuple {
   tuple: CheckpointTuple;
-  /** The checkpoint's channel versions; none for a row written before them. */
+  /** The checkpoint's channel versions and their chains' bases; none for an older row. */
   versions: ChannelVersions | undefined;
+  bases: ChannelVersions | undefined;
 }
+
+/** A read whose value rows missed a link of a chain: read again link by link. */
+const INCOMPLETE = Symbol("incomplete");
 
 function toTuple(
   result: { rows: Array<Record<string, unknown>> },
   threadId: string,
   ns: string,
-): ReadTuple | undefined {
+  final: boolean,
+): ReadTuple | typeof INCOMPLETE | undefined {
   const first = result.rows[0];
   if (first?.kind !== 0) return undefined;
   const checkpointId = first.key as string;
@@ -519,8 +529,25 @@ function toTuple(
       );
     } else if (row.kind === 2) values.push(row);
   }
-  const read = readRow(first, threadId, ns, assemblyOf(values, threadId, ns));
-  return { tuple: { checkpoint: read.checkpoint, pendingWrites: writes }, versions: read.versions };
+  const assembly = assemblyOf(values, threadId, ns);
+  const versions = versionsOf(first, threadId, ns);
+  if (!final && versions && !assembly.complete(versions)) return INCOMPLETE;
+  const read = readRow(first, threadId, ns, assembly);
+  return {
+    tuple: { checkpoint: read.checkpoint, pendingWrites: writes },
+    versions: read.versions,
+    bases: read.versions && assembly.bases(read.versions),
+  };
+}
+
+/** A checkpoint row's channel versions; undefined for a row from before them. */
+function versionsOf(
+  row: Record<string, unknown>,
+  threadId: string,
+  ns: string,
+): ChannelVersions | undefined {
+  if (row.channels === null || row.channels === undefined) return undefined;
+  return readStoredVersions(row.channels, row.versions, rowOf(row, threadId, ns));
 }
 
 /** A checkpoint row, its values assembled from their versions (or, in an older row, its payload). */
@@ -531,10 +558,8 @@ function readRow(
   assembly: ValueAssembly,
 ): { checkpoint: Checkpoint; versions: ChannelVersions | undefined } {
   const where = rowOf(row, threadId, ns);
-  if (row.channels === null || row.channels === undefined) {
-    return { checkpoint: readStoredCheckpoint(row.payload, where), versions: undefined };
-  }
-  const versions = readStoredVersions(row.channels, row.versions, where);
+  const versions = versionsOf(row, threadId, ns);
+  if (!versions) return { checkpoint: readStoredCheckpoint(row.payload, where), versions };
   const missing = (channel: string, version: string) =>
     corruptValue(
       where,
@@ -555,6 +580,7 @@ function assemblyOf(
     version: row.key as string,
     prev: (row.prev as string | null) ?? null,
     keep: (row.keep as number | null) ?? null,
+    base: (row.base as string | null) ?? null,
     payload: row.payload as string,
   }));
   return new ValueAssembly(stored, (value) =>
@@ -562,15 +588,16 @@ function assemblyOf(
   );
 }
 
-/** The stored versions of `put`, as the statement's array parameters ($15…$18). */
+/** The stored versions of `put`, as the statement's array parameters ($15…$19). */
 function columnsOf(
   stored: StoredValue[],
-): [string[], Array<string | null>, Array<number | null>, string[]] {
+): [string[], Array<string | null>, Array<number | null>, string[], Array<string | null>] {
   return [
     stored.map((v) => v.channel),
     stored.map((v) => v.prev),
     stored.map((v) => v.keep),
     stored.map((v) => v.payload),
+    stored.map((v) => v.base),
   ];
 }
 
