@@ -50,6 +50,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
   readonly threads: GraphThreads;
   readonly #g: GraphInternals;
   readonly #runner: GraphRunner<S, C>;
+  readonly #options: CompileOptions;
 
   constructor(g: GraphInternals, machine: AnyStateMachine, options: CompileOptions) {
     this.#g = g;
@@ -58,6 +59,20 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     this.checkpointer = options.checkpointer;
     this.threads = new GraphThreads(this.name, options.checkpointer);
     this.#runner = new GraphRunner<S, C>(g, machine, options);
+    this.#options = options;
+  }
+
+  /**
+   * The same graph (same machine, nodes and breakpoints) saving its threads in
+   * `checkpointer` instead: how a host such as `stateweaver serve` runs a graph its
+   * user compiled with another store, or none. This graph is left as it was. An
+   * agent's extra methods (`resumeReview`, `tools`) are not carried over.
+   *
+   * @example
+   * const hosted = graph.withCheckpointer(new PGliteCheckpointer("./.stateweaver"));
+   */
+  withCheckpointer(checkpointer: Checkpointer): CompiledGraph<S, C> {
+    return new CompiledGraph<S, C>(this.#g, this.machine, { ...this.#options, checkpointer });
   }
 
   /** Node names, in definition order. */

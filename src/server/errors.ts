@@ -1,0 +1,91 @@
+import { StateweaverError } from "../errors/index.js";
+
+/** One problem with a request field, for showing at that field. */
+export interface FieldProblem {
+  path: string;
+  message: string;
+}
+
+/**
+ * A request the server refuses, with its HTTP status. Handlers throw it; `errorResponse`
+ * renders it as `{ error: { code, message, fields? } }`. `extra` adds top-level keys (a
+ * stale decision's `pending` and `checkpointId`).
+ *
+ * @example
+ * throw new RequestError(404, "THREAD_NOT_FOUND", `No thread "t1". Create it with POST /threads.`);
+ */
+export class RequestError extends StateweaverError {
+  readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 422;
+  readonly fields: FieldProblem[] | undefined;
+  readonly extra: Record<string, unknown> | undefined;
+  constructor(
+    status: RequestError["status"],
+    code: string,
+    message: string,
+    options: { fields?: FieldProblem[]; extra?: Record<string, unknown> } = {},
+  ) {
+    super(code, message);
+    this.name = "RequestError";
+    this.status = status;
+    this.fields = options.fields;
+    this.extra = options.extra;
+  }
+}
+
+/**
+ * The server cannot start as configured (e.g. a public address without a token, a
+ * missing graph in stateweaver.json). The message says what to change.
+ */
+export class ServerConfigError extends StateweaverError {
+  constructor(message: string) {
+    super("SERVER_CONFIG", message);
+    this.name = "ServerConfigError";
+  }
+}
+
+/** HTTP status for errors thrown by the layers below, by code. */
+const STATUS_BY_CODE: Record<string, RequestError["status"]> = {
+  INVALID_RESUME: 400,
+  INVALID_UPDATE: 400,
+  INVALID_CONFIG: 400,
+  INVALID_SEARCH: 400,
+  INVALID_ID: 400,
+  NON_SERIALIZABLE: 400,
+  VALUE_TOO_DEEP: 400,
+  NOT_A_REVIEW: 400,
+  CHECKPOINT_MISMATCH: 409,
+  CONCURRENT_UPDATE: 409,
+  THREAD_NOT_FOUND: 404,
+  CHECKPOINT_NOT_FOUND: 404,
+  THREAD_EXISTS: 409,
+};
+
+/** The JSON body and status for any thrown value; unknown errors are a 500 without details. */
+export function errorResponse(error: unknown): { status: number; body: Record<string, unknown> } {
+  if (error instanceof RequestError) {
+    return {
+      status: error.status,
+      body: {
+        error: {
+          code: error.code,
+          message: error.message,
+          ...(error.fields && { fields: error.fields }),
+        },
+        ...error.extra,
+      },
+    };
+  }
+  if (error instanceof StateweaverError) {
+    const status = STATUS_BY_CODE[error.code];
+    if (status) return { status, body: { error: { code: error.code, message: error.message } } };
+  }
+  return {
+    status: 500,
+    body: {
+      error: {
+        code: "INTERNAL",
+        message: "The server failed to handle this request; its log has the details.",
+      },
+    },
+  };
+}

@@ -1,0 +1,168 @@
+import type { StreamEvent } from "../index.js";
+import { Command } from "../index.js";
+import type { InProcessRunRegistry, RunRecord } from "../runs/index.js";
+import { RequestError } from "./errors.js";
+import type { HostedGraphs } from "./hosted-graphs.js";
+import { fromWireValues, toWireValues } from "./wire/messages.js";
+import { toWireInterrupt } from "./wire/threads.js";
+
+/** Stream modes the server speaks (LangGraph's names). `messages` is read as `messages-tuple`. */
+export const STREAM_MODES = ["values", "updates", "messages-tuple", "messages", "custom"] as const;
+export type StreamMode = (typeof STREAM_MODES)[number];
+
+/**
+ * One run to start: new input (LangChain-shaped messages accepted), a resume, or nothing
+ * (continue from the checkpoint, e.g. past a breakpoint).
+ *
+ * @example
+ * const request: GraphRunRequest = { graphId: "ops", threadId: "t1",
+ *   resume: { value: { decisions: [{ type: "approve" }] } }, streamModes: ["values"] };
+ */
+export interface GraphRunRequest {
+  graphId: string;
+  threadId: string;
+  input?: unknown;
+  resume?: { value: unknown };
+  update?: Record<string, unknown>;
+  goto?: string | string[];
+  streamModes: readonly StreamMode[];
+  metadata?: Record<string, unknown>;
+  interruptBefore?: string[];
+  interruptAfter?: string[];
+  checkpointId?: string;
+}
+
+/**
+ * Start a run of a hosted graph on a thread, in the run registry. Everything the graph
+ * streams is kept as the run's events, in LangGraph's SSE event names and shapes, for
+ * whoever streams or joins it. Bad input is refused here (a `RequestError`), before any run.
+ */
+export function startGraphRun(
+  hosted: HostedGraphs,
+  runs: InProcessRunRegistry,
+  request: GraphRunRequest,
+): RunRecord {
+  const graph = hosted.get(request.graphId);
+  const input = fromWireValues(request.input);
+  if (input.badIndex !== undefined) {
+    throw new RequestError(
+      400,
+      "INVALID_INPUT",
+      `input.messages[${input.badIndex}] is not a message: send { type: "human", content } (LangChain) or { role: "user", content }.`,
+      { fields: [{ path: `input.messages.${input.badIndex}`, message: "not a message" }] },
+    );
+  }
+  const update = request.update ? (fromWireValues(request.update).values as never) : undefined;
+  const arg = request.resume
+    ? new Command({ resume: request.resume.value, update })
+    : request.goto !== undefined || update !== undefined
+      ? new Command({ update, goto: request.goto as never })
+      : (input.values ?? null);
+  const modes = new Set<string>(request.streamModes);
+  if (modes.has("messages")) modes.add("messages-tuple");
+  const config = {
+    configurable: {
+      thread_id: request.threadId,
+      ...(request.checkpointId && { checkpoint_id: request.checkpointId }),
+    },
+  };
+  return runs.start(
+    { threadId: request.threadId, graphId: request.graphId, metadata: request.metadata },
+    async ({ runId, signal, emit }) => {
+      emit("metadata", { run_id: runId, thread_id: request.threadId, attempt: 1 });
+      const frames = new FrameWriter(modes, emit, { runId, threadId: request.threadId });
+      const stream = graph.stream(arg as never, {
+        config,
+        signal,
+        ...(request.metadata && { metadata: request.metadata }),
+        ...(request.interruptBefore && { interruptBefore: request.interruptBefore }),
+        ...(request.interruptAfter && { interruptAfter: request.interruptAfter }),
+      });
+      try {
+        for (;;) {
+          const next = await stream.next();
+          if (next.done) return next.value.status === "done" ? "success" : "interrupted";
+          frames.write(next.value);
+        }
+      } catch (error) {
+        const e = error instanceof Error ? error : new Error(String(error));
+        if (!signal.aborted) emit("error", { error: e.name, message: e.message });
+        throw error;
+      }
+    },
+  );
+}
+
+/** Turns our stream events into LangGraph's SSE events for the modes asked. */
+class FrameWriter {
+  readonly #modes: Set<string>;
+  readonly #emit: (event: string, data: unknown) => void;
+  readonly #ids: { runId: string; threadId: string };
+  #values: Record<string, unknown> = {};
+  // Where the message a model streams will land: the thread's message count so far.
+  #messageCount = 0;
+
+  constructor(
+    modes: Set<string>,
+    emit: (event: string, data: unknown) => void,
+    ids: { runId: string; threadId: string },
+  ) {
+    this.#modes = modes;
+    this.#emit = emit;
+    this.#ids = ids;
+  }
+
+  write(ev: StreamEvent): void {
+    // Subgraph runs stream inside their parent's events; only the top level is sent.
+    if (ev.ns !== "") return;
+    switch (ev.type) {
+      case "values": {
+        this.#values = ev.values;
+        const messages = ev.values.messages;
+        if (Array.isArray(messages)) this.#messageCount = messages.length;
+        if (this.#modes.has("values")) this.#emit("values", toWireValues(ev.values));
+        return;
+      }
+      case "updates":
+        if (this.#modes.has("updates"))
+          this.#emit("updates", { [ev.node]: toWireValues(ev.update, this.#messageCount) });
+        return;
+      case "messages":
+        if (this.#modes.has("messages-tuple")) {
+          this.#emit("messages", [
+            {
+              type: "AIMessageChunk",
+              content: ev.delta,
+              id: `m-${this.#messageCount}`,
+              tool_calls: [],
+              tool_call_chunks: [],
+              additional_kwargs: {},
+              response_metadata: {},
+            },
+            {
+              langgraph_node: ev.node,
+              langgraph_step: ev.step,
+              run_id: this.#ids.runId,
+              thread_id: this.#ids.threadId,
+            },
+          ]);
+        }
+        return;
+      case "custom":
+        if (this.#modes.has("custom")) this.#emit("custom", ev.data);
+        return;
+      case "interrupt": {
+        const pending = ev.interrupts.map(toWireInterrupt);
+        if (this.#modes.has("updates")) this.#emit("updates", { __interrupt__: pending });
+        if (this.#modes.has("values"))
+          this.#emit("values", {
+            ...(toWireValues(this.#values) as object),
+            __interrupt__: pending,
+          });
+        return;
+      }
+      case "done":
+        return;
+    }
+  }
+}

@@ -1,0 +1,114 @@
+import type { Checkpointer } from "../checkpoint/index.js";
+import { type CompiledGraph, END, START } from "../index.js";
+import { RequestError, ServerConfigError } from "./errors.js";
+
+/**
+ * The user's graph drawn for clients: its nodes (with `__start__` and `__end__`) and
+ * edges, as LangGraph's `assistants.getGraph` returns them.
+ *
+ * @example
+ * const picture: GraphPicture = { nodes: [{ id: "__start__", name: "__start__" }],
+ *   edges: [{ source: "__start__", target: "model", conditional: false }] };
+ */
+export interface GraphPicture {
+  nodes: Array<{ id: string; name: string }>;
+  edges: Array<{ source: string; target: string; conditional: boolean; label?: string }>;
+}
+
+/**
+ * The graphs a server hosts, by graph id (the key in stateweaver.json, also used as the
+ * assistant id), each rebound to the server's checkpointer. Thread records name a graph
+ * by its `CompiledGraph.name`, so names must differ.
+ *
+ * @example
+ * const hosted = new HostedGraphs({ ops: agent }, checkpointer);
+ * hosted.get("ops").invoke(input, { config });
+ */
+export class HostedGraphs {
+  readonly #graphs = new Map<string, CompiledGraph<any, any>>();
+  readonly #idByName = new Map<string, string>();
+  readonly #createdAt = new Date().toISOString();
+
+  constructor(graphs: Record<string, CompiledGraph<any, any>>, checkpointer: Checkpointer) {
+    for (const [graphId, graph] of Object.entries(graphs)) {
+      if (typeof graph?.withCheckpointer !== "function") {
+        throw new ServerConfigError(
+          `Graph "${graphId}" is not a compiled graph: export the result of graph.compile() or createAgent().`,
+        );
+      }
+      const other = this.#idByName.get(graph.name);
+      if (other !== undefined) {
+        throw new ServerConfigError(
+          `Graphs "${other}" and "${graphId}" are both named "${graph.name}"; threads record their graph by name, so give each a different name (new Graph({ name }) or createAgent({ name })).`,
+        );
+      }
+      this.#idByName.set(graph.name, graphId);
+      this.#graphs.set(graphId, graph.withCheckpointer(checkpointer));
+    }
+    if (this.#graphs.size === 0)
+      throw new ServerConfigError("No graphs to serve: name at least one in stateweaver.json.");
+  }
+
+  /** Graph ids, in the order given. */
+  get ids(): string[] {
+    return [...this.#graphs.keys()];
+  }
+
+  /** The graph with this id, or a 404 naming the known ones. */
+  get(graphId: string): CompiledGraph<any, any> {
+    const graph = this.#graphs.get(graphId);
+    if (graph) return graph;
+    throw new RequestError(
+      404,
+      "GRAPH_NOT_FOUND",
+      `No graph "${graphId}" here. Known graphs: ${this.ids.join(", ")}.`,
+    );
+  }
+
+  has(graphId: string): boolean {
+    return this.#graphs.has(graphId);
+  }
+
+  /** The id of the graph a thread record names, if this server hosts it. */
+  idOf(graphName: string | null): string | undefined {
+    return graphName === null ? undefined : this.#idByName.get(graphName);
+  }
+
+  /** The LangGraph assistant object for a graph (one assistant per graph). */
+  assistant(graphId: string): Record<string, unknown> {
+    const graph = this.get(graphId);
+    return {
+      assistant_id: graphId,
+      graph_id: graphId,
+      name: graphId,
+      description: null,
+      config: {},
+      context: {},
+      metadata: { created_by: "system", graph_name: graph.name },
+      version: 1,
+      created_at: this.#createdAt,
+      updated_at: this.#createdAt,
+    };
+  }
+
+  /** The graph's nodes and edges (the user's workflow, not the runtime's states). */
+  picture(graphId: string): GraphPicture {
+    const graph = this.get(graphId);
+    const ids = [START, ...graph.nodes, END];
+    const seen = new Set<string>();
+    const edges: GraphPicture["edges"] = [];
+    for (const e of graph.edges) {
+      const key = `${e.from}>${e.to}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const conditional = e.kind === "conditional" || e.kind === "command";
+      edges.push({
+        source: e.from,
+        target: e.to,
+        conditional,
+        ...(e.kind === "command" && { label: "goto" }),
+      });
+    }
+    return { nodes: ids.map((id) => ({ id, name: id })), edges };
+  }
+}
