@@ -39,6 +39,18 @@ function csrfToken(): string {
 }
 
 async function request<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
+  try {
+    return await send<T>(method, path, body);
+  } catch (e) {
+    // A restarted server may have a new CSRF secret: get a fresh cookie and try once more.
+    if (!(e instanceof ApiError && e.status === 403 && method === "POST" && path !== "/auth/csrf"))
+      throw e;
+    await send("GET", "/auth/csrf").catch(() => {});
+    return send<T>(method, path, body);
+  }
+}
+
+async function send<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: "application/json" };
   if (method === "POST") {
     headers["content-type"] = "application/json";

@@ -107,6 +107,15 @@ function parseField(field: Field, text: string): { value?: unknown; error?: stri
   }
 }
 
+/** A pattern the browser cannot compile is left to the server's check. */
+function matches(pattern: string, value: string): boolean {
+  try {
+    return new RegExp(pattern, "u").test(value);
+  } catch {
+    return true;
+  }
+}
+
 /** Why `value` does not fit `schema` (the subset the form knows), or undefined. */
 export function schemaProblem(schema: JsonSchema, value: unknown): string | undefined {
   if (schema.anyOf) {
@@ -131,10 +140,10 @@ export function schemaProblem(schema: JsonSchema, value: unknown): string | unde
       return schema.minLength === 1 ? "Required." : `At least ${schema.minLength} characters.`;
     if (schema.maxLength !== undefined && value.length > schema.maxLength)
       return `At most ${schema.maxLength} characters.`;
-    if (schema.pattern !== undefined && !new RegExp(schema.pattern, "u").test(value))
-      return `Must match ${schema.pattern}.`;
     if (schema.format === "email" && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value))
       return "Must be an email address.";
+    if (schema.pattern !== undefined && !matches(schema.pattern, value))
+      return schema.format === "email" ? "Must be an email address." : `Must match ${schema.pattern}.`;
   }
   if (typeof value === "number") {
     if (schema.minimum !== undefined && value < schema.minimum)

@@ -1,0 +1,99 @@
+/**
+ * Screenshots of the inbox list and of a thread page with realistic pauses, written to
+ * .tmp/screenshots (gitignored). docs/images/ holds the copies the README shows.
+ */
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser, openPage } from "./browser.js";
+import { ticket } from "./fixtures/review-graphs.js";
+import { type RunningInbox, startInbox, startThread, tempDataDir } from "./inbox-server.js";
+import { choose, expectClean, openThread, SCREENSHOTS } from "./page-helpers.js";
+
+let browser: Browser;
+let inbox: RunningInbox;
+let removeDir: () => Promise<void>;
+
+const ops = (script: Parameters<typeof ticket>[0]) => ({
+  messages: [{ type: "human", content: ticket(script) }],
+});
+
+beforeAll(async () => {
+  const data = await tempDataDir();
+  removeDir = data.remove;
+  inbox = await startInbox(data.dir);
+  browser = await launchBrowser();
+  await mkdir(SCREENSHOTS, { recursive: true });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await inbox?.stop();
+  await removeDir?.();
+});
+
+describe("screenshots", () => {
+  it("of the inbox list and of a thread page under review", async () => {
+    await startThread(inbox.url, "intake", {});
+    await startThread(
+      inbox.url,
+      "ops",
+      ops({
+        toolCalls: [
+          {
+            name: "write_report",
+            args: { title: "Weekly uptime", body: `Uptime report.\n${"99.98% ".repeat(120)}` },
+          },
+        ],
+      }),
+    );
+    await startThread(
+      inbox.url,
+      "ops",
+      ops({
+        toolCalls: [
+          {
+            name: "notify_email",
+            args: { to: "all-staff@example.com", subject: "DB maintenance" },
+          },
+        ],
+      }),
+    );
+    const main = await startThread(
+      inbox.url,
+      "ops",
+      ops({
+        say: "Disk on web-2 is 94% full. I'll remove the rotated logs and tell on-call.",
+        toolCalls: [
+          {
+            name: "remove_file",
+            args: {
+              path: "/var/log/app/app-2024-11.log.gz",
+              reason: "Rotated last month; 3.1 GB.",
+            },
+          },
+          {
+            name: "notify_email",
+            args: { to: "oncall@example", subject: "web-2 disk cleaned up" },
+          },
+        ],
+      }),
+    );
+
+    const w = await openPage(browser);
+    const { page } = w;
+    await page.goto(inbox.url);
+    await page.locator(`li.row[data-thread="${main.threadId}"]`).waitFor();
+    expect(await page.locator("li.row").count()).toBe(4);
+    await page.screenshot({ path: join(SCREENSHOTS, "inbox-list.png") });
+
+    await openThread(page, inbox.url, main.threadId);
+    await choose(page, 0, "approve");
+    await choose(page, 1, "edit");
+    await page.locator("#a1-to").fill("oncall@example.com");
+    await page.locator("#a1-to").blur();
+    await page.screenshot({ path: join(SCREENSHOTS, "thread-review.png"), fullPage: true });
+    expectClean(w);
+  });
+});
