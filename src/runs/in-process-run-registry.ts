@@ -35,9 +35,12 @@ export class InProcessRunRegistry {
   readonly #active = new Map<string, string>();
   readonly #settledListeners = new Set<(run: RunRecord) => void>();
 
-  /** Start `work` as a new run on the thread. Throws `ThreadBusyError` if one is running there. */
+  /**
+   * Start `work` as a new run on the thread (with `runId` when the caller chose it, e.g. to
+   * record it first). Throws `ThreadBusyError` if a run is working there.
+   */
   start(
-    init: { threadId: string; graphId: string; metadata?: Record<string, unknown> },
+    init: { threadId: string; graphId: string; metadata?: Record<string, unknown>; runId?: string },
     work: RunWork,
   ): RunRecord {
     if (this.#active.has(init.threadId)) {
@@ -45,7 +48,7 @@ export class InProcessRunRegistry {
     }
     const now = new Date().toISOString();
     const record: RunRecord = {
-      runId: randomUUID(),
+      runId: init.runId ?? randomUUID(),
       threadId: init.threadId,
       graphId: init.graphId,
       status: "pending",

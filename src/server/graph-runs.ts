@@ -30,6 +30,8 @@ export interface GraphRunRequest {
   interruptBefore?: string[];
   interruptAfter?: string[];
   checkpointId?: string;
+  /** The run's id, when the caller chose it. */
+  runId?: string;
 }
 
 /**
@@ -67,10 +69,19 @@ export function startGraphRun(
     },
   };
   return runs.start(
-    { threadId: request.threadId, graphId: request.graphId, metadata: request.metadata },
+    {
+      threadId: request.threadId,
+      graphId: request.graphId,
+      ...(request.metadata && { metadata: request.metadata }),
+      ...(request.runId && { runId: request.runId }),
+    },
     async ({ runId, signal, emit }) => {
       emit("metadata", { run_id: runId, thread_id: request.threadId, attempt: 1 });
-      const frames = new FrameWriter(modes, emit, { runId, threadId: request.threadId });
+      const frames = new FrameWriter(modes, emit, {
+        runId,
+        threadId: request.threadId,
+        graphName: graph.name,
+      });
       const stream = graph.stream(arg as never, {
         config,
         signal,
@@ -97,15 +108,15 @@ export function startGraphRun(
 class FrameWriter {
   readonly #modes: Set<string>;
   readonly #emit: (event: string, data: unknown) => void;
-  readonly #ids: { runId: string; threadId: string };
+  readonly #ids: { runId: string; threadId: string; graphName: string };
   #values: Record<string, unknown> = {};
-  // Where the message a model streams will land: the thread's message count so far.
+  // How many messages the thread has: where an update's new messages land.
   #messageCount = 0;
 
   constructor(
     modes: Set<string>,
     emit: (event: string, data: unknown) => void,
-    ids: { runId: string; threadId: string },
+    ids: { runId: string; threadId: string; graphName: string },
   ) {
     this.#modes = modes;
     this.#emit = emit;
@@ -133,7 +144,9 @@ class FrameWriter {
             {
               type: "AIMessageChunk",
               content: ev.delta,
-              id: `m-${this.#messageCount}`,
+              // The id the agent's model node gives its reply (`<agent>:<task id>`, the
+              // step's only model task), so clients merge the chunks into that message.
+              id: `${this.#ids.graphName}:${ev.step}:${ev.node}:0`,
               tool_calls: [],
               tool_call_chunks: [],
               additional_kwargs: {},

@@ -1,0 +1,63 @@
+#!/usr/bin/env node
+// The `stateweaver` bin: picks the command from argv; the only code that touches the process.
+import { serveCommand } from "./serve.js";
+
+const USAGE = `Usage: stateweaver <command>
+
+  serve    the API and the web inbox (PORT, HOST, STATEWEAVER_DATA_DIR, DATABASE_URL, STATEWEAVER_TOKEN)
+  review   answer pending reviews in the terminal, through the HTTP API
+`;
+
+/** The terminal reviewer lives in review.ts (its own module, loaded only for `review`). */
+async function reviewCommand(argv: string[]): Promise<number> {
+  // A variable specifier: review.ts is written separately and loaded only when asked for.
+  const modulePath = "./review.js";
+  const { runReview } = (await import(modulePath)) as {
+    runReview(
+      argv: string[],
+      io: {
+        stdin: NodeJS.ReadableStream;
+        stdout: NodeJS.WritableStream;
+        stderr: NodeJS.WritableStream;
+        env: NodeJS.ProcessEnv;
+      },
+    ): Promise<number | undefined>;
+  };
+  const code = await runReview(argv, {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+  });
+  return code ?? 0;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case "serve":
+      return serveCommand(rest, process.env);
+    case "review":
+      return reviewCommand(rest);
+    case undefined:
+    case "help":
+    case "--help":
+    case "-h":
+      process.stdout.write(USAGE);
+      return command === undefined ? 1 : 0;
+    default:
+      process.stderr.write(`Unknown command "${command}".\n\n${USAGE}`);
+      return 1;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== 0) process.exitCode = code;
+  },
+  (error: unknown) => {
+    const e = error as { code?: string; message?: string };
+    process.stderr.write(`stateweaver: ${e?.message ?? String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,117 @@
+import { fileURLToPath } from "node:url";
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { Checkpointer } from "../checkpoint/index.js";
+import type { CompiledGraph } from "../index.js";
+import { InProcessRunRegistry } from "../runs/index.js";
+import { authRoutes, requireAccess } from "./auth.js";
+import { errorResponse } from "./errors.js";
+import { HostedGraphs } from "./hosted-graphs.js";
+import { InboxEvents } from "./inbox-events.js";
+import { NewThreads } from "./new-threads.js";
+import { assistantRoutes } from "./routes/assistants.js";
+import { healthRoutes } from "./routes/health.js";
+import { inboxRoutes } from "./routes/inbox.js";
+import { runRoutes } from "./routes/runs.js";
+import { threadRoutes } from "./routes/threads.js";
+import { securityHeaders } from "./security-headers.js";
+import type { ServerContext } from "./server-context.js";
+import { staticInbox } from "./static-inbox.js";
+
+/** Request bodies larger than this are refused with 413 (1 MiB). */
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/**
+ * What `createServer` needs.
+ *
+ * @example
+ * const options: ServerOptions = { graphs: { ops: agent }, checkpointer: new PGliteCheckpointer("./.stateweaver") };
+ */
+export interface ServerOptions {
+  /** The graphs to host, by graph id (also their assistant id). They run on `checkpointer`. */
+  graphs: Record<string, CompiledGraph<any, any>>;
+  /** Where every hosted graph keeps its threads (the graphs' own checkpointers are not used). */
+  checkpointer: Checkpointer;
+  /** When set, every API call needs it (bearer token, or a browser login). */
+  token?: string;
+  /** The built inbox to serve at `/`; the package's own `dist/inbox` by default. */
+  inboxDir?: string;
+  /** Largest request body in bytes; `DEFAULT_BODY_LIMIT` by default. */
+  bodyLimit?: number;
+  /** Called with errors no route expected (answered with a 500); `console.error` by default. */
+  onUnexpectedError?: (error: unknown) => void;
+}
+
+/** The package's own built inbox, from `src/server` or `dist/src/server`. */
+const packageInbox = () =>
+  fileURLToPath(
+    new URL(
+      import.meta.url.includes("/dist/src/") ? "../../../dist/inbox" : "../../dist/inbox",
+      import.meta.url,
+    ),
+  );
+
+/**
+ * The Hono app of a stateweaver server: the LangGraph Agent Server API subset, the inbox
+ * endpoints and the built inbox, behind the access checks. `context` gives the parts it
+ * works with (graphs, runs, the store), e.g. for embedding or tests.
+ *
+ * @example
+ * const { app, context } = createApp({ graphs: { ops: agent }, checkpointer });
+ * const res = await app.request("/ok");
+ */
+export function createApp(options: ServerOptions): { app: Hono; context: ServerContext } {
+  const context: ServerContext = {
+    hosted: new HostedGraphs(options.graphs, options.checkpointer),
+    checkpointer: options.checkpointer,
+    runs: new InProcessRunRegistry(),
+    events: new InboxEvents(),
+    newThreads: new NewThreads(),
+  };
+  context.runs.onSettled((run) => {
+    const reason =
+      run.status === "interrupted" ? "paused" : run.status === "error" ? "failed" : "finished";
+    context.events.publish(run.threadId, reason);
+  });
+  const report = options.onUnexpectedError ?? ((error: unknown) => console.error(error));
+  const access = { token: options.token };
+  const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+
+  const app = new Hono();
+  app.use(securityHeaders());
+  app.use(
+    bodyLimit({
+      maxSize: limit,
+      onError: (c) =>
+        c.json(
+          {
+            error: {
+              code: "BODY_TOO_LARGE",
+              message: `The request body is over ${limit} bytes; send less (large payloads belong in files, not in thread state).`,
+            },
+          },
+          413,
+        ),
+    }),
+  );
+  app.use(staticInbox(options.inboxDir ?? packageInbox()));
+  app.route("/", healthRoutes(context));
+  app.route("/auth", authRoutes(access));
+  app.use(requireAccess(access));
+  app.route("/assistants", assistantRoutes(context));
+  app.route("/threads", threadRoutes(context));
+  app.route("/threads", runRoutes(context));
+  app.route("/inbox", inboxRoutes(context));
+  app.notFound((c) =>
+    c.json(
+      { error: { code: "NOT_FOUND", message: `No route ${c.req.method} ${c.req.path}.` } },
+      404,
+    ),
+  );
+  app.onError((error, c) => {
+    const { status, body } = errorResponse(error);
+    if (status === 500) report(error);
+    return c.json(body, status as 400);
+  });
+  return { app, context };
+}

@@ -1,0 +1,114 @@
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { type Context, Hono, type MiddlewareHandler } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { z } from "zod";
+import { CSRF_COOKIE, checkCsrf, checkSameSite, fromBrowser } from "./csrf.js";
+import { RequestError } from "./errors.js";
+import { parseBody } from "./request-body.js";
+
+/** The HttpOnly cookie of a browser that logged in with the token. */
+export const SESSION_COOKIE = "sw_session";
+
+/** Who may call the server: with `token`, only holders of it; without, anyone on loopback. */
+export interface AccessOptions {
+  token: string | undefined;
+}
+
+const sameBytes = (a: string, b: string) => {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+};
+
+// The session cookie is derived from the token, never the token itself, so a leaked
+// cookie does not give the bearer token away, and a new token logs every browser out.
+const sessionOf = (token: string) => createHmac("sha256", token).update("sw_session").digest("hex");
+
+const loopbackHosts = /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/;
+
+/**
+ * Checks every request it is mounted before (health, login and the inbox's static files
+ * are mounted ahead of it, so they stay open). With a token: API clients send `Authorization: Bearer <token>`
+ * (or `x-api-key`), browsers the session cookie from `POST /auth/login` plus the CSRF
+ * header on state-changing requests. Without a token (loopback only): the `Host` must be
+ * a loopback name (against DNS rebinding), and browser requests that change state need
+ * the CSRF header.
+ */
+export function requireAccess(options: AccessOptions): MiddlewareHandler {
+  return async function requireAccess(c, next) {
+    const { token } = options;
+    if (token === undefined) {
+      if (!loopbackHosts.test(c.req.header("host") ?? "")) {
+        throw new RequestError(
+          403,
+          "HOST_NOT_ALLOWED",
+          "This server has no token, so it only answers requests addressed to 127.0.0.1 or localhost.",
+        );
+      }
+      if (fromBrowser(c)) checkCsrf(c);
+      return next();
+    }
+    const bearer = c.req.header("authorization")?.match(/^Bearer\s+(.+)$/i)?.[1];
+    const key = bearer ?? c.req.header("x-api-key");
+    if (key !== undefined) {
+      if (!sameBytes(key, token))
+        throw new RequestError(401, "BAD_TOKEN", "The token is wrong; send STATEWEAVER_TOKEN.");
+      return next();
+    }
+    const session = getCookie(c, SESSION_COOKIE);
+    if (session === undefined || !sameBytes(session, sessionOf(token))) {
+      throw new RequestError(
+        401,
+        "LOGIN_REQUIRED",
+        "Log in first: POST /auth/login with { token } (browsers), or send Authorization: Bearer <STATEWEAVER_TOKEN>.",
+      );
+    }
+    checkCsrf(c);
+    return next();
+  };
+}
+
+function setCsrfCookie(c: Context, secure: boolean): string {
+  const value = randomBytes(24).toString("base64url");
+  setCookie(c, CSRF_COOKIE, value, { path: "/", sameSite: "Strict", secure });
+  return value;
+}
+
+/**
+ * `POST /auth/login` `{ token }`, `POST /auth/logout` and `GET /auth/csrf` (sets the CSRF
+ * cookie; says whether a login is needed).
+ */
+export function authRoutes(options: AccessOptions): Hono {
+  const routes = new Hono();
+  const secureOf = (c: Context) => new URL(c.req.url).protocol === "https:";
+  routes.post("/login", async (c) => {
+    checkSameSite(c);
+    const { token } = await parseBody(c, z.object({ token: z.string().min(1) }));
+    if (options.token === undefined) {
+      return c.json({ authenticated: true, csrfToken: setCsrfCookie(c, secureOf(c)) });
+    }
+    if (!sameBytes(token, options.token))
+      throw new RequestError(401, "BAD_TOKEN", "That token is wrong; use STATEWEAVER_TOKEN.");
+    setCookie(c, SESSION_COOKIE, sessionOf(options.token), {
+      path: "/",
+      httpOnly: true,
+      sameSite: "Strict",
+      secure: secureOf(c),
+    });
+    return c.json({ authenticated: true, csrfToken: setCsrfCookie(c, secureOf(c)) });
+  });
+  routes.post("/logout", (c) => {
+    deleteCookie(c, SESSION_COOKIE, { path: "/" });
+    deleteCookie(c, CSRF_COOKIE, { path: "/" });
+    return c.json({ authenticated: false });
+  });
+  routes.get("/csrf", (c) => {
+    const csrfToken = getCookie(c, CSRF_COOKIE) ?? setCsrfCookie(c, secureOf(c));
+    const session = getCookie(c, SESSION_COOKIE);
+    const authenticated =
+      options.token === undefined ||
+      (session !== undefined && sameBytes(session, sessionOf(options.token)));
+    return c.json({ csrfToken, authenticated, tokenRequired: options.token !== undefined });
+  });
+  return routes;
+}

@@ -1,0 +1,82 @@
+import type { InterruptRecord, ThreadRecord } from "../checkpoint/index.js";
+import { type PauseKind, pauseKind } from "./review-answer.js";
+
+/** The thread metadata key under which decisions are recorded (a list). */
+export const DECISIONS_KEY = "stateweaver:decisions";
+
+/**
+ * One thing waiting for a person: a tool review, a plain `interrupt()`, or a breakpoint.
+ *
+ * @example
+ * const item: InboxItem = { threadId: "t1", graphId: "ops", interruptId: "a1b2…", kind: "tool_review",
+ *   node: "humanInTheLoop/afterModel", ns: "", value: {}, checkpointId: "c1",
+ *   waitingSince: "2026-01-01T00:00:00.000Z", threadMetadata: {}, summary: "remove_file(path: temp.txt)" };
+ */
+export interface InboxItem {
+  threadId: string;
+  graphId: string | undefined;
+  interruptId: string;
+  kind: PauseKind;
+  node: string;
+  ns: string;
+  value: unknown;
+  checkpointId: string;
+  waitingSince: string;
+  threadMetadata: Record<string, unknown>;
+  summary: string;
+}
+
+const clip = (text: string, max = 120) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
+const shortValue = (v: unknown) => (typeof v === "string" ? v : (JSON.stringify(v) ?? "null"));
+
+/** A short plain-text line for the list, e.g. `remove_file(path: temp.txt)`. */
+export function summaryOf(i: InterruptRecord, kind: PauseKind): string {
+  if (kind === "breakpoint") return `paused ${i.timing} ${i.node}`;
+  if (kind === "interrupt") return clip(shortValue(i.value));
+  const { actionRequests } = i.value as {
+    actionRequests: Array<{ name: string; args: Record<string, unknown> }>;
+  };
+  return clip(
+    actionRequests
+      .map(
+        (a) =>
+          `${a.name}(${Object.entries(a.args)
+            .map(([k, v]) => `${k}: ${clip(shortValue(v), 40)}`)
+            .join(", ")})`,
+      )
+      .join(", "),
+  );
+}
+
+/** The id a reviewer answers: the interrupt's, or `breakpoint:<checkpointId>` for a breakpoint. */
+export function itemIdOf(i: InterruptRecord, checkpointId: string): string {
+  return pauseKind(i) === "breakpoint" ? `breakpoint:${checkpointId}` : i.id;
+}
+
+/** What a thread record has pending, as inbox items (a breakpoint once, however many nodes). */
+export function inboxItemsOf(record: ThreadRecord, graphId: string | undefined): InboxItem[] {
+  const { [DECISIONS_KEY]: _decisions, ...threadMetadata } = record.metadata;
+  const items: InboxItem[] = [];
+  const seen = new Set<string>();
+  for (const i of record.interrupts) {
+    const kind = pauseKind(i);
+    const interruptId = itemIdOf(i, record.latestCheckpointId);
+    if (seen.has(interruptId)) continue;
+    seen.add(interruptId);
+    items.push({
+      threadId: record.threadId,
+      graphId,
+      interruptId,
+      kind,
+      node: i.node,
+      ns: i.ns,
+      value: i.value,
+      checkpointId: record.latestCheckpointId,
+      waitingSince: record.updatedAt,
+      threadMetadata,
+      summary: summaryOf(i, kind),
+    });
+  }
+  return items;
+}

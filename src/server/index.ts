@@ -1,0 +1,22 @@
+/**
+ * `stateweaver/server`: the HTTP server (LangGraph Agent Server API subset + the review
+ * inbox), embeddable as a Hono app.
+ *
+ * @example
+ * import { createServer } from "stateweaver/server";
+ * const server = createServer({ graphs: { ops: agent }, checkpointer });
+ * await server.listen({ port: 2024 });
+ */
+export { createApp, DEFAULT_BODY_LIMIT, type ServerOptions } from "./app.js";
+export { SESSION_COOKIE } from "./auth.js";
+export { CSRF_COOKIE, CSRF_HEADER } from "./csrf.js";
+export type { ArgChange, Decision } from "./decisions.js";
+export { type FieldProblem, RequestError, ServerConfigError } from "./errors.js";
+export { loadServerConfig, type ServerConfig } from "./graph-loading.js";
+export type { GraphPicture } from "./hosted-graphs.js";
+export type { InboxChange } from "./inbox-events.js";
+export { DECISIONS_KEY, type InboxItem } from "./inbox-items.js";
+export { createServer, LOOPBACK_HOSTS, type StateweaverServer } from "./node.js";
+export type { PauseKind } from "./review-answer.js";
+export { CONTENT_SECURITY_POLICY } from "./security-headers.js";
+export type { WireMessage } from "./wire/messages.js";

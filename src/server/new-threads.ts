@@ -1,0 +1,47 @@
+import type { ThreadRecord } from "../checkpoint/index.js";
+
+/**
+ * Threads made with `POST /threads` that no run has written yet. The store's thread index
+ * holds a thread from its first checkpoint on; until then the server keeps its id and
+ * metadata here, in memory (a restart forgets threads that never ran). The first run
+ * carries the metadata into the index, and the entry is dropped.
+ *
+ * @example
+ * newThreads.add("t1", { user: "u1" }); // then a run on "t1" stores { user: "u1" }
+ */
+export class NewThreads {
+  readonly #threads = new Map<string, ThreadRecord>();
+
+  add(threadId: string, metadata: Record<string, unknown>): ThreadRecord {
+    const now = new Date().toISOString();
+    const record: ThreadRecord = {
+      threadId,
+      graph: null,
+      status: "idle",
+      interrupts: [],
+      error: null,
+      metadata,
+      createdAt: now,
+      updatedAt: now,
+      latestCheckpointId: "",
+    };
+    this.#threads.set(threadId, record);
+    return record;
+  }
+
+  get(threadId: string): ThreadRecord | undefined {
+    return this.#threads.get(threadId);
+  }
+
+  /** Forget the thread (its first run wrote it, or it was deleted); its metadata. */
+  take(threadId: string): Record<string, unknown> | undefined {
+    const record = this.#threads.get(threadId);
+    this.#threads.delete(threadId);
+    return record?.metadata;
+  }
+
+  /** Every thread not yet written. */
+  list(): ThreadRecord[] {
+    return [...this.#threads.values()];
+  }
+}

@@ -1,0 +1,229 @@
+import { randomUUID } from "node:crypto";
+import { Hono } from "hono";
+import { streamSSE } from "hono/streaming";
+import { z } from "zod";
+import type { ThreadRecord } from "../../checkpoint/index.js";
+import { type Decision, decisionsOf, diffOf } from "../decisions.js";
+import { RequestError } from "../errors.js";
+import { startGraphRun } from "../graph-runs.js";
+import { DECISIONS_KEY, type InboxItem, inboxItemsOf } from "../inbox-items.js";
+import { parseBody } from "../request-body.js";
+import { findThread, type ServerContext } from "../server-context.js";
+import { submitDecision } from "../submit-decision.js";
+import { toWireValues } from "../wire/messages.js";
+
+const decisionBody = z.object({
+  checkpointId: z.string().min(1),
+  interruptId: z.string().min(1),
+  answer: z.unknown(),
+  reviewer: z.string().max(200).optional(),
+  idempotencyKey: z.string().min(1).max(200),
+  unexpandedApproveOverride: z.boolean().optional(),
+});
+
+const newThreadBody = z.object({
+  graphId: z.string().min(1),
+  input: z.record(z.string(), z.unknown()),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** Pages of interrupted threads read for the counts; more than this many are not counted. */
+const MAX_COUNTED_PAGES = 10;
+const PING_MS = 15_000;
+
+/** Every interrupted thread (up to the count limit), newest first. */
+async function interruptedThreads(ctx: ServerContext, graph: string | undefined) {
+  const out: ThreadRecord[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_COUNTED_PAGES; page++) {
+    const found = await ctx.checkpointer.searchThreads({
+      status: "interrupted",
+      limit: 1000,
+      ...(graph && { graph }),
+      ...(cursor && { cursor }),
+    });
+    out.push(...found.threads);
+    cursor = found.nextCursor ?? undefined;
+    if (!cursor) break;
+  }
+  return out;
+}
+
+/**
+ * The inbox endpoints (see docs/server.md): what waits for a person, a thread's page,
+ * decisions, permanent review links, new threads, the graphs, and a change feed.
+ */
+export function inboxRoutes(ctx: ServerContext): Hono {
+  return new Hono()
+    .get("/items", async (c) => {
+      const graphId = c.req.query("graph") || undefined;
+      const graphName = graphId === undefined ? undefined : ctx.hosted.get(graphId).name;
+      const limit = Math.min(Math.max(Number(c.req.query("limit") ?? 50) || 50, 1), 500);
+      const offset = Math.max(Number(c.req.query("cursor") ?? 0) || 0, 0);
+      const all = await interruptedThreads(ctx, undefined);
+      const byGraph: Record<string, number> = {};
+      const items: InboxItem[] = [];
+      for (const record of all) {
+        if (ctx.runs.activeOn(record.threadId)) continue;
+        const id = ctx.hosted.idOf(record.graph);
+        const pending = inboxItemsOf(record, id);
+        if (id !== undefined) byGraph[id] = (byGraph[id] ?? 0) + pending.length;
+        if (graphName === undefined || record.graph === graphName) items.push(...pending);
+      }
+      const page = items.slice(offset, offset + limit);
+      const total = Object.values(byGraph).reduce((a, b) => a + b, 0);
+      return c.json({
+        items: page,
+        counts: { total, byGraph },
+        nextCursor: offset + limit < items.length ? String(offset + limit) : null,
+      });
+    })
+    .get("/events", (c) =>
+      streamSSE(c, async (stream) => {
+        const queue: Array<{ threadId: string; reason: string }> = [];
+        let wake: (() => void) | undefined;
+        const stop = ctx.events.subscribe((e) => {
+          queue.push(e);
+          wake?.();
+        });
+        let open = true;
+        stream.onAbort(() => {
+          open = false;
+          wake?.();
+        });
+        const ping = setInterval(() => {
+          void stream.write(": ping\n\n");
+        }, PING_MS);
+        try {
+          await stream.write(": connected\n\n");
+          while (open) {
+            while (queue.length > 0) {
+              await stream.writeSSE({ event: "inbox", data: JSON.stringify(queue.shift()) });
+            }
+            await new Promise<void>((resolve) => {
+              wake = resolve;
+            });
+            wake = undefined;
+          }
+        } finally {
+          clearInterval(ping);
+          stop();
+        }
+      }),
+    )
+    .get("/threads/:threadId", async (c) => {
+      const view = await findThread(ctx, c.req.param("threadId"));
+      const { record, graphId } = view;
+      const decisions = decisionsOf(record);
+      const { [DECISIONS_KEY]: _d, ...metadata } = record.metadata;
+      const graph = graphId === undefined ? undefined : ctx.hosted.get(graphId);
+      const config = { configurable: { thread_id: record.threadId } };
+      const state = graph && !view.unwritten ? await graph.getState(config) : undefined;
+      const history: unknown[] = [];
+      if (graph && !view.unwritten) {
+        for await (const s of graph.getStateHistory(config, { limit: 100 })) {
+          const checkpointId = s.config.configurable?.checkpoint_id ?? "";
+          const writes = (s.metadata?.writes ?? {}) as Record<string, unknown>;
+          const decision = decisions.find((d) => d.checkpointId === checkpointId);
+          history.push({
+            step: s.metadata?.step ?? 0,
+            checkpointId,
+            createdAt: s.createdAt,
+            nodes: Object.keys(writes),
+            writes: toWireValues(writes),
+            ...(decision && { decision }),
+          });
+        }
+      }
+      const pending = view.status === "busy" ? [] : inboxItemsOf(record, graphId);
+      const values = (toWireValues(state?.values ?? {}) ?? {}) as Record<string, unknown>;
+      return c.json({
+        thread: {
+          threadId: record.threadId,
+          graphId,
+          status: view.status,
+          metadata,
+          createdAt: record.createdAt,
+          updatedAt: record.updatedAt,
+        },
+        values,
+        messages: Array.isArray(values.messages) ? values.messages : [],
+        pending,
+        checkpointId: record.latestCheckpointId || null,
+        graph: graphId === undefined ? { nodes: [], edges: [] } : ctx.hosted.picture(graphId),
+        waitingAt: [...new Set(record.interrupts.map((i) => i.node))],
+        history,
+        decisions,
+      });
+    })
+    .post("/threads/:threadId/decisions", async (c) => {
+      const body = await parseBody(c, decisionBody);
+      const decision = await submitDecision(ctx, c.req.param("threadId"), body);
+      return c.json({ runId: decision.runId, decision }, 202);
+    })
+    .get("/reviews/:interruptId", async (c) => {
+      const interruptId = c.req.param("interruptId");
+      const found = await ctx.checkpointer.searchThreads({
+        metadata: { [DECISIONS_KEY]: [{ interruptId }] },
+        limit: 1,
+      });
+      const record = found.threads[0];
+      const decision = record
+        ? decisionsOf(record).find((d: Decision) => d.interruptId === interruptId)
+        : undefined;
+      if (!record || !decision) {
+        throw new RequestError(
+          404,
+          "REVIEW_NOT_FOUND",
+          `No decision was recorded for "${interruptId}".`,
+        );
+      }
+      const graphId = ctx.hosted.idOf(record.graph);
+      const callIds = new Set((decision.proposed ?? []).map((a) => a.id));
+      const toolResults: Array<{ toolCallId: string; name: string; content: string }> = [];
+      if (graphId !== undefined && callIds.size > 0) {
+        const state = await ctx.hosted
+          .get(graphId)
+          .getState({ configurable: { thread_id: record.threadId } });
+        const messages = (state.values as { messages?: unknown[] }).messages ?? [];
+        for (const m of messages as Array<Record<string, unknown>>) {
+          if (m.role === "tool" && callIds.has(String(m.toolCallId))) {
+            toolResults.push({
+              toolCallId: String(m.toolCallId),
+              name: String(m.name),
+              content: String(m.content),
+            });
+          }
+        }
+      }
+      return c.json({
+        decision,
+        threadId: record.threadId,
+        graphId,
+        diff: diffOf(decision),
+        toolResults,
+      });
+    })
+    .post("/threads", async (c) => {
+      const body = await parseBody(c, newThreadBody);
+      const threadId = randomUUID();
+      const run = startGraphRun(ctx.hosted, ctx.runs, {
+        graphId: body.graphId,
+        threadId,
+        input: body.input,
+        streamModes: ["values", "updates", "messages-tuple", "custom"],
+        ...(body.metadata && { metadata: body.metadata }),
+      });
+      ctx.events.publish(threadId, "started");
+      return c.json({ threadId, runId: run.runId }, 201);
+    })
+    .get("/graphs", (c) =>
+      c.json(
+        ctx.hosted.ids.map((graphId) => ({
+          graphId,
+          name: ctx.hosted.get(graphId).name,
+          ...ctx.hosted.picture(graphId),
+        })),
+      ),
+    );
+}

@@ -1,0 +1,242 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import type { InterruptRecord } from "../../checkpoint/index.js";
+import type { RunRecord } from "../../runs/index.js";
+import { RequestError } from "../errors.js";
+import {
+  type GraphRunRequest,
+  STREAM_MODES,
+  type StreamMode,
+  startGraphRun,
+} from "../graph-runs.js";
+import { parseBody } from "../request-body.js";
+import { reviewAnswerProblems } from "../review-answer.js";
+import { findThread, type ServerContext, type ThreadView } from "../server-context.js";
+import { streamRun } from "../sse.js";
+import { toWireValues } from "../wire/messages.js";
+import { toWireInterrupt } from "../wire/threads.js";
+
+const modeSchema = z.enum(STREAM_MODES);
+const breakpoints = z.union([z.literal("*"), z.array(z.string())]).optional();
+
+const runBody = z.looseObject({
+  assistant_id: z.string().min(1),
+  input: z.unknown().optional(),
+  command: z
+    .looseObject({
+      resume: z.unknown().optional(),
+      update: z.record(z.string(), z.unknown()).nullish(),
+      goto: z.union([z.string(), z.array(z.string())]).nullish(),
+    })
+    .nullish(),
+  metadata: z.record(z.string(), z.unknown()).nullish(),
+  config: z.looseObject({ configurable: z.record(z.string(), z.unknown()).optional() }).nullish(),
+  stream_mode: z.union([modeSchema, z.array(modeSchema)]).nullish(),
+  interrupt_before: breakpoints,
+  interrupt_after: breakpoints,
+  checkpoint_id: z.string().nullish(),
+  multitask_strategy: z.enum(["reject", "interrupt", "rollback", "enqueue"]).nullish(),
+  if_not_exists: z.enum(["create", "reject"]).nullish(),
+});
+type RunBody = z.infer<typeof runBody>;
+
+/** A run as LangGraph returns it. */
+export function toWireRun(run: RunRecord): Record<string, unknown> {
+  return {
+    run_id: run.runId,
+    thread_id: run.threadId,
+    assistant_id: run.graphId,
+    created_at: run.createdAt,
+    updated_at: run.updatedAt,
+    status: run.status,
+    metadata: run.metadata,
+    multitask_strategy: "reject",
+    kwargs: {},
+    ...(run.error && { error: run.error }),
+  };
+}
+
+/**
+ * Which pending interrupt each part of a resume answers: an object keyed by pending
+ * interrupt ids answers those; anything else answers the only pending interrupt.
+ */
+function answersOf(pending: InterruptRecord[], resume: unknown): Array<[InterruptRecord, unknown]> {
+  if (typeof resume === "object" && resume !== null && !Array.isArray(resume)) {
+    const keys = Object.keys(resume);
+    const byId = new Map(pending.map((i) => [i.id, i]));
+    if (keys.length > 0 && keys.every((k) => byId.has(k)))
+      return keys.map((k) => [byId.get(k)!, (resume as Record<string, unknown>)[k]]);
+  }
+  return pending.length === 1 ? [[pending[0]!, resume]] : [];
+}
+
+/** Refuse a resume that cannot apply, before any run starts, so the thread stays as it was. */
+export async function checkResume(view: ThreadView, resume: unknown): Promise<void> {
+  if (view.status !== "interrupted") {
+    throw new RequestError(
+      409,
+      "NOT_PAUSED",
+      `Thread "${view.record.threadId}" is ${view.status}, not waiting for a resume; nothing was run. Read its state to see where it is.`,
+    );
+  }
+  const answers = answersOf(view.record.interrupts, resume);
+  if (answers.length === 0) {
+    throw new RequestError(
+      400,
+      "INVALID_RESUME",
+      `Thread "${view.record.threadId}" waits on ${view.record.interrupts.length} interrupts; resume with an object keyed by interrupt id (${view.record.interrupts.map((i) => i.id).join(", ")}). The thread is unchanged.`,
+    );
+  }
+  for (const [interrupt, answer] of answers) {
+    const fields = await reviewAnswerProblems(interrupt, answer);
+    if (fields.length > 0) {
+      throw new RequestError(
+        400,
+        "INVALID_RESUME",
+        `The answer to interrupt ${interrupt.id} was refused: ${fields.map((f) => `${f.path}: ${f.message}`).join("; ")}. The thread is unchanged.`,
+        { fields },
+      );
+    }
+  }
+}
+
+/** Check a run request against the thread and start it. */
+async function startRun(
+  ctx: ServerContext,
+  threadId: string,
+  body: RunBody,
+  defaultModes: readonly StreamMode[],
+): Promise<RunRecord> {
+  ctx.hosted.get(body.assistant_id);
+  if (body.multitask_strategy && body.multitask_strategy !== "reject") {
+    throw new RequestError(
+      400,
+      "UNSUPPORTED",
+      `multitask_strategy "${body.multitask_strategy}" is not supported yet; this server rejects a run on a busy thread ("reject").`,
+    );
+  }
+  let view = await findThread(ctx, threadId).catch((error) => {
+    if (body.if_not_exists === "create") return undefined;
+    throw error;
+  });
+  if (!view) {
+    ctx.newThreads.add(threadId, {});
+    view = await findThread(ctx, threadId);
+  }
+  if (view.graphId !== undefined && view.graphId !== body.assistant_id) {
+    throw new RequestError(
+      409,
+      "GRAPH_MISMATCH",
+      `Thread "${threadId}" belongs to graph "${view.graphId}"; run that assistant on it, or use a new thread.`,
+    );
+  }
+  if (view.status === "busy") {
+    throw new RequestError(
+      409,
+      "THREAD_BUSY",
+      `Thread "${threadId}" is running; join or cancel that run first.`,
+    );
+  }
+  const resume =
+    body.command && "resume" in body.command ? { value: body.command.resume } : undefined;
+  if (resume) await checkResume(view, resume.value);
+  const modes = body.stream_mode
+    ? Array.isArray(body.stream_mode)
+      ? body.stream_mode
+      : [body.stream_mode]
+    : defaultModes;
+  const metadata = { ...(ctx.newThreads.take(threadId) ?? {}), ...(body.metadata ?? {}) };
+  const all = (b: RunBody["interrupt_before"], graphId: string) =>
+    b === "*" ? ctx.hosted.get(graphId).nodes : (b ?? undefined);
+  const request: GraphRunRequest = {
+    graphId: body.assistant_id,
+    threadId,
+    input: body.input,
+    ...(resume && { resume }),
+    ...(body.command?.update && { update: body.command.update }),
+    ...(body.command?.goto && { goto: body.command.goto }),
+    streamModes: modes,
+    ...(Object.keys(metadata).length > 0 && { metadata }),
+    ...(body.interrupt_before && {
+      interruptBefore: all(body.interrupt_before, body.assistant_id),
+    }),
+    ...(body.interrupt_after && { interruptAfter: all(body.interrupt_after, body.assistant_id) }),
+    ...(body.checkpoint_id && { checkpointId: body.checkpoint_id }),
+  };
+  const run = startGraphRun(ctx.hosted, ctx.runs, request);
+  ctx.events.publish(threadId, "started");
+  return run;
+}
+
+/** What `runs.wait` and `runs.join` return: the thread's values, with `__interrupt__` when paused. */
+async function finalValues(ctx: ServerContext, run: RunRecord): Promise<Record<string, unknown>> {
+  if (run.status === "error") {
+    return { __error__: { error: run.error?.name ?? "Error", message: run.error?.message ?? "" } };
+  }
+  const state = await ctx.hosted
+    .get(run.graphId)
+    .getState({ configurable: { thread_id: run.threadId } });
+  const values = toWireValues(state.values) as Record<string, unknown>;
+  return state.interrupts.length > 0
+    ? { ...values, __interrupt__: state.interrupts.map(toWireInterrupt) }
+    : values;
+}
+
+const ALL_MODES: readonly StreamMode[] = ["values", "updates", "messages-tuple", "custom"];
+
+/**
+ * LangGraph's runs on a thread: create (background), wait, stream (SSE), list, get, join,
+ * join stream, cancel.
+ */
+export function runRoutes(ctx: ServerContext): Hono {
+  const location = (run: RunRecord) => `/threads/${run.threadId}/runs/${run.runId}`;
+  const known = (threadId: string, runId: string): RunRecord => {
+    const run = ctx.runs.get(runId);
+    if (run && run.threadId === threadId) return run;
+    throw new RequestError(
+      404,
+      "RUN_NOT_FOUND",
+      `Thread "${threadId}" has no run "${runId}" in this server.`,
+    );
+  };
+  return new Hono()
+    .post("/:threadId/runs", async (c) => {
+      const body = await parseBody(c, runBody);
+      const run = await startRun(ctx, c.req.param("threadId"), body, ALL_MODES);
+      c.header("Content-Location", location(run));
+      return c.json(toWireRun(run));
+    })
+    .post("/:threadId/runs/wait", async (c) => {
+      const body = await parseBody(c, runBody);
+      const run = await startRun(ctx, c.req.param("threadId"), body, ALL_MODES);
+      c.header("Content-Location", location(run));
+      const done = (await ctx.runs.join(run.runId))!;
+      return c.json(await finalValues(ctx, done));
+    })
+    .post("/:threadId/runs/stream", async (c) => {
+      const body = await parseBody(c, runBody);
+      const run = await startRun(ctx, c.req.param("threadId"), body, ["values"]);
+      return streamRun(c, ctx.runs, run.runId, { headers: { "Content-Location": location(run) } });
+    })
+    .get("/:threadId/runs", (c) => c.json(ctx.runs.list(c.req.param("threadId")).map(toWireRun)))
+    .get("/:threadId/runs/:runId", (c) =>
+      c.json(toWireRun(known(c.req.param("threadId"), c.req.param("runId")))),
+    )
+    .get("/:threadId/runs/:runId/join", async (c) => {
+      const run = known(c.req.param("threadId"), c.req.param("runId"));
+      return c.json(await finalValues(ctx, (await ctx.runs.join(run.runId))!));
+    })
+    .get("/:threadId/runs/:runId/stream", (c) => {
+      const run = known(c.req.param("threadId"), c.req.param("runId"));
+      return streamRun(c, ctx.runs, run.runId, { modes: c.req.queries("stream_mode") ?? [] });
+    })
+    .post("/:threadId/runs/:runId/cancel", async (c) => {
+      const run = known(c.req.param("threadId"), c.req.param("runId"));
+      ctx.runs.cancel(run.runId, c.req.query("reason") ?? "cancelled by a client");
+      if (c.req.query("wait") === "1" || c.req.query("wait") === "true") {
+        await ctx.runs.join(run.runId);
+        return c.body(null, 204);
+      }
+      return c.body(null, 202);
+    });
+}

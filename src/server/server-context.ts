@@ -1,0 +1,52 @@
+import type { Checkpointer, ThreadRecord, ThreadStatus } from "../checkpoint/index.js";
+import type { InProcessRunRegistry } from "../runs/index.js";
+import { RequestError } from "./errors.js";
+import type { HostedGraphs } from "./hosted-graphs.js";
+import type { InboxEvents } from "./inbox-events.js";
+import type { NewThreads } from "./new-threads.js";
+
+/**
+ * What every route works with: the hosted graphs, the store (whose thread index is the
+ * only list of threads), the runs in progress and the inbox's change feed.
+ */
+export interface ServerContext {
+  hosted: HostedGraphs;
+  checkpointer: Checkpointer;
+  runs: InProcessRunRegistry;
+  events: InboxEvents;
+  newThreads: NewThreads;
+}
+
+/** A thread as the routes see it: its record, its graph id, and its status right now. */
+export interface ThreadView {
+  record: ThreadRecord;
+  graphId: string | undefined;
+  status: ThreadStatus;
+  /** True for a thread made with POST /threads that no run has written yet. */
+  unwritten: boolean;
+}
+
+/** The thread, or a 404 that says how to make one. */
+export async function findThread(ctx: ServerContext, threadId: string): Promise<ThreadView> {
+  const stored = await ctx.checkpointer.getThread(threadId);
+  const fresh = stored ? undefined : ctx.newThreads.get(threadId);
+  const record = stored ?? fresh;
+  if (!record) {
+    throw new RequestError(
+      404,
+      "THREAD_NOT_FOUND",
+      `No thread "${threadId}". Create it with POST /threads, or start a run with if_not_exists: "create".`,
+    );
+  }
+  const metaGraph = record.metadata.graph_id;
+  const graphId =
+    ctx.hosted.idOf(record.graph) ??
+    (typeof metaGraph === "string" && ctx.hosted.has(metaGraph) ? metaGraph : undefined);
+  const busy = ctx.runs.activeOn(threadId) !== undefined;
+  return {
+    record,
+    graphId,
+    status: busy ? "busy" : record.status,
+    unwritten: stored === undefined,
+  };
+}

@@ -1,0 +1,46 @@
+import type { Context } from "hono";
+import { streamSSE } from "hono/streaming";
+import type { InProcessRunRegistry } from "../runs/index.js";
+
+/** Events every stream carries, whatever modes were asked. */
+const ALWAYS = new Set(["metadata", "error"]);
+
+/** The SSE event name each LangGraph stream mode produces. */
+const EVENT_OF_MODE: Record<string, string> = {
+  values: "values",
+  updates: "updates",
+  "messages-tuple": "messages",
+  messages: "messages",
+  custom: "custom",
+};
+
+/**
+ * Stream a run's events as SSE (LangGraph's event names; `id` is the event's sequence
+ * number, so a client reconnecting with `Last-Event-ID` gets only what it missed), then
+ * `end`. With `modes`, only those modes' events are sent.
+ */
+export function streamRun(
+  c: Context,
+  runs: InProcessRunRegistry,
+  runId: string,
+  options: { modes?: readonly string[]; headers?: Record<string, string> } = {},
+): Response {
+  const wanted = options.modes?.length
+    ? new Set(options.modes.map((m) => EVENT_OF_MODE[m] ?? m))
+    : undefined;
+  const lastEventId = Number(c.req.header("last-event-id") ?? 0);
+  for (const [name, value] of Object.entries(options.headers ?? {})) c.header(name, value);
+  return streamSSE(c, async (stream) => {
+    const stop = new AbortController();
+    stream.onAbort(() => stop.abort());
+    const events = runs.events(runId, {
+      afterSeq: Number.isFinite(lastEventId) ? lastEventId : 0,
+      signal: stop.signal,
+    });
+    for await (const e of events) {
+      if (wanted && !ALWAYS.has(e.event) && !wanted.has(e.event)) continue;
+      await stream.writeSSE({ event: e.event, data: JSON.stringify(e.data), id: String(e.seq) });
+    }
+    if (!stop.signal.aborted) await stream.writeSSE({ event: "end", data: "null" });
+  });
+}

@@ -1,0 +1,132 @@
+import { randomUUID } from "node:crypto";
+import { HITL } from "../agent/index.js";
+import { type Decision, decisionsOf } from "./decisions.js";
+import { RequestError } from "./errors.js";
+import { startGraphRun } from "./graph-runs.js";
+import { DECISIONS_KEY, inboxItemsOf } from "./inbox-items.js";
+import { pauseKind, reviewAnswerProblems } from "./review-answer.js";
+import { findThread, type ServerContext } from "./server-context.js";
+
+/** A reviewer's answer as `POST /inbox/threads/:threadId/decisions` takes it. */
+export interface DecisionRequest {
+  checkpointId: string;
+  interruptId: string;
+  answer: unknown;
+  reviewer?: string | undefined;
+  idempotencyKey: string;
+  unexpandedApproveOverride?: boolean | undefined;
+}
+
+// Decisions are taken one at a time per thread, so two submissions cannot both see the
+// pause as pending; answers by idempotency key are remembered until the store has them.
+const queues = new WeakMap<ServerContext, Map<string, Promise<unknown>>>();
+const answered = new WeakMap<ServerContext, Map<string, Decision>>();
+
+function inTurn<T>(ctx: ServerContext, threadId: string, work: () => Promise<T>): Promise<T> {
+  const byThread = queues.get(ctx) ?? new Map<string, Promise<unknown>>();
+  queues.set(ctx, byThread);
+  const previous = byThread.get(threadId) ?? Promise.resolve();
+  const next = previous.then(work, work);
+  const settled = next.catch(() => {});
+  byThread.set(threadId, settled);
+  void settled.then(() => {
+    if (byThread.get(threadId) === settled) byThread.delete(threadId);
+  });
+  return next;
+}
+
+/**
+ * Take a reviewer's decision: stale-proof (the pause must still be the one pending, at
+ * the checkpoint named), idempotent (the same key answers with the first decision and
+ * runs nothing), checked (a refused answer is a 400 with fields; nothing runs), recorded
+ * in the thread's metadata with who and when, then resumed as a background run.
+ */
+export function submitDecision(
+  ctx: ServerContext,
+  threadId: string,
+  request: DecisionRequest,
+): Promise<Decision> {
+  return inTurn(ctx, threadId, async () => {
+    const memory = answered.get(ctx) ?? new Map<string, Decision>();
+    answered.set(ctx, memory);
+    const view = await findThread(ctx, threadId);
+    const recorded = decisionsOf(view.record);
+    const earlier =
+      memory.get(`${threadId}\n${request.idempotencyKey}`) ??
+      recorded.find((d) => d.idempotencyKey === request.idempotencyKey);
+    if (earlier) {
+      if (earlier.interruptId !== request.interruptId) {
+        throw new RequestError(
+          409,
+          "IDEMPOTENCY_KEY_REUSED",
+          `Idempotency key "${request.idempotencyKey}" was used for another decision (${earlier.interruptId}); use a new key per decision.`,
+        );
+      }
+      return earlier;
+    }
+    const pending = view.status === "busy" ? [] : inboxItemsOf(view.record, view.graphId);
+    const item = pending.find((i) => i.interruptId === request.interruptId);
+    if (!item || view.record.latestCheckpointId !== request.checkpointId) {
+      throw new RequestError(
+        409,
+        "STALE_DECISION",
+        view.status === "busy"
+          ? `Thread "${threadId}" is running now; nothing was decided. Wait for it to pause again.`
+          : `This decision was made on ${request.interruptId} at checkpoint ${request.checkpointId}, but the thread has moved on; nothing was decided. What is pending now is in "pending".`,
+        { extra: { pending, checkpointId: view.record.latestCheckpointId || null } },
+      );
+    }
+    if (view.graphId === undefined) {
+      throw new RequestError(
+        409,
+        "THREAD_HAS_NO_GRAPH",
+        `No hosted graph runs thread "${threadId}".`,
+      );
+    }
+    const interrupt = view.record.interrupts.find(
+      (i) => i.id === request.interruptId || pauseKind(i) === "breakpoint",
+    )!;
+    const fields = await reviewAnswerProblems(interrupt, request.answer);
+    if (fields.length > 0) {
+      throw new RequestError(
+        400,
+        "INVALID_DECISION",
+        `The decision was refused: ${fields.map((f) => `${f.path}: ${f.message}`).join("; ")}. The thread is unchanged.`,
+        { fields },
+      );
+    }
+    const decidedAt = new Date();
+    const decision: Decision = {
+      interruptId: request.interruptId,
+      checkpointId: request.checkpointId,
+      threadId,
+      reviewer: request.reviewer?.trim() || "anonymous",
+      decidedAt: decidedAt.toISOString(),
+      waitedMs: Math.max(0, decidedAt.getTime() - Date.parse(item.waitingSince)),
+      answer: request.answer ?? null,
+      ...(item.kind === "tool_review" && {
+        proposed: HITL.fromInterrupt(interrupt).actionRequests,
+      }),
+      runId: randomUUID(),
+      idempotencyKey: request.idempotencyKey,
+      ...(request.unexpandedApproveOverride && { unexpandedApproveOverride: true }),
+    };
+    const breakpoint = item.kind === "breakpoint";
+    const several = view.record.interrupts.length > 1;
+    startGraphRun(ctx.hosted, ctx.runs, {
+      graphId: view.graphId,
+      threadId,
+      runId: decision.runId,
+      ...(!breakpoint && {
+        resume: { value: several ? { [interrupt.id]: request.answer } : request.answer },
+      }),
+      streamModes: ["values", "updates", "messages-tuple", "custom"],
+      // The run merges this into the thread's metadata as it claims the thread, so the
+      // decision is stored before anything it allows runs.
+      metadata: { [DECISIONS_KEY]: [...recorded, decision] },
+    });
+    memory.set(`${threadId}\n${request.idempotencyKey}`, decision);
+    ctx.events.publish(threadId, "decided");
+    return decision;
+  });
+}
