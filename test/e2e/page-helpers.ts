@@ -41,7 +41,12 @@ export function unexpectedProblems(w: WatchedPage, allowedStatuses: number[] = [
   );
 }
 
+/** Checks what the page recorded since the last check, then starts a fresh record. */
 export function expectClean(w: WatchedPage, allowedStatuses: number[] = []): void {
-  expect(unexpectedProblems(w, allowedStatuses)).toEqual([]);
-  expect(w.dialogs).toEqual([]);
+  const problems = unexpectedProblems(w, allowedStatuses);
+  const dialogs = [...w.dialogs];
+  w.problems.length = 0;
+  w.dialogs.length = 0;
+  expect(problems).toEqual([]);
+  expect(dialogs).toEqual([]);
 }

@@ -40,6 +40,19 @@ describe("screenshots", () => {
       inbox.url,
       "ops",
       ops({
+        ask: "Clean up the old build artifacts on ci-3.",
+        toolCalls: [
+          {
+            name: "remove_file",
+            args: { path: "/srv/ci/builds/2024-*", reason: "42 GB of builds older than 90 days." },
+          },
+        ],
+      }),
+    );
+    await startThread(
+      inbox.url,
+      "ops",
+      ops({
         toolCalls: [
           {
             name: "write_report",
@@ -64,7 +77,8 @@ describe("screenshots", () => {
       inbox.url,
       "ops",
       ops({
-        say: "Disk on web-2 is 94% full. I'll remove the rotated logs and tell on-call.",
+        ask: "web-2 is paging about disk space again. Can you free some room and let on-call know?",
+        say: "Disk on web-2 is 94% full. I'll remove last month's rotated log and tell on-call.",
         toolCalls: [
           {
             name: "remove_file",
@@ -85,7 +99,7 @@ describe("screenshots", () => {
     const { page } = w;
     await page.goto(inbox.url);
     await page.locator(`li.row[data-thread="${main.threadId}"]`).waitFor();
-    expect(await page.locator("li.row").count()).toBe(4);
+    expect(await page.locator("li.row").count()).toBe(5);
     await page.screenshot({ path: join(SCREENSHOTS, "inbox-list.png") });
 
     await openThread(page, inbox.url, main.threadId);
@@ -93,6 +107,7 @@ describe("screenshots", () => {
     await choose(page, 1, "edit");
     await page.locator("#a1-to").fill("oncall@example.com");
     await page.locator("#a1-to").blur();
+    await page.evaluate("window.scrollTo(0, 0)");
     await page.screenshot({ path: join(SCREENSHOTS, "thread-review.png"), fullPage: true });
     expectClean(w);
   });

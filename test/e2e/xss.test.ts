@@ -41,6 +41,7 @@ describe("payloads written by the model", () => {
         {
           type: "human",
           content: ticket({
+            ask: `Please clean up ${SCRIPT}`,
             say: `Sure. ${SCRIPT} ${IMG}`,
             toolCalls: [
               // The description is written from `reason`, so the payloads reach it too.

@@ -101,6 +101,8 @@ export interface HistoryEntry {
   createdAt: string;
   nodes: string[];
   writes: Record<string, unknown> | null;
+  /** Nodes that run next from this checkpoint (optional: shown when `nodes` is empty). */
+  next?: string[];
   decision?: Decision;
 }
 

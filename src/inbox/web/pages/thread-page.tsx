@@ -5,12 +5,12 @@
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, api, streams } from "../api.js";
 import { useEventStream } from "../event-stream.js";
-import { formatTime } from "../format.js";
+import { formatTime, oneLine } from "../format.js";
 import { useKeys } from "../keyboard.js";
 import { InterruptAnswer } from "../review/interrupt-answer.js";
 import { ReviewForm } from "../review/review-form.js";
 import { href, linkTo, navigate } from "../router.js";
-import { Conversation } from "../thread/conversation.js";
+import { Conversation, roleOf, textOf } from "../thread/conversation.js";
 import { GraphPicture } from "../thread/graph-picture.js";
 import { HistoryTimeline } from "../thread/history-timeline.js";
 import { RunFollow } from "../thread/run-follow.js";
@@ -96,6 +96,8 @@ export function ThreadPage({ threadId }: { threadId: string }) {
       </main>
     );
   if (!view) return <main class="page muted">Loading…</main>;
+  const firstAsk = view.messages.find((m) => roleOf(m) === "user");
+  const title = firstAsk ? oneLine(textOf(firstAsk.content), 90) : undefined;
 
   return (
     <main class="page thread">
@@ -103,9 +105,10 @@ export function ThreadPage({ threadId }: { threadId: string }) {
         <a {...linkTo(href.inbox())} class="back">
           ← Inbox
         </a>
-        <h1>
-          <code>{view.thread.threadId}</code>
-        </h1>
+        <div class="thread-title">
+          <h1>{title ?? view.thread.threadId}</h1>
+          {title && <code class="muted">{view.thread.threadId}</code>}
+        </div>
         <span class="badge">{view.thread.graphId}</span>
         <span class={`badge status ${view.thread.status}`} data-testid="thread-status">
           {view.thread.status}

@@ -143,7 +143,9 @@ export function schemaProblem(schema: JsonSchema, value: unknown): string | unde
     if (schema.format === "email" && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value))
       return "Must be an email address.";
     if (schema.pattern !== undefined && !matches(schema.pattern, value))
-      return schema.format === "email" ? "Must be an email address." : `Must match ${schema.pattern}.`;
+      return schema.format === "email"
+        ? "Must be an email address."
+        : `Must match ${schema.pattern}.`;
   }
   if (typeof value === "number") {
     if (schema.minimum !== undefined && value < schema.minimum)

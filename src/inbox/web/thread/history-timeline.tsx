@@ -1,5 +1,13 @@
 /** The thread's steps, oldest first: which nodes ran, what they wrote, and who decided what. */
-import { byteSize, formatBytes, formatDuration, formatTime, oneLine, pretty } from "../format.js";
+import {
+  byteSize,
+  formatBytes,
+  formatClock,
+  formatDuration,
+  formatTime,
+  oneLine,
+  pretty,
+} from "../format.js";
 import { href, linkTo } from "../router.js";
 import type { Decision, HistoryEntry } from "../wire.js";
 
@@ -25,7 +33,9 @@ export function DecisionLine({ d }: { d: Decision }) {
 
 export function HistoryTimeline({ history }: { history: HistoryEntry[] }) {
   if (history.length === 0) return <p class="muted">No steps yet.</p>;
-  const ordered = [...history].sort((a, b) => a.step - b.step);
+  const ordered = [...history].sort(
+    (a, b) => a.step - b.step || a.createdAt.localeCompare(b.createdAt),
+  );
   return (
     <ol class="timeline">
       {ordered.map((h) => {
@@ -34,8 +44,18 @@ export function HistoryTimeline({ history }: { history: HistoryEntry[] }) {
           <li key={h.checkpointId} class="step">
             <div class="step-head">
               <span class="step-no">step {h.step}</span>
-              <span class="step-nodes">{h.nodes.length ? h.nodes.join(", ") : "—"}</span>
-              <span class="muted">{formatTime(h.createdAt)}</span>
+              {h.nodes.length > 0 ? (
+                <span class="step-nodes">{h.nodes.join(", ")}</span>
+              ) : h.next && h.next.length > 0 ? (
+                <span class="step-next">
+                  <span class="muted">next</span> {h.next.join(", ")}
+                </span>
+              ) : (
+                <span class="muted">checkpoint</span>
+              )}
+              <span class="muted step-time" title={formatTime(h.createdAt)}>
+                {formatClock(h.createdAt)}
+              </span>
             </div>
             {keys.length > 0 && (
               <details class="writes">
