@@ -9,9 +9,13 @@ export default defineConfig({
   resolve: { conditions: ["source"] },
   ssr: { resolve: { conditions: ["source"] } },
   test: {
-    // In CI the results also go to a file, so .ci/run can print one closing tally.
+    // In CI the results also go to a file, so .ci/run can print one closing tally (the
+    // browser tests run separately and name their own file).
     reporters: process.env.CI
-      ? ["default", ["json", { outputFile: ".tmp/vitest-results.json" }]]
+      ? [
+          "default",
+          ["json", { outputFile: process.env.VITEST_RESULTS ?? ".tmp/vitest-results.json" }],
+        ]
       : ["default"],
     // A console.warn or console.error (XState's dev warnings included) fails the test that printed it.
     setupFiles: ["test/setup/fail-on-warnings.ts"],

@@ -11,6 +11,7 @@ export default async function buildInbox(): Promise<void> {
   await build({
     configFile: fileURLToPath(new URL("../../src/inbox/web/vite.config.ts", import.meta.url)),
     build: { outDir: E2E_INBOX, emptyOutDir: true },
+    mode: "production",
     logLevel: "error",
   });
 }

@@ -100,7 +100,9 @@ describe("screenshots", () => {
     await page.goto(inbox.url);
     await page.locator(`li.row[data-thread="${main.threadId}"]`).waitFor();
     expect(await page.locator("li.row").count()).toBe(5);
+    await page.setViewportSize({ width: 1280, height: 560 });
     await page.screenshot({ path: join(SCREENSHOTS, "inbox-list.png") });
+    await page.setViewportSize({ width: 1360, height: 900 });
 
     await openThread(page, inbox.url, main.threadId);
     await choose(page, 0, "approve");

@@ -12,7 +12,8 @@ export default defineConfig({
   root: here,
   base: "/",
   logLevel: "warn",
-  oxc: { jsx: { runtime: "automatic", importSource: "preact" } },
+  // Never the dev JSX runtime (it would follow NODE_ENV, which vitest sets to "test").
+  oxc: { jsx: { runtime: "automatic", importSource: "preact", development: false } },
   build: {
     outDir: fileURLToPath(new URL("../../../dist/inbox", import.meta.url)),
     emptyOutDir: true,

@@ -16,6 +16,19 @@ const KIND_LABEL: Record<InboxItem["kind"], string> = {
   breakpoint: "breakpoint",
 };
 
+/** The row's title: a question's own words when it has them, else the server's summary. */
+function titleOf(item: InboxItem): string {
+  const v = item.value as Record<string, unknown> | string | null;
+  if (item.kind === "interrupt") {
+    if (typeof v === "string") return v;
+    for (const key of ["question", "prompt", "message"]) {
+      const text = v && typeof v === "object" ? v[key] : undefined;
+      if (typeof text === "string") return text;
+    }
+  }
+  return item.summary || item.node;
+}
+
 function useInbox(graph: string | undefined) {
   const [list, setList] = useState<InboxList | null>(null);
   const [graphs, setGraphs] = useState<string[]>([]);
@@ -129,7 +142,9 @@ export function InboxPage({ graph }: { graph?: string }) {
             >
               <a {...linkTo(href.thread(item.threadId))} class="row-link">
                 <span class={`badge kind ${item.kind}`}>{KIND_LABEL[item.kind]}</span>
-                <span class="row-title">{item.summary || item.node}</span>
+                <span class={item.kind === "interrupt" ? "row-title prose" : "row-title"}>
+                  {titleOf(item)}
+                </span>
                 <span class="row-meta">
                   <span class="graph-name">{item.graphId}</span>
                   <span class="muted">·</span>
