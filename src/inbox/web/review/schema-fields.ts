@@ -54,7 +54,8 @@ export function fieldsFor(schema: JsonSchema | undefined, args: Record<string, u
     key,
     kind: kindOf(props[key] ?? {}, args[key]),
     schema: props[key] ?? {},
-    required: required.has(key),
+    // Without a schema, every arg the model proposed is kept: an empty field is "", not gone.
+    required: schema?.properties ? required.has(key) : true,
   }));
 }
 
