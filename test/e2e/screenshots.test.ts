@@ -9,7 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, openPage } from "./browser.js";
 import { ticket } from "./fixtures/review-graphs.js";
 import { type RunningInbox, startInbox, startThread, tempDataDir } from "./inbox-server.js";
-import { choose, expectClean, openThread, SCREENSHOTS } from "./page-helpers.js";
+import {
+  choose,
+  expectClean,
+  openThread,
+  SCREENSHOTS,
+  submit,
+  waitUntilDone,
+} from "./page-helpers.js";
 
 let browser: Browser;
 let inbox: RunningInbox;
@@ -111,6 +118,13 @@ describe("screenshots", () => {
     await page.locator("#a1-to").blur();
     await page.evaluate("window.scrollTo(0, 0)");
     await page.screenshot({ path: join(SCREENSHOTS, "thread-review.png"), fullPage: true });
+
+    await submit(page);
+    await waitUntilDone(page);
+    await page.screenshot({ path: join(SCREENSHOTS, "thread-done.png"), fullPage: true });
+    await page.locator(".decision-line a").first().click();
+    await page.locator('[data-testid="receipt-decision"]').waitFor();
+    await page.screenshot({ path: join(SCREENSHOTS, "review-receipt.png"), fullPage: true });
     expectClean(w);
   });
 });

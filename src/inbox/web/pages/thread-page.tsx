@@ -59,6 +59,8 @@ export function ThreadPage({ threadId }: { threadId: string }) {
     try {
       const next = await api.thread(threadId);
       setError(null);
+      // A run in progress reports again when it ends; until then there is nothing to show.
+      if (!replace && next.thread.status === "busy") return;
       // Never swap a form out from under a reviewer: say the thread changed instead.
       if (!replace && pendingIds(next) !== pendingIds(view)) setChanged(true);
       else {
