@@ -113,7 +113,10 @@ export class InProcessRunRegistry {
         seq = event.seq;
         yield event;
       }
-      if (FINAL_RUN_STATUSES.has(entry.record.status) || options.signal?.aborted) return;
+      if (options.signal?.aborted) return;
+      // Events may have come while the last ones were being consumed: send those first.
+      if ((entry.events.at(-1)?.seq ?? 0) > seq) continue;
+      if (FINAL_RUN_STATUSES.has(entry.record.status)) return;
       await new Promise<void>((resolve) => {
         const wake = () => {
           entry.listeners.delete(wake);

@@ -23,8 +23,11 @@ import { s5 } from "./scenarios/s5-long-chain.js";
 import { s6 } from "./scenarios/s6-pglite.js";
 import { s7 } from "./scenarios/s7-thread-inbox.js";
 import { s8 } from "./scenarios/s8-history-pages.js";
+import { s9 } from "./scenarios/s9-http-resume.js";
+import { s10 } from "./scenarios/s10-first-token.js";
+import { s11 } from "./scenarios/s11-sse-clients.js";
 
-const scenarios: Scenario[] = [s1, s2, s3, s4, s5, s6, s7, s8];
+const scenarios: Scenario[] = [s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11];
 
 // LangGraph.js adds an abort listener per task to one signal on long runs (S5); the default
 // limit of 10 makes Node print MaxListenersExceededWarning in the middle of the results.

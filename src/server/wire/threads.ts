@@ -15,7 +15,10 @@ export function toWireInterrupt(i: InterruptRecord): Record<string, unknown> {
 /** Interrupts grouped by the task that waits on them (LangGraph's `Thread.interrupts`). */
 export function interruptsByTask(interrupts: readonly InterruptRecord[]) {
   const out: Record<string, unknown[]> = {};
-  for (const i of interrupts) (out[i.taskId] ??= []).push(toWireInterrupt(i));
+  for (const i of interrupts) {
+    out[i.taskId] ??= [];
+    out[i.taskId]!.push(toWireInterrupt(i));
+  }
   return out;
 }
 

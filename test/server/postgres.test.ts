@@ -1,0 +1,72 @@
+import { randomUUID } from "node:crypto";
+import { Client } from "@langchain/langgraph-sdk";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PostgresCheckpointer } from "../../src/checkpoint/index.js";
+import { type RunningServer, startServer } from "./fixtures/server.js";
+
+// Runs against a real server only: STATEWEAVER_PG_URL=postgres://postgres@127.0.0.1:5432/test
+const url = process.env.STATEWEAVER_PG_URL;
+// Tables of this run's own, so other branches' runs on the same database do not meet ours.
+const tablePrefix = `sw_srv_${randomUUID().slice(0, 8)}_`;
+
+describe.skipIf(!url)("the server on PostgreSQL", () => {
+  let running: RunningServer;
+  let store: PostgresCheckpointer;
+  beforeAll(async () => {
+    store = new PostgresCheckpointer({ connectionString: url!, tablePrefix });
+    running = await startServer({ checkpointer: store });
+  });
+  afterAll(async () => {
+    await running.stop();
+    await store.close();
+    const pool = new pg.Pool({ connectionString: url });
+    const { rows } = await pool.query("select tablename from pg_tables where tablename like $1", [
+      `${tablePrefix}%`,
+    ]);
+    for (const { tablename } of rows)
+      await pool.query(`drop table if exists "${tablename}" cascade`);
+    await pool.end();
+  });
+
+  it("pauses for review, is found by status, and takes a recorded, linkable decision", async () => {
+    const client = new Client({ apiUrl: running.url });
+    const thread = await client.threads.create({ metadata: { ticket: "PG-1" } });
+    await client.runs.wait(thread.thread_id, "ops", {
+      input: { messages: [{ type: "human", content: "remove pg.txt" }] },
+    });
+    const [found] = await client.threads.search({
+      status: "interrupted",
+      metadata: { ticket: "PG-1" },
+    });
+    expect(found?.thread_id).toBe(thread.thread_id);
+
+    const page = (await (
+      await fetch(`${running.url}/inbox/threads/${thread.thread_id}`)
+    ).json()) as any;
+    const [item] = page.pending;
+    const decide = () =>
+      fetch(`${running.url}/inbox/threads/${thread.thread_id}/decisions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          checkpointId: item.checkpointId,
+          interruptId: item.interruptId,
+          answer: { decisions: [{ type: "approve" }] },
+          reviewer: "pg",
+          idempotencyKey: "pg-key-1",
+        }),
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+    const first = await decide();
+    expect(first.status).toBe(202);
+    await client.runs.join(thread.thread_id, first.body.runId);
+    const again = await decide();
+    expect(again.body.runId).toBe(first.body.runId);
+
+    const link = (await (
+      await fetch(`${running.url}/inbox/reviews/${item.interruptId}`)
+    ).json()) as any;
+    expect(link.decision.reviewer).toBe("pg");
+    expect(link.toolResults[0].content).toBe("removed pg.txt");
+  });
+});
