@@ -111,6 +111,7 @@ describe("screenshots", () => {
     await page.screenshot({ path: join(SCREENSHOTS, "inbox-list.png") });
     await page.setViewportSize({ width: 1360, height: 900 });
 
+    await page.getByLabel("Your name, recorded with each decision").fill("Dana (SRE)");
     await openThread(page, inbox.url, main.threadId);
     await choose(page, 0, "approve");
     await choose(page, 1, "edit");
@@ -124,6 +125,10 @@ describe("screenshots", () => {
     await page.screenshot({ path: join(SCREENSHOTS, "thread-done.png"), fullPage: true });
     await page.locator(".decision-line a").first().click();
     await page.locator('[data-testid="receipt-decision"]').waitFor();
+    expect(await page.locator('[data-testid="receipt-reviewer"]').textContent()).toBe("Dana (SRE)");
+    expect(await page.locator('[data-testid="receipt-action"] .verdict').allTextContents()).toEqual(
+      ["approve", "edit"],
+    );
     await page.screenshot({ path: join(SCREENSHOTS, "review-receipt.png"), fullPage: true });
     expectClean(w);
   });

@@ -10,6 +10,12 @@ import { href, linkTo } from "../router.js";
 import { decisionSummary } from "../thread/history-timeline.js";
 import type { InboxItem, ReviewReceipt } from "../wire.js";
 
+/** The per-action decisions of a tool review's answer (empty for other answers). */
+function decisionsIn(answer: unknown): Array<{ type: string; message?: string }> {
+  const list = (answer as { decisions?: unknown } | null)?.decisions;
+  return Array.isArray(list) ? list : [];
+}
+
 export function ReviewPage({ interruptId }: { interruptId: string }) {
   const [receipt, setReceipt] = useState<ReviewReceipt | null>(null);
   const [pending, setPending] = useState<InboxItem | null>(null);
@@ -82,13 +88,20 @@ export function ReviewPage({ interruptId }: { interruptId: string }) {
       </section>
       {d.proposed && d.proposed.length > 0 && (
         <section class="panel">
-          <h2>Proposed</h2>
-          {d.proposed.map((a) => (
-            <div key={a.id} class="proposed">
-              <span class="badge tool">{a.name}</span>
-              <pre class="value">{pretty(a.args)}</pre>
-            </div>
-          ))}
+          <h2>Each action</h2>
+          {d.proposed.map((a, i) => {
+            const chosen = decisionsIn(d.answer)[i];
+            return (
+              <div key={a.id} class="proposed" data-testid="receipt-action">
+                <div class="proposed-head">
+                  <span class="badge tool">{a.name}</span>
+                  {chosen && <span class={`badge verdict ${chosen.type}`}>{chosen.type}</span>}
+                  {chosen?.message && <span class="verdict-message">“{chosen.message}”</span>}
+                </div>
+                <pre class="value">{pretty(a.args)}</pre>
+              </div>
+            );
+          })}
         </section>
       )}
       <section class="panel">
@@ -111,8 +124,10 @@ export function ReviewPage({ interruptId }: { interruptId: string }) {
         )}
       </section>
       <section class="panel">
-        <h2>Answer sent</h2>
-        <pre class="value">{pretty(d.answer)}</pre>
+        <details class="writes">
+          <summary>The answer as sent (JSON)</summary>
+          <pre>{pretty(d.answer)}</pre>
+        </details>
       </section>
     </main>
   );
