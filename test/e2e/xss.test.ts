@@ -83,6 +83,7 @@ describe("payloads written by the model", () => {
     await page.goto(`${inbox.url}/reviews/${paused.interruptId}`);
     await page.locator('[data-testid="receipt-decision"]').waitFor();
     expect(await page.locator("main").textContent()).toContain(ATTR);
+    await page.locator("details summary").click();
     for (const el of await page.locator("pre").all()) await el.hover();
 
     expect(await pwned()).toBeUndefined();
