@@ -83,12 +83,18 @@ export async function startThread(url: string, graphId: string, input: unknown):
   return waitForPending(url, threadId);
 }
 
-export async function waitForPending(url: string, threadId: string): Promise<Pending> {
+/** Waits until the thread pauses (on another interrupt than `notInterruptId`, when given). */
+export async function waitForPending(
+  url: string,
+  threadId: string,
+  notInterruptId?: string,
+): Promise<Pending> {
   for (let i = 0; i < 200; i++) {
     const res = await fetch(`${url}/inbox/threads/${encodeURIComponent(threadId)}`);
     if (res.ok) {
       const view = (await res.json()) as { pending: Pending[] };
-      if (view.pending.length > 0) return view.pending[0]!;
+      const first = view.pending[0];
+      if (first && first.interruptId !== notInterruptId) return first;
     }
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -3,6 +3,8 @@
  * now; a double submit runs once; approve waits until long args were opened (or an
  * override, which is recorded); the first load stays under 150 KB.
  */
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, openPage, type WatchedPage } from "./browser.js";
@@ -14,8 +16,16 @@ import {
   startThread,
   tempDataDir,
   threadView,
+  waitForPending,
 } from "./inbox-server.js";
-import { choose, expectClean, openThread, submit, waitUntilDone } from "./page-helpers.js";
+import {
+  choose,
+  expectClean,
+  openThread,
+  SCREENSHOTS,
+  submit,
+  waitUntilDone,
+} from "./page-helpers.js";
 
 let browser: Browser;
 let inbox: RunningInbox;
@@ -62,12 +72,15 @@ describe("the web inbox's guards", () => {
     await page.context().close();
   });
 
-  it("refuses a decision on a pause that was answered elsewhere, and says what is pending now", async () => {
+  it("refuses a decision on a pause that was answered elsewhere, and shows what is pending now", async () => {
     const { page } = w;
     const paused = await startThread(
       inbox.url,
       "ops",
-      ops({ toolCalls: [{ name: "remove_file", args: { path: "tmp/build" } }] }),
+      ops({
+        toolCalls: [{ name: "remove_file", args: { path: "tmp/build" } }],
+        then: [{ name: "remove_file", args: { path: "tmp/build/cache" } }],
+      }),
     );
     await openThread(page, inbox.url, paused.threadId);
     // Someone else answers first, through the API.
@@ -79,16 +92,29 @@ describe("the web inbox's guards", () => {
       idempotencyKey: "other-reviewer-1",
     });
     expect(other.status).toBe(202);
+    // The model answers the rejection with a narrower call: a new pause.
+    const next = await waitForPending(inbox.url, paused.threadId, paused.interruptId);
     await choose(page, 0, "approve");
     await submit(page);
     const stale = page.locator('[data-testid="stale"]');
     await stale.waitFor();
-    expect(await stale.textContent()).toContain("Nothing was applied");
+    const notice = (await stale.textContent()) ?? "";
+    expect(notice).toContain("Nothing was applied");
+    expect(notice).toContain(next.checkpointId);
+    expect(await stale.locator(".diff-old").textContent()).toBe("- tmp/build");
+    expect(await stale.locator(".diff-new").textContent()).toBe("+ tmp/build/cache");
     const view = await threadView(inbox.url, paused.threadId);
     expect(view.decisions).toHaveLength(1);
     expect(view.decisions[0].reviewer).toBe("someone-else");
+    await mkdir(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: join(SCREENSHOTS, "stale-decision.png") });
+
     await page.getByRole("button", { name: "Review what is pending now" }).click();
+    await page.locator(`section.pending[data-interrupt="${next.interruptId}"]`).waitFor();
+    await choose(page, 0, "approve");
+    await submit(page);
     await waitUntilDone(page);
+    expect((await threadView(inbox.url, paused.threadId)).decisions).toHaveLength(2);
     expectClean(w, [409]);
   });
 

@@ -17,7 +17,7 @@ export function StaleNotice(props: {
   return (
     <div class="notice stale" role="alert" data-testid="stale">
       <h3>This review changed before your decision arrived</h3>
-      <p>{props.message}</p>
+      <p class="muted">{props.message}</p>
       <p>
         You answered <strong>{props.seen.summary || props.seen.kind}</strong> at checkpoint{" "}
         <code>{props.seen.checkpointId}</code>. Nothing was applied.
