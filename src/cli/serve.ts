@@ -35,8 +35,8 @@ export function serveSettings(argv: readonly string[], env: NodeJS.ProcessEnv): 
   };
 }
 
-// Node runs .js; a .ts entry needs a loader. `npm start` runs under tsx already; a plain
-// `node` gets tsx registered here when it is installed.
+// Node runs .js; a .ts entry needs a loader. `npm start` runs under tsx already; under a
+// plain `node`, tsx (when installed) loads it.
 async function importModule(url: string): Promise<Record<string, unknown>> {
   try {
     return await import(url);
@@ -44,15 +44,15 @@ async function importModule(url: string): Promise<Record<string, unknown>> {
     if ((error as { code?: string }).code !== "ERR_UNKNOWN_FILE_EXTENSION") throw error;
     const tsxApi = "tsx/esm/api";
     const tsx = (await import(tsxApi).catch(() => undefined)) as
-      | { register(): unknown }
+      | { tsImport(url: string, parent: string): Promise<Record<string, unknown>> }
       | undefined;
     if (!tsx) {
       throw new ServerConfigError(
-        `${url} is TypeScript and no loader is installed: run \`node --import tsx …\` (npm i -D tsx), or point stateweaver.json at compiled .js.`,
+        `${url} is TypeScript and no loader is installed: run \`node --import tsx …\` (npm i -D tsx), or point stateweaver.json at compiled JavaScript.`,
       );
     }
-    tsx.register();
-    return await import(url);
+    // Node remembers the failed import of this URL, so load it through tsx's own loader.
+    return await tsx.tsImport(url, import.meta.url);
   }
 }
 

@@ -30,6 +30,8 @@ export interface GraphRunRequest {
   interruptBefore?: string[];
   interruptAfter?: string[];
   checkpointId?: string;
+  /** Passed to nodes as `runtime.context` (LangGraph's run `context`); never stored. */
+  context?: unknown;
   /** The run's id, when the caller chose it. */
   runId?: string;
 }
@@ -85,6 +87,7 @@ export function startGraphRun(
       const stream = graph.stream(arg as never, {
         config,
         signal,
+        ...(request.context !== undefined && { context: request.context }),
         ...(request.metadata && { metadata: request.metadata }),
         ...(request.interruptBefore && { interruptBefore: request.interruptBefore }),
         ...(request.interruptAfter && { interruptAfter: request.interruptAfter }),

@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import type { Checkpointer } from "../checkpoint/index.js";
 import { type CompiledGraph, END, START } from "../index.js";
 import { RequestError, ServerConfigError } from "./errors.js";
@@ -27,6 +28,7 @@ export interface GraphPicture {
 export class HostedGraphs {
   readonly #graphs = new Map<string, CompiledGraph<any, any>>();
   readonly #idByName = new Map<string, string>();
+  readonly #toolSchemas = new Map<string, Map<string, z.ZodType>>();
   readonly #createdAt = new Date().toISOString();
 
   constructor(graphs: Record<string, CompiledGraph<any, any>>, checkpointer: Checkpointer) {
@@ -44,6 +46,9 @@ export class HostedGraphs {
       }
       this.#idByName.set(graph.name, graphId);
       this.#graphs.set(graphId, graph.withCheckpointer(checkpointer));
+      // An agent's tools: edits are checked against their schemas before a run starts.
+      const tools = (graph as { tools?: ReadonlyArray<{ name: string; schema: z.ZodType }> }).tools;
+      this.#toolSchemas.set(graphId, new Map((tools ?? []).map((t) => [t.name, t.schema])));
     }
     if (this.#graphs.size === 0)
       throw new ServerConfigError("No graphs to serve: name at least one in stateweaver.json.");
@@ -63,6 +68,11 @@ export class HostedGraphs {
       "GRAPH_NOT_FOUND",
       `No graph "${graphId}" here. Known graphs: ${this.ids.join(", ")}.`,
     );
+  }
+
+  /** The zod schema of an agent's tool, if the graph is an agent that has it. */
+  toolSchema(graphId: string, toolName: string): z.ZodType | undefined {
+    return this.#toolSchemas.get(graphId)?.get(toolName);
   }
 
   has(graphId: string): boolean {

@@ -33,7 +33,11 @@ const shortValue = (v: unknown) => (typeof v === "string" ? v : (JSON.stringify(
 /** A short plain-text line for the list, e.g. `remove_file(path: temp.txt)`. */
 export function summaryOf(i: InterruptRecord, kind: PauseKind): string {
   if (kind === "breakpoint") return `paused ${i.timing} ${i.node}`;
-  if (kind === "interrupt") return clip(shortValue(i.value));
+  if (kind === "interrupt") {
+    // A question (`interrupt({ question })`, as ask_user tools do) reads better as itself.
+    const question = (i.value as { question?: unknown } | null)?.question;
+    return clip(typeof question === "string" ? question : shortValue(i.value));
+  }
   const { actionRequests } = i.value as {
     actionRequests: Array<{ name: string; args: Record<string, unknown> }>;
   };

@@ -34,13 +34,15 @@ function zodOf(schema: object): z.ZodType | undefined {
 /**
  * Why `answer` cannot resume the interrupt, as problems at fields (empty: it can). A tool
  * review needs `{ decisions }`, one per action in order, each of a type its review config
- * allows, edits with args that fit the config's `argsSchema`. Other interrupts take any
+ * allows, edits with args that fit the tool's schema (`toolSchema`, for an agent's tools)
+ * and the config's `argsSchema`. Other interrupts take any
  * JSON; a breakpoint takes `null`. The agent checks again when it resumes; this check
  * runs first so a refused answer never starts a run.
  */
 export async function reviewAnswerProblems(
   interrupt: InterruptRecord,
   answer: unknown,
+  toolSchema: (toolName: string) => z.ZodType | undefined = () => undefined,
 ): Promise<FieldProblem[]> {
   const kind = pauseKind(interrupt);
   if (kind === "breakpoint") {
@@ -69,7 +71,9 @@ export async function reviewAnswerProblems(
   }
   const problems: FieldProblem[] = [];
   for (const [i, action] of review.actions.entries()) {
-    problems.push(...(await decisionProblems(action, decisions[i], `answer.decisions.${i}`)));
+    problems.push(
+      ...(await decisionProblems(action, decisions[i], `answer.decisions.${i}`, toolSchema)),
+    );
   }
   return problems;
 }
@@ -78,6 +82,7 @@ async function decisionProblems(
   action: ActionRequest & { allowedDecisions: string[]; argsSchema?: object },
   d: unknown,
   at: string,
+  toolSchema: (toolName: string) => z.ZodType | undefined,
 ): Promise<FieldProblem[]> {
   if (!isObject(d) || typeof d.type !== "string")
     return [{ path: `${at}.type`, message: "Each decision is { type: ... }." }];
@@ -98,13 +103,19 @@ async function decisionProblems(
   if (!isObject(edited) || typeof edited.name !== "string" || !isObject(edited.args)) {
     return [{ path: `${at}.editedAction`, message: "An edit needs editedAction: { name, args }." }];
   }
-  if (!action.argsSchema || edited.name !== action.name) return [];
-  const schema = zodOf(action.argsSchema);
-  if (!schema) return [];
-  const parsed = await z.safeParseAsync(schema, edited.args);
-  if (parsed.success) return [];
-  return parsed.error.issues.map((issue) => ({
-    path: [`${at}.editedAction.args`, ...issue.path.map(String)].join("."),
-    message: issue.message,
-  }));
+  // The tool's own schema (when the graph is an agent), then the review config's.
+  const schemas = [
+    toolSchema(edited.name),
+    action.argsSchema && edited.name === action.name ? zodOf(action.argsSchema) : undefined,
+  ];
+  for (const schema of schemas) {
+    if (!schema) continue;
+    const parsed = await z.safeParseAsync(schema, edited.args);
+    if (parsed.success) continue;
+    return parsed.error.issues.map((issue) => ({
+      path: [`${at}.editedAction.args`, ...issue.path.map(String)].join("."),
+      message: issue.message,
+    }));
+  }
+  return [];
 }

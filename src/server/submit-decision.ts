@@ -86,7 +86,10 @@ export function submitDecision(
     const interrupt = view.record.interrupts.find(
       (i) => i.id === request.interruptId || pauseKind(i) === "breakpoint",
     )!;
-    const fields = await reviewAnswerProblems(interrupt, request.answer);
+    const graphId = view.graphId;
+    const fields = await reviewAnswerProblems(interrupt, request.answer, (name) =>
+      ctx.hosted.toolSchema(graphId, name),
+    );
     if (fields.length > 0) {
       throw new RequestError(
         400,

@@ -26,6 +26,7 @@ const KNOWN_EXPORTS: Record<string, { name: string; type: string }> = {
   "./agent": { name: "createAgent", type: "function" },
   "./models": { name: "initChatModel", type: "function" },
   "./testing": { name: "graphPaths", type: "function" },
+  "./server": { name: "createServer", type: "function" },
 };
 
 interface PackageJson {

@@ -50,6 +50,7 @@ describe("the inbox lists what waits for a person", () => {
     const tool = mine.find((i: any) => i.kind === "tool_review");
     expect(tool.summary).toBe("remove_file(path: list.txt)");
     expect(mine[0].interruptId).toBe(`breakpoint:${mine[0].checkpointId}`);
+    expect(mine[1].summary).toBe("Ship it?");
     expect(body.counts.byGraph.ops).toBeGreaterThanOrEqual(1);
     const opsOnly = await api("/inbox/items?graph=question");
     expect(opsOnly.body.items.every((i: any) => i.graphId === "question")).toBe(true);

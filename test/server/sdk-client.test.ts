@@ -83,12 +83,32 @@ describe("the LangGraph SDK client drives a review end to end", () => {
     expect((await client.threads.get(thread.thread_id)).status).toBe("interrupted");
   });
 
+  it("refuses an edit that fails the tool's own schema, keeping the review pending", async () => {
+    const thread = await client.threads.create();
+    await client.runs.wait(thread.thread_id, "ops", {
+      input: { messages: [{ type: "human", content: "fetch log.txt" }] },
+    });
+    const before = await client.threads.getState(thread.thread_id);
+    await expect(
+      client.runs.wait(thread.thread_id, "ops", {
+        command: {
+          resume: {
+            decisions: [{ type: "edit", editedAction: { name: "fetch_file", args: { path: 5 } } }],
+          },
+        },
+      }),
+    ).rejects.toThrow(/editedAction\.args\.path: Invalid input: expected string/);
+    expect(await client.threads.getState(thread.thread_id)).toEqual(before);
+    expect((await client.threads.get(thread.thread_id)).status).toBe("interrupted");
+  });
+
   it("streams a run's values, updates and model tokens as SSE", async () => {
     const thread = await client.threads.create();
     const events: Array<{ event: string; data: any }> = [];
     for await (const part of client.runs.stream(thread.thread_id, "ops", {
       input: { messages: [{ type: "human", content: "hello there friend" }] },
-      streamMode: ["values", "updates", "messages-tuple"],
+      // "debug" is not spoken here: asked for, it sends nothing and breaks nothing.
+      streamMode: ["values", "updates", "messages-tuple", "debug"],
     })) {
       events.push(part as { event: string; data: any });
     }
@@ -106,6 +126,20 @@ describe("the LangGraph SDK client drives a review end to end", () => {
     // The streamed chunks carry the id the finished message gets, so a UI can merge them.
     const chunkIds = new Set(events.filter((e) => e.event === "messages").map((e) => e.data[0].id));
     expect([...chunkIds]).toEqual([last.messages.at(-1).id]);
+  });
+
+  it("streams what nodes write as custom events, and the pause at a breakpoint", async () => {
+    const thread = await client.threads.create();
+    const events: Array<{ event: string; data: any }> = [];
+    for await (const part of client.runs.stream(thread.thread_id, "stepper", {
+      input: { n: 1 },
+      streamMode: ["custom", "updates"],
+    })) {
+      events.push(part as { event: string; data: any });
+    }
+    expect(events.filter((e) => e.event === "custom").map((e) => e.data)).toEqual([{ counted: 2 }]);
+    expect(events.find((e) => e.event === "updates" && "__interrupt__" in e.data)).toBeDefined();
+    expect(events.at(-1)!.event).toBe("end");
   });
 
   it("creates a background run, joins it, and joins its stream after the fact", async () => {

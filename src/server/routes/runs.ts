@@ -16,7 +16,11 @@ import { streamRun } from "../sse.js";
 import { toWireValues } from "../wire/messages.js";
 import { toWireInterrupt } from "../wire/threads.js";
 
-const modeSchema = z.enum(STREAM_MODES);
+// Modes this server does not speak (e.g. `debug`, `events`) are accepted and send nothing,
+// so clients that ask for them by default still work.
+const modeSchema = z.string().min(1);
+const knownModes = (modes: readonly string[]): StreamMode[] =>
+  modes.filter((m): m is StreamMode => (STREAM_MODES as readonly string[]).includes(m));
 const breakpoints = z.union([z.literal("*"), z.array(z.string())]).optional();
 
 const runBody = z.looseObject({
@@ -31,6 +35,7 @@ const runBody = z.looseObject({
     .nullish(),
   metadata: z.record(z.string(), z.unknown()).nullish(),
   config: z.looseObject({ configurable: z.record(z.string(), z.unknown()).optional() }).nullish(),
+  context: z.unknown().optional(),
   stream_mode: z.union([modeSchema, z.array(modeSchema)]).nullish(),
   interrupt_before: breakpoints,
   interrupt_after: breakpoints,
@@ -71,7 +76,11 @@ function answersOf(pending: InterruptRecord[], resume: unknown): Array<[Interrup
 }
 
 /** Refuse a resume that cannot apply, before any run starts, so the thread stays as it was. */
-export async function checkResume(view: ThreadView, resume: unknown): Promise<void> {
+export async function checkResume(
+  view: ThreadView,
+  resume: unknown,
+  toolSchema: (toolName: string) => z.ZodType | undefined,
+): Promise<void> {
   if (view.status !== "interrupted") {
     throw new RequestError(
       409,
@@ -88,7 +97,7 @@ export async function checkResume(view: ThreadView, resume: unknown): Promise<vo
     );
   }
   for (const [interrupt, answer] of answers) {
-    const fields = await reviewAnswerProblems(interrupt, answer);
+    const fields = await reviewAnswerProblems(interrupt, answer, toolSchema);
     if (fields.length > 0) {
       throw new RequestError(
         400,
@@ -139,11 +148,11 @@ async function startRun(
   }
   const resume =
     body.command && "resume" in body.command ? { value: body.command.resume } : undefined;
-  if (resume) await checkResume(view, resume.value);
+  if (resume) {
+    await checkResume(view, resume.value, (name) => ctx.hosted.toolSchema(body.assistant_id, name));
+  }
   const modes = body.stream_mode
-    ? Array.isArray(body.stream_mode)
-      ? body.stream_mode
-      : [body.stream_mode]
+    ? knownModes(Array.isArray(body.stream_mode) ? body.stream_mode : [body.stream_mode])
     : defaultModes;
   const metadata = { ...(ctx.newThreads.take(threadId) ?? {}), ...(body.metadata ?? {}) };
   const all = (b: RunBody["interrupt_before"], graphId: string) =>
@@ -156,6 +165,7 @@ async function startRun(
     ...(body.command?.update && { update: body.command.update }),
     ...(body.command?.goto && { goto: body.command.goto }),
     streamModes: modes,
+    ...(body.context !== undefined && { context: body.context }),
     ...(Object.keys(metadata).length > 0 && { metadata }),
     ...(body.interrupt_before && {
       interruptBefore: all(body.interrupt_before, body.assistant_id),
