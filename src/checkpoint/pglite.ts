@@ -328,7 +328,17 @@ function textValue(value: unknown): string | null {
     return String(value);
   }
   if (value instanceof Date) return value.toISOString();
+  if (Array.isArray(value)) return arrayLiteral(value);
   throw new TypeError(`Unsupported statement parameter of type ${typeof value}`);
+}
+
+/** A one-dimensional array parameter in Postgres' text form, e.g. `{"a","b\"c",NULL}`. */
+function arrayLiteral(items: unknown[]): string {
+  const parts = items.map((item) => {
+    const text = textValue(item);
+    return text === null ? "NULL" : `"${text.replace(/[\\"]/g, "\\$&")}"`;
+  });
+  return `{${parts.join(",")}}`;
 }
 
 function concat(parts: Uint8Array[]): Uint8Array {

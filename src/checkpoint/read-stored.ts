@@ -18,8 +18,14 @@ export interface StoredRow {
  * be changed behind its back (a database) reads through this, so damage surfaces as a
  * typed error at the store instead of a `SyntaxError` or a `TypeError` deep in a run.
  */
-export function readStoredCheckpoint(text: unknown, row: StoredRow): Checkpoint {
+export function readStoredCheckpoint(
+  text: unknown,
+  row: StoredRow,
+  values?: Record<string, unknown>,
+): Checkpoint {
   const value = parse(text, row);
+  // A payload stored beside its channel versions holds `values: null`: they come in.
+  if (values && isRecord(value) && value.values === null) value.values = values;
   const problem = checkpointProblem(value, row);
   if (problem) throw corrupt(row, problem);
   return value as Checkpoint;
@@ -31,6 +37,40 @@ export function readStoredWrite(text: unknown, row: StoredRow & { taskId: string
   const problem = writeProblem(value, row.taskId);
   if (problem) throw corrupt(row, problem);
   return value as PendingWrite;
+}
+
+/** A checkpoint's channel versions column: channel name -> version id. */
+export function readStoredVersions(text: unknown, row: StoredRow): Record<string, string> {
+  const value = parse(text, row);
+  if (!isRecord(value))
+    throw corrupt(row, `its channel versions are ${kind(value)}, not an object`);
+  for (const key in value) {
+    if (typeof value[key] !== "string") {
+      throw corrupt(row, `the version of channel "${key}" is ${kind(value[key])}`);
+    }
+  }
+  return value as Record<string, string>;
+}
+
+/** One stored channel version's JSON (a whole value, or the items appended to an earlier one). */
+export function readStoredValue(
+  row: { payload: string; channel: string },
+  where: StoredRow,
+): unknown {
+  try {
+    return JSON.parse(row.payload);
+  } catch (error) {
+    throw corruptValue(
+      where,
+      `the value of channel "${row.channel}" stored at this checkpoint is not valid JSON (${(error as Error).message})`,
+      error,
+    );
+  }
+}
+
+/** The error for a damaged or missing channel value of the checkpoint `where` names. */
+export function corruptValue(where: StoredRow, problem: string, cause?: unknown) {
+  return corrupt(where, problem, cause);
 }
 
 function parse(text: unknown, row: StoredRow): unknown {

@@ -38,15 +38,15 @@ export async function findThread(ctx: ServerContext, threadId: string): Promise<
       `No thread "${threadId}". Create it with POST /threads, or start a run with if_not_exists: "create".`,
     );
   }
+  return viewOf(ctx, record, stored === undefined);
+}
+
+/** The view of a thread record already read (e.g. from a search page). */
+export function viewOf(ctx: ServerContext, record: ThreadRecord, unwritten = false): ThreadView {
   const metaGraph = record.metadata.graph_id;
   const graphId =
     ctx.hosted.idOf(record.graph) ??
     (typeof metaGraph === "string" && ctx.hosted.has(metaGraph) ? metaGraph : undefined);
-  const busy = ctx.runs.activeOn(threadId) !== undefined;
-  return {
-    record,
-    graphId,
-    status: busy ? "busy" : record.status,
-    unwritten: stored === undefined,
-  };
+  const busy = ctx.runs.activeOn(record.threadId) !== undefined;
+  return { record, graphId, status: busy ? "busy" : record.status, unwritten };
 }

@@ -25,6 +25,7 @@ import {
   ThreadNotFoundError,
   ValueTooDeepError,
 } from "../errors/index.js";
+import { channelValueCases } from "./channel-values-conformance.js";
 
 /** Where a damaged-row case points `damage`: a checkpoint, or with `taskId` its pending writes. */
 export interface ConformanceRow {
@@ -1001,6 +1002,8 @@ export function describeCheckpointerConformance(
         expect(await store.getLatest(threadId)).toBeUndefined();
       });
     });
+
+    describe("channel values", () => channelValueCases(it, () => store, newThreadId));
 
     describe("retention and copies", () => {
       const claim = (expectedLatestId: string | null, runId: string = randomUUID()) => ({

@@ -49,7 +49,14 @@ describe.skipIf(!url)("PostgresCheckpointer", () => {
   const prefixes: string[] = [tablePrefix];
   afterAll(async () => {
     for (const prefix of prefixes) {
-      for (const table of ["writes", "checkpoints", "threads", "claims", "schema_version"]) {
+      for (const table of [
+        "writes",
+        "checkpoints",
+        "threads",
+        "claims",
+        "channel_values",
+        "schema_version",
+      ]) {
         await sharedPool.query(`drop table if exists ${prefix}${table} cascade`);
       }
     }
@@ -209,7 +216,7 @@ describe.skipIf(!url)("PostgresCheckpointer", () => {
         undefined,
       ]);
       const { rows } = await sharedPool.query(`select version from ${prefix}schema_version`);
-      expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+      expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
 
       const only = checkpoint(threadId, null, -1);
       await stores[0]!.put(only, { expectedLatestId: null });
@@ -231,7 +238,7 @@ describe.skipIf(!url)("PostgresCheckpointer", () => {
       code: "SCHEMA_TOO_NEW",
       tablePrefix: prefix,
       version: 999,
-      knownVersion: 3,
+      knownVersion: 4,
       message: expect.stringContaining("Upgrade stateweaver"),
     });
   });

@@ -52,7 +52,14 @@ describe(`values nest at most MAX_JSON_DEPTH (${MAX_JSON_DEPTH}) levels`, () => 
     for (const store of opened) await store.close?.();
     if (!url) return;
     const pool = new pg.Pool({ connectionString: url, max: 1 });
-    for (const table of ["writes", "checkpoints", "threads", "schema_version"])
+    for (const table of [
+      "writes",
+      "checkpoints",
+      "threads",
+      "claims",
+      "channel_values",
+      "schema_version",
+    ])
       await pool.query(`drop table if exists ${prefix}${table} cascade`);
     await pool.end();
   });

@@ -102,7 +102,14 @@ afterAll(async () => {
   const pool = new pg.Pool({ connectionString: url, max: 1 });
   pools.push(pool);
   for (const prefix of prefixes) {
-    for (const table of ["writes", "checkpoints", "threads", "claims", "schema_version"]) {
+    for (const table of [
+      "writes",
+      "checkpoints",
+      "threads",
+      "claims",
+      "channel_values",
+      "schema_version",
+    ]) {
       await pool.query(`drop table if exists ${prefix}${table} cascade`);
     }
   }

@@ -40,7 +40,7 @@ async function expectMigrated(
   // The first call migrates.
   const paused = await store.getThread("paused");
   const versions = await query(`select version from ${prefix}schema_version order by version`);
-  expect(versions.map((r) => r.version)).toEqual([1, 2, 3]);
+  expect(versions.map((r) => r.version)).toEqual([1, 2, 3, 4]);
 
   const tuple = await store.getLatest("paused");
   const history = await store.list("paused");
@@ -81,8 +81,14 @@ async function expectMigrated(
   // The migrated thread runs on, and its record follows: it learns its graph.
   const graph = approvalGraph(store);
   const config = { configurable: { thread_id: "paused" } };
+  const before = await store.list("paused");
   const done = await graph.resume(true, { config, metadata: { migrated: true } });
   expect(done.status).toBe("done");
+  // Its history is the rows written before (values in the payload) and after (values by
+  // channel version), each read exactly.
+  const after = await store.list("paused");
+  expect(after.slice(after.length - before.length)).toEqual(before);
+  expect(after[0]!.values).toEqual(done.state);
   expect(await graph.threads.get("paused")).toMatchObject({
     graph: "ApprovalFlow",
     status: "idle",
@@ -113,7 +119,14 @@ describe("thread records for a database written at schema version 2", () => {
     const pool = new pg.Pool({ connectionString: url, max: 2 });
     const prefix = `sw_thmig_${randomUUID().slice(0, 8)}_`;
     afterAll(async () => {
-      for (const table of ["writes", "checkpoints", "threads", "claims", "schema_version"]) {
+      for (const table of [
+        "writes",
+        "checkpoints",
+        "threads",
+        "claims",
+        "channel_values",
+        "schema_version",
+      ]) {
         await pool.query(`drop table if exists ${prefix}${table} cascade`);
       }
       await pool.end();

@@ -84,15 +84,21 @@ describe("decisions", () => {
         answer: { decisions: [{ type: "approve" }] },
         reviewer: "ana",
         idempotencyKey: key(),
+        unexpandedApproveOverride: true,
       },
     });
     expect(res.status).toBe(202);
-    expect(res.body.decision).toMatchObject({ reviewer: "ana", interruptId: item.interruptId });
+    expect(res.body.decision).toMatchObject({
+      reviewer: "ana",
+      interruptId: item.interruptId,
+      unexpandedApproveOverride: true,
+    });
     await api(`/threads/${threadId}/runs/${res.body.runId}/join`);
     const after = await pendingOf(threadId);
     expect(after.pending).toEqual([]);
     expect(after.thread.status).toBe("idle");
     expect(after.decisions).toHaveLength(1);
+    expect(after.decisions[0].unexpandedApproveOverride).toBe(true);
     expect(after.decisions[0].proposed[0].args).toEqual({ path: "a1.txt" });
     const decided = after.history.find((h: any) => h.decision);
     expect(decided.checkpointId).toBe(item.checkpointId);
@@ -255,6 +261,36 @@ describe("decisions", () => {
     });
     await api(`/threads/${s}/runs/${sa.body.runId}/join`);
     expect((await pendingOf(s)).values).toEqual({ n: 5, published: true });
+  });
+});
+
+describe("several pauses on one thread", () => {
+  it("are answered one at a time, each by its id, on the checkpoint shown", async () => {
+    const threadId = await newThread("pair", {});
+    const page = await pendingOf(threadId);
+    expect(page.pending.map((i: any) => i.value).sort()).toEqual(["first?", "second?"]);
+    const [a, b] = page.pending;
+    const decide = (item: any, answer: string, checkpointId = item.checkpointId) =>
+      api(`/inbox/threads/${threadId}/decisions`, {
+        method: "POST",
+        body: { checkpointId, interruptId: item.interruptId, answer, idempotencyKey: key() },
+      });
+    const one = await decide(a, "A");
+    await api(`/threads/${threadId}/runs/${one.body.runId}/join`);
+    // The thread moved on: the other pause is still there, at a new checkpoint.
+    const stale = await decide(b, "B");
+    expect(stale.status).toBe(409);
+    expect(stale.body.pending.map((i: any) => i.interruptId)).toEqual([b.interruptId]);
+    const two = await decide(b, "B", stale.body.checkpointId);
+    expect(two.status).toBe(202);
+    await api(`/threads/${threadId}/runs/${two.body.runId}/join`);
+    const done = await pendingOf(threadId);
+    expect(done.pending).toEqual([]);
+    expect(done.values).toEqual({
+      [a.value === "first?" ? "first" : "second"]: "A",
+      [b.value === "first?" ? "first" : "second"]: "B",
+    });
+    expect(done.decisions.map((d: any) => d.answer)).toEqual(["A", "B"]);
   });
 });
 

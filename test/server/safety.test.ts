@@ -166,7 +166,7 @@ describe("with a token", () => {
     });
     expect(await client.threads.search()).toBeInstanceOf(Array);
     const byKey = new Client({ apiUrl: running.url, apiKey: TOKEN });
-    expect(await byKey.assistants.search()).toHaveLength(3);
+    expect(await byKey.assistants.search()).toHaveLength(4);
   });
 
   it("logs a browser in with an HttpOnly SameSite=Strict session cookie, then needs CSRF", async () => {

@@ -16,7 +16,12 @@ describe("the LangGraph SDK client drives a review end to end", () => {
   it("answers health and lists one assistant per graph with its nodes and edges", async () => {
     expect(await (await fetch(`${running.url}/ok`)).json()).toEqual({ ok: true });
     const assistants = await client.assistants.search();
-    expect(assistants.map((a) => a.assistant_id).sort()).toEqual(["ops", "question", "stepper"]);
+    expect(assistants.map((a) => a.assistant_id).sort()).toEqual([
+      "ops",
+      "pair",
+      "question",
+      "stepper",
+    ]);
     const graph = await client.assistants.getGraph("stepper");
     expect(graph.nodes.map((n) => n.id)).toEqual(["__start__", "count", "publish", "__end__"]);
     expect(graph.edges).toContainEqual({ source: "count", target: "publish", conditional: false });

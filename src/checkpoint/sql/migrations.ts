@@ -105,6 +105,21 @@ const migrations: Array<(t: Tables) => string[]> = [
     `create index ${t.prefix}threads_by_update on ${t.threads} (updated_at, thread_id)
       where ns = ''`,
   ],
+  (t) => [
+    // Channel values stored by version: a checkpoint stores only what it changed (see
+    // stored-values.ts). Older rows keep their values in the payload (versions null).
+    `create table ${t.values} (
+      thread_id text not null,
+      ns text not null,
+      channel text not null,
+      version text not null,
+      prev text,
+      keep integer,
+      payload text not null,
+      primary key (thread_id, ns, channel, version)
+    )`,
+    `alter table ${t.checkpoints} add column versions text`,
+  ],
 ];
 
 /** Brings the schema up to date. Safe when several processes start at once on one database. */

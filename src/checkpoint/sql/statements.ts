@@ -12,6 +12,7 @@ export interface Tables {
   checkpoints: string;
   writes: string;
   claims: string;
+  values: string;
 }
 
 export function tables(prefix: string): Tables {
@@ -28,19 +29,42 @@ export function tables(prefix: string): Tables {
     checkpoints: `${prefix}checkpoints`,
     writes: `${prefix}writes`,
     claims: `${prefix}claims`,
+    values: `${prefix}channel_values`,
   };
 }
 
 /** The statement text of a store, for its table names. */
 export function statements(t: Tables) {
-  // Checkpoint row first (kind 0), then its writes in insertion order: one round trip.
-  // `key` (checkpoint or task id) and `parent_id` name a row whose payload is damaged.
-  const tuple = (where: string) => `
-    with c as (select id, parent_id, payload from ${t.checkpoints} where ${where})
-    select 0 as kind, 0::bigint as seq, c.id as key, c.parent_id, c.payload from c
+  // Checkpoint rows first (kind 0), then their writes in insertion order (kind 1), then
+  // the channel versions their values are assembled from (kind 2: each channel's chain back
+  // to a whole value; see stored-values.ts): one round trip. `key` (checkpoint id, task id
+  // or version) and `parent_id` name a row whose payload is damaged. Rows written before
+  // channel versions (versions null) keep their values in the payload.
+  const withValues = (checkpoints: string) => `
+    with recursive c as (${checkpoints}),
+    k(ns, channel, version, prev) as (
+      select b.ns, b.channel, b.version, b.prev from c
+        cross join lateral json_each_text(c.versions::json) e
+        join ${t.values} b on b.thread_id = $1 and b.ns = $2 and b.channel = e.key
+          and b.version = e.value
+      union
+      select b.ns, b.channel, b.version, b.prev from k
+        join ${t.values} b on b.thread_id = $1 and b.ns = k.ns and b.channel = k.channel
+          and b.version = k.prev)`;
+  const valueRows = `select 2, 0::bigint, b.version, null, b.payload, null, b.channel, b.prev, b.keep
+      from k join ${t.values} b on b.thread_id = $1 and b.ns = k.ns and b.channel = k.channel
+        and b.version = k.version`;
+  const tuple = (where: string) => `${withValues(
+    `select id, parent_id, payload, versions from ${t.checkpoints} where ${where}`,
+  )}
+    select 0 as kind, 0::bigint as seq, c.id as key, c.parent_id, c.payload, c.versions,
+      null::text as channel, null::text as prev, null::integer as keep from c
     union all
-    select 1, w.seq, w.task_id, null, w.payload from ${t.writes} w join c on w.checkpoint_id = c.id
+    select 1, w.seq, w.task_id, null, w.payload, null, null, null, null
+      from ${t.writes} w join c on w.checkpoint_id = c.id
       where w.thread_id = $1 and w.ns = $2
+    union all
+    ${valueRows}
     order by kind, seq`;
   // A checkpoint write is ONE autocommitted statement: the head-row claim or advance in a
   // data-modifying CTE, and the checkpoint insert selecting from it. The insert writes a row
@@ -52,9 +76,18 @@ export function statements(t: Tables) {
   // its graph ($9), status ($10), interrupts ($11) and metadata ($12, merged), so the
   // record cannot disagree with the latest checkpoint. For a subgraph's namespace they are
   // null. Times are the database's, cut to the millisecond that cursors carry.
-  const insertCheckpointFrom = `insert into ${t.checkpoints}
-      (thread_id, ns, id, parent_id, step, source, created_at, payload)
-      select $1, $2, $3, $4::text, $5::integer, $6::text, $7::timestamptz, $8::text from head`;
+  //
+  // The channel versions this checkpoint wrote ($14…$17: channel, prev, keep, payload) go
+  // in by the same statement, and only with it; its other channels name the versions
+  // they keep ($13, the checkpoint's `versions`).
+  const insertCheckpointFrom = `, stored as (
+        insert into ${t.values} (thread_id, ns, channel, version, prev, keep, payload)
+        select $1, $2, v.channel, $3, v.prev, v.keep, v.payload from head,
+          unnest($14::text[], $15::text[], $16::integer[], $17::text[]) v(channel, prev, keep, payload))
+      insert into ${t.checkpoints}
+        (thread_id, ns, id, parent_id, step, source, created_at, payload, versions)
+      select $1, $2, $3, $4::text, $5::integer, $6::text, $7::timestamptz, $8::text, $13::text
+      from head`;
   const topNow = `case when $2 = '' then ${NOW_MS} end`;
   return {
     // ON CONFLICT DO NOTHING waits for a concurrent claim of the same (thread, ns) to end:
@@ -76,7 +109,12 @@ export function statements(t: Tables) {
           status = $10::text, interrupts = $11::text, error = null,
           metadata = case when $12::jsonb is null then metadata else metadata || $12::jsonb end,
           updated_at = ${topNow}
-        where thread_id = $1 and ns = $2 and latest_id = $13
+        where thread_id = $1 and ns = $2 and latest_id = $18
+          -- Every version kept from earlier checkpoints ($19, $20) must still be stored (a
+          -- prune in another process may have removed the parent it was read from).
+          and not exists (select 1 from unnest($19::text[], $20::text[]) r(channel, version)
+            where not exists (select 1 from ${t.values} b where b.thread_id = $1 and b.ns = $2
+              and b.channel = r.channel and b.version = r.version))
         returning 1)
       ${insertCheckpointFrom}`,
     latestId: `select latest_id from ${t.threads} where thread_id = $1 and ns = $2`,
@@ -86,12 +124,18 @@ export function statements(t: Tables) {
       do update set node = excluded.node, payload = excluded.payload`,
     latestTuple: tuple("thread_id = $1 and ns = $2 order by seq desc limit 1"),
     tupleById: tuple("thread_id = $1 and ns = $2 and id = $3"),
-    list: `select id, parent_id, payload from ${t.checkpoints}
+    // A page of history, newest first, with the versions its values are assembled from.
+    list: `${withValues(`select id, parent_id, payload, versions, seq from ${t.checkpoints}
       where thread_id = $1 and ns = $2
         and ($3::text is null
           or seq < (select seq from ${t.checkpoints} where thread_id = $1 and ns = $2 and id = $3))
       order by seq desc
-      limit $4`,
+      limit $4`)}
+    select 0 as kind, c.seq, c.id as key, c.parent_id, c.payload, c.versions,
+      null::text as channel, null::text as prev, null::integer as keep from c
+    union all
+    ${valueRows}
+    order by kind, seq desc`,
     // Inserted only while the thread's latest top-level checkpoint is the one expected
     // (none: no head row); an existing claim is taken over only once it has expired. A
     // claim that succeeds merges the run's metadata ($5) into the thread's record, if any.
@@ -128,6 +172,7 @@ export function statements(t: Tables) {
     deleteClaim: `delete from ${t.claims} where thread_id = $1`,
     deleteWrites: `delete from ${t.writes} where thread_id = $1`,
     deleteCheckpoints: `delete from ${t.checkpoints} where thread_id = $1`,
+    deleteValues: `delete from ${t.values} where thread_id = $1`,
     deleteThreads: `delete from ${t.threads} where thread_id = $1`,
     // Retention and copies (see Checkpointer.prune, pruneThreads, copyThread). Each runs in
     // a transaction that first holds its threads with a claim of its own ($2, a run id), so
@@ -155,6 +200,19 @@ export function statements(t: Tables) {
         where k.ns = w.ns and k.id = w.checkpoint_id)`,
     pruneCheckpoints: `delete from ${t.checkpoints} c where c.thread_id = $1 and not exists (
         select 1 from unnest($2::text[], $3::text[]) k(ns, id) where k.ns = c.ns and k.id = c.id)`,
+    // The versions no kept checkpoint reaches (through its chains) any more.
+    pruneValues: `with recursive k(ns, channel, version, prev) as (
+        select b.ns, b.channel, b.version, b.prev from ${t.checkpoints} c
+          cross join lateral json_each_text(c.versions::json) e
+          join ${t.values} b on b.thread_id = $1 and b.ns = c.ns and b.channel = e.key
+            and b.version = e.value
+          where c.thread_id = $1
+        union
+        select b.ns, b.channel, b.version, b.prev from k
+          join ${t.values} b on b.thread_id = $1 and b.ns = k.ns and b.channel = k.channel
+            and b.version = k.prev)
+      delete from ${t.values} b where b.thread_id = $1 and not exists (
+        select 1 from k where k.ns = b.ns and k.channel = b.channel and k.version = b.version)`,
     pruneNamespaces: `delete from ${t.threads}
       where thread_id = $1 and ns <> '' and not (ns = any($2::text[]))`,
     // One batch of pruneThreads candidates for one status ($1) and graph ($6, if given),
@@ -176,6 +234,7 @@ export function statements(t: Tables) {
     deleteThreadsRows: `delete from ${t.threads} where thread_id = any($1::text[])`,
     deleteThreadsWrites: `delete from ${t.writes} where thread_id = any($1::text[])`,
     deleteThreadsCheckpoints: `delete from ${t.checkpoints} where thread_id = any($1::text[])`,
+    deleteThreadsValues: `delete from ${t.values} where thread_id = any($1::text[])`,
     threadExists: `select 1 from ${t.threads} where thread_id = $1 and ($2::boolean or ns = '') limit 1`,
     // The copy's record is new: its times are the copy's (subgraph heads keep theirs, null).
     copyHeads: `insert into ${t.threads}
@@ -183,21 +242,23 @@ export function statements(t: Tables) {
       select $2, ns, latest_id, graph, status, interrupts, error, metadata,
         case when ns = '' then ${NOW_MS} end, case when ns = '' then ${NOW_MS} end
       from ${t.threads} where thread_id = $1`,
-    copySource: `select ns, id, parent_id, payload, seq from ${t.checkpoints}
+    copySource: `select ns, id, parent_id, payload, versions, seq from ${t.checkpoints}
       where thread_id = $1 and seq > $2 order by seq limit $3`,
     // The rewritten payloads ($3…$5) in history order, so the copy's seq keeps each
     // namespace's order; the other columns come from the source rows as they are.
     copyCheckpoints: `insert into ${t.checkpoints}
-        (thread_id, ns, id, parent_id, step, source, created_at, payload)
-      select $2, c.ns, c.id, c.parent_id, c.step, c.source, c.created_at, p.payload
+        (thread_id, ns, id, parent_id, step, source, created_at, payload, versions)
+      select $2, c.ns, c.id, c.parent_id, c.step, c.source, c.created_at, p.payload, c.versions
       from unnest($3::text[], $4::text[], $5::text[]) with ordinality p(ns, id, payload, ord)
       join ${t.checkpoints} c on c.thread_id = $1 and c.ns = p.ns and c.id = p.id
       order by p.ord`,
     copyWrites: `insert into ${t.writes} (thread_id, ns, checkpoint_id, task_id, node, payload)
       select $2, ns, checkpoint_id, task_id, node, payload from ${t.writes}
       where thread_id = $1 order by seq`,
+    copyValues: `insert into ${t.values} (thread_id, ns, channel, version, prev, keep, payload)
+      select $2, ns, channel, version, prev, keep, payload from ${t.values} where thread_id = $1`,
     // Run outside a transaction; only for a database without autovacuum (PGlite).
-    vacuum: `vacuum ${t.threads}, ${t.checkpoints}, ${t.writes}, ${t.claims}`,
+    vacuum: `vacuum ${t.threads}, ${t.checkpoints}, ${t.writes}, ${t.claims}, ${t.values}`,
   };
 }
 

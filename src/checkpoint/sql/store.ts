@@ -34,9 +34,22 @@ import {
   readPruneArguments,
   readPruneThreadsOptions,
 } from "../limits.js";
-import { readStoredCheckpoint, readStoredWrite, type StoredRow } from "../read-stored.js";
+import {
+  corruptValue,
+  readStoredCheckpoint,
+  readStoredValue,
+  readStoredVersions,
+  readStoredWrite,
+  type StoredRow,
+} from "../read-stored.js";
 import { planPrune } from "../retention.js";
 import { stringifyStored } from "../serde.js";
+import {
+  type ChannelVersions,
+  KnownValues,
+  type StoredValue,
+  ValueAssembly,
+} from "../stored-values.js";
 import {
   assertThreadMetadata,
   cursorAfter,
@@ -79,6 +92,8 @@ export abstract class SqlCheckpointer implements Checkpointer {
   readonly #sql: Statements;
   #driver: Promise<SqlDriver> | undefined;
   #closed = false;
+  /** The last checkpoint written or read per (thread, ns): the next one stores what changed. */
+  readonly #known = new KnownValues();
 
   constructor(tablePrefix: string = DEFAULT_TABLE_PREFIX) {
     this.#tables = tables(tablePrefix);
@@ -112,10 +127,15 @@ export abstract class SqlCheckpointer implements Checkpointer {
     const thread = options.thread;
     if (thread?.graph !== undefined) assertStoreId("thread.graph", thread.graph);
     if (thread?.metadata !== undefined) assertThreadMetadata("thread.metadata", thread.metadata);
-    const payload = stringifyStored(checkpoint, "checkpoint");
     const { threadId, ns, id, metadata } = checkpoint;
     const top = ns === "";
     const expected = options.expectedLatestId;
+    // A new thread's first checkpoint is stored whole, whatever is remembered of the id it
+    // follows (the thread may have been deleted by another process).
+    const encoded = this.#known.encode(checkpoint, expected !== null);
+    // `values: null` holds the key's place, so the checkpoint reads back in its key order.
+    const payload = stringifyStored({ ...checkpoint, values: null }, "checkpoint");
+    const versions = JSON.stringify(encoded.versions);
     const sql = this.#sql;
     const driver = await this.#ready();
     const params = [
@@ -132,6 +152,8 @@ export abstract class SqlCheckpointer implements Checkpointer {
       top ? storedStatusOf(checkpoint) : null,
       top ? JSON.stringify(checkpoint.interrupts) : null,
       top && thread?.metadata ? JSON.stringify(thread.metadata) : null,
+      versions,
+      ...columnsOf(encoded.stored),
     ];
     const query = driver.queryPrepared ?? driver.query;
     let written: number;
@@ -139,7 +161,7 @@ export abstract class SqlCheckpointer implements Checkpointer {
       written =
         expected === null
           ? (await query(sql.claimAndInsert, params)).rowCount
-          : (await query(sql.advanceAndInsert, [...params, expected])).rowCount;
+          : (await query(sql.advanceAndInsert, [...params, expected, ...encoded.kept])).rowCount;
     } catch (error) {
       if (sqlState(error) !== UNIQUE_VIOLATION) throw error;
       throw new DuplicateCheckpointError(threadId, ns, id, { cause: error });
@@ -148,8 +170,14 @@ export abstract class SqlCheckpointer implements Checkpointer {
       // Failure path only: read what the latest is, for the error.
       const { rows } = await driver.query(sql.latestId, [threadId, ns]);
       const actual = (rows[0]?.latest_id as string | undefined) ?? null;
+      if (actual === expected && encoded.kept[0].length > 0) {
+        // The versions it kept are gone (pruned elsewhere): store it whole instead.
+        this.#known.forget(threadId);
+        return this.put(checkpoint, options);
+      }
       throw new ConcurrentUpdateError(threadId, ns, expected, actual);
     }
+    this.#known.remember(checkpoint, encoded.versions);
   }
 
   async putWrites(
@@ -181,7 +209,9 @@ export abstract class SqlCheckpointer implements Checkpointer {
     assertNamespace("ns", ns);
     const driver = await this.#ready();
     const query = driver.queryPrepared ?? driver.query;
-    return toTuple(await query(this.#sql.latestTuple, [threadId, ns]), threadId, ns);
+    return this.#remembered(
+      toTuple(await query(this.#sql.latestTuple, [threadId, ns]), threadId, ns),
+    );
   }
 
   async get(threadId: string, ns: string, id: string): Promise<CheckpointTuple | undefined> {
@@ -190,7 +220,15 @@ export abstract class SqlCheckpointer implements Checkpointer {
     assertStoreId("id", id);
     const driver = await this.#ready();
     const query = driver.queryPrepared ?? driver.query;
-    return toTuple(await query(this.#sql.tupleById, [threadId, ns, id]), threadId, ns);
+    return this.#remembered(
+      toTuple(await query(this.#sql.tupleById, [threadId, ns, id]), threadId, ns),
+    );
+  }
+
+  #remembered(read: ReadTuple | undefined): CheckpointTuple | undefined {
+    if (!read) return undefined;
+    this.#known.remember(read.tuple.checkpoint, read.versions);
+    return read.tuple;
   }
 
   async list(threadId: string, options: ListOptions = {}): Promise<Checkpoint[]> {
@@ -203,7 +241,13 @@ export abstract class SqlCheckpointer implements Checkpointer {
       options.limit ?? null,
     ]);
     const ns = options.ns ?? "";
-    return rows.map((row) => readStoredCheckpoint(row.payload, rowOf(row, threadId, ns)));
+    const checkpoints = rows.filter((row) => row.kind === 0);
+    const assembly = assemblyOf(
+      rows.filter((row) => row.kind === 2),
+      threadId,
+      ns,
+    );
+    return checkpoints.map((row) => readRow(row, threadId, ns, assembly).checkpoint);
   }
 
   async claimThread(threadId: string, claim: ThreadClaim): Promise<void> {
@@ -278,9 +322,11 @@ export abstract class SqlCheckpointer implements Checkpointer {
       const heads = await query(sql.deleteThreads, [threadId]);
       const writes = await query(sql.deleteWrites, [threadId]);
       const checkpoints = await query(sql.deleteCheckpoints, [threadId]);
+      const values = await query(sql.deleteValues, [threadId]);
       await query(sql.deleteClaim, [threadId]);
-      return heads.rowCount + writes.rowCount + checkpoints.rowCount;
+      return heads.rowCount + writes.rowCount + checkpoints.rowCount + values.rowCount;
     });
+    this.#known.forget(threadId);
     if (rows > 0) this.afterDelete(rows);
   }
 
@@ -290,8 +336,9 @@ export abstract class SqlCheckpointer implements Checkpointer {
     const driver = await this.#ready();
     const { checkpoints, rows } = await driver.transaction(async (query) => {
       const runId = await this.#hold(query, threadId);
+      // Only metadata and links are planned from: the values are not assembled.
       const read = (row: Record<string, unknown>, ns: string) =>
-        readStoredCheckpoint(row.payload, rowOf(row, threadId, ns));
+        readStoredCheckpoint(row.payload, rowOf(row, threadId, ns), {});
       const top = (await query(sql.pruneTop, [threadId, keep])).rows.map((row) => read(row, ""));
       if (top.length === 0) {
         await query(sql.unhold, [[threadId], runId]);
@@ -306,13 +353,15 @@ export abstract class SqlCheckpointer implements Checkpointer {
       const pairs = [threadId, kept.map(([ns]) => ns), kept.map(([, id]) => id)];
       const writes = await query(sql.pruneWrites, pairs);
       const gone = await query(sql.pruneCheckpoints, pairs);
+      const values = await query(sql.pruneValues, [threadId]);
       const namespaces = await query(sql.pruneNamespaces, [threadId, [...plan.keys()]]);
       await query(sql.unhold, [[threadId], runId]);
       return {
         checkpoints: gone.rowCount,
-        rows: writes.rowCount + gone.rowCount + namespaces.rowCount,
+        rows: writes.rowCount + gone.rowCount + values.rowCount + namespaces.rowCount,
       };
     });
+    this.#known.forget(threadId);
     if (rows > 0) this.afterDelete(rows);
     return checkpoints;
   }
@@ -346,9 +395,11 @@ export abstract class SqlCheckpointer implements Checkpointer {
           const subgraphHeads = await query(sql.deleteThreadsRows, [doomed]);
           const writes = await query(sql.deleteThreadsWrites, [doomed]);
           const checkpoints = await query(sql.deleteThreadsCheckpoints, [doomed]);
+          const values = await query(sql.deleteThreadsValues, [doomed]);
           await query(sql.unhold, [held, runId]);
+          for (const id of doomed) this.#known.forget(id);
           const rows = heads.rowCount + subgraphHeads.rowCount + writes.rowCount;
-          return { threads: doomed.length, rows: rows + checkpoints.rowCount };
+          return { threads: doomed.length, rows: rows + checkpoints.rowCount + values.rowCount };
         });
         deleted += threads;
         if (rows > 0) this.afterDelete(rows);
@@ -384,8 +435,14 @@ export abstract class SqlCheckpointer implements Checkpointer {
         const { rows } = await query(sql.copySource, [from, seq, COPY_BATCH]);
         if (rows.length === 0) break;
         const payloads = rows.map((row) => {
-          const checkpoint = readStoredCheckpoint(row.payload, rowOf(row, from, row.ns as string));
-          return stringifyStored({ ...checkpoint, threadId: to }, "checkpoint");
+          const where = rowOf(row, from, row.ns as string);
+          if (row.versions === null) {
+            const checkpoint = readStoredCheckpoint(row.payload, where);
+            return stringifyStored({ ...checkpoint, threadId: to }, "checkpoint");
+          }
+          // Values stay in their versions, copied as they are.
+          const checkpoint = readStoredCheckpoint(row.payload, where, {});
+          return stringifyStored({ ...checkpoint, threadId: to, values: null }, "checkpoint");
         });
         await query(sql.copyCheckpoints, [
           from,
@@ -398,8 +455,10 @@ export abstract class SqlCheckpointer implements Checkpointer {
         if (rows.length < COPY_BATCH) break;
       }
       await query(sql.copyWrites, [from, to]);
+      await query(sql.copyValues, [from, to]);
       await query(sql.unhold, [[from], runId]);
     });
+    this.#known.forget(to);
   }
 
   /**
@@ -436,20 +495,82 @@ export abstract class SqlCheckpointer implements Checkpointer {
   }
 }
 
+interface ReadTuple {
+  tuple: CheckpointTuple;
+  /** The checkpoint's channel versions; none for a row written before them. */
+  versions: ChannelVersions | undefined;
+}
+
 function toTuple(
   result: { rows: Array<Record<string, unknown>> },
   threadId: string,
   ns: string,
-): CheckpointTuple | undefined {
-  const [first, ...writes] = result.rows;
-  if (!first) return undefined;
+): ReadTuple | undefined {
+  const first = result.rows[0];
+  if (first?.kind !== 0) return undefined;
   const checkpointId = first.key as string;
-  return {
-    checkpoint: readStoredCheckpoint(first.payload, rowOf(first, threadId, ns)),
-    pendingWrites: writes.map((row) =>
-      readStoredWrite(row.payload, { threadId, ns, checkpointId, taskId: row.key as string }),
-    ),
-  };
+  const writes: PendingWrite[] = [];
+  const values: Array<Record<string, unknown>> = [];
+  for (const row of result.rows) {
+    if (row.kind === 1) {
+      writes.push(
+        readStoredWrite(row.payload, { threadId, ns, checkpointId, taskId: row.key as string }),
+      );
+    } else if (row.kind === 2) values.push(row);
+  }
+  const read = readRow(first, threadId, ns, assemblyOf(values, threadId, ns));
+  return { tuple: { checkpoint: read.checkpoint, pendingWrites: writes }, versions: read.versions };
+}
+
+/** A checkpoint row, its values assembled from their versions (or, in an older row, its payload). */
+function readRow(
+  row: Record<string, unknown>,
+  threadId: string,
+  ns: string,
+  assembly: ValueAssembly,
+): { checkpoint: Checkpoint; versions: ChannelVersions | undefined } {
+  const where = rowOf(row, threadId, ns);
+  if (row.versions === null || row.versions === undefined) {
+    return { checkpoint: readStoredCheckpoint(row.payload, where), versions: undefined };
+  }
+  const versions = readStoredVersions(row.versions, where);
+  const missing = (channel: string, version: string) =>
+    corruptValue(
+      where,
+      `the value of channel "${channel}" at version ${version} is missing or damaged`,
+    );
+  const values = assembly.values(versions, missing);
+  return { checkpoint: readStoredCheckpoint(row.payload, where, values), versions };
+}
+
+/** The channel versions a page of rows brought, parsed on first use. */
+function assemblyOf(
+  rows: Array<Record<string, unknown>>,
+  threadId: string,
+  ns: string,
+): ValueAssembly {
+  const stored: StoredValue[] = rows.map((row) => ({
+    channel: row.channel as string,
+    version: row.key as string,
+    prev: (row.prev as string | null) ?? null,
+    keep: (row.keep as number | null) ?? null,
+    payload: row.payload as string,
+  }));
+  return new ValueAssembly(stored, (value) =>
+    readStoredValue(value, { threadId, ns, checkpointId: value.version }),
+  );
+}
+
+/** The stored versions of `put`, as the statement's array parameters ($14…$17). */
+function columnsOf(
+  stored: StoredValue[],
+): [string[], Array<string | null>, Array<number | null>, string[]] {
+  return [
+    stored.map((v) => v.channel),
+    stored.map((v) => v.prev),
+    stored.map((v) => v.keep),
+    stored.map((v) => v.payload),
+  ];
 }
 
 /** A thread record from its head row (see `recordColumns` in statements.ts). */

@@ -28,14 +28,15 @@ export function assistantRoutes(ctx: ServerContext): Hono {
     })
     .get("/:assistantId", (c) => c.json(ctx.hosted.assistant(c.req.param("assistantId"))))
     .get("/:assistantId/graph", (c) => c.json(ctx.hosted.picture(c.req.param("assistantId"))))
-    .get("/:assistantId/schemas", (c) =>
-      c.json({
+    .get("/:assistantId/schemas", (c) => {
+      ctx.hosted.get(c.req.param("assistantId"));
+      return c.json({
         graph_id: c.req.param("assistantId"),
         input_schema: null,
         output_schema: null,
         state_schema: null,
         config_schema: null,
         context_schema: null,
-      }),
-    );
+      });
+    });
 }

@@ -32,14 +32,13 @@ const MAX_COUNTED_PAGES = 10;
 const PING_MS = 15_000;
 
 /** Every interrupted thread (up to the count limit), newest first. */
-async function interruptedThreads(ctx: ServerContext, graph: string | undefined) {
+async function interruptedThreads(ctx: ServerContext) {
   const out: ThreadRecord[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < MAX_COUNTED_PAGES; page++) {
     const found = await ctx.checkpointer.searchThreads({
       status: "interrupted",
       limit: 1000,
-      ...(graph && { graph }),
       ...(cursor && { cursor }),
     });
     out.push(...found.threads);
@@ -60,7 +59,7 @@ export function inboxRoutes(ctx: ServerContext): Hono {
       const graphName = graphId === undefined ? undefined : ctx.hosted.get(graphId).name;
       const limit = Math.min(Math.max(Number(c.req.query("limit") ?? 50) || 50, 1), 500);
       const offset = Math.max(Number(c.req.query("cursor") ?? 0) || 0, 0);
-      const all = await interruptedThreads(ctx, undefined);
+      const all = await interruptedThreads(ctx);
       const byGraph: Record<string, number> = {};
       const items: InboxItem[] = [];
       for (const record of all) {

@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { CompiledGraph } from "../../index.js";
 import { RequestError } from "../errors.js";
 import { parseBody } from "../request-body.js";
-import { findThread, type ServerContext, type ThreadView } from "../server-context.js";
+import { findThread, type ServerContext, type ThreadView, viewOf } from "../server-context.js";
 import { fromWireValues } from "../wire/messages.js";
 import { toWireState, toWireThread } from "../wire/threads.js";
 
@@ -116,8 +116,8 @@ export function threadRoutes(ctx: ServerContext): Hono {
             ...(cursor && { cursor }),
           });
           for (const record of page.threads) {
-            const view = await findThread(ctx, record.threadId).catch(() => undefined);
-            if (view && (!body.status || view.status === body.status)) views.push(view);
+            const view = viewOf(ctx, record);
+            if (!body.status || view.status === body.status) views.push(view);
           }
           cursor = page.nextCursor ?? undefined;
         } while (cursor && views.length < wanted);

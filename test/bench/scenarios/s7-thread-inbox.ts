@@ -130,7 +130,14 @@ export const s7: Scenario = {
         pgP50 = median(await timeFirstPage(store, calls));
       } finally {
         await store.close();
-        for (const table of ["writes", "checkpoints", "threads", "claims", "schema_version"]) {
+        for (const table of [
+          "writes",
+          "checkpoints",
+          "threads",
+          "claims",
+          "channel_values",
+          "schema_version",
+        ]) {
           await pool.query(`drop table if exists ${prefix}${table} cascade`);
         }
         await pool.end();

@@ -1,0 +1,206 @@
+import type { Checkpoint } from "./checkpointer.js";
+import { setOwn, stringifyStored } from "./serde.js";
+
+/**
+ * How a database store keeps channel values: each checkpoint names, per channel, the
+ * version that holds its value (`ChannelVersions`: the id of the checkpoint that wrote it),
+ * and a channel is stored again only when a checkpoint changed it. A list that grew at its
+ * end is stored as the items appended to its earlier version, so a conversation costs
+ * what its messages weigh, not the square of it. Reading a checkpoint walks each
+ * channel's chain back to a whole value (`assembleValues`).
+ */
+
+/** Channel name -> the version (id of the checkpoint that wrote it) holding its value. */
+export type ChannelVersions = Record<string, string>;
+
+/**
+ * One stored version of a channel: the whole value (`prev` null), or the first `keep`
+ * items of the list at version `prev` followed by the items in `payload`.
+ */
+export interface StoredValue {
+  channel: string;
+  version: string;
+  prev: string | null;
+  keep: number | null;
+  /** JSON text: the value, or the appended items. */
+  payload: string;
+}
+
+/** What a store remembers of the last checkpoint of a (thread, ns) it wrote or read. */
+interface Known {
+  id: string;
+  versions: ChannelVersions;
+  /** The channel values as they were (a shallow copy: later changes in place do not count). */
+  values: Record<string, unknown>;
+  /** For each list, its length then: a list that grew in place is still seen as grown. */
+  lengths: Record<string, number>;
+}
+
+/** How many (thread, ns) pairs a store remembers; beyond it the oldest are forgotten. */
+const KNOWN_LIMIT = 1000;
+
+/**
+ * The last checkpoint a store wrote or read per (thread, ns), to store the next one as
+ * what changed. A checkpoint whose parent is not the one remembered is stored whole: the
+ * cache makes values smaller, never different. Values are compared by reference — state
+ * is replaced, not changed in place — as LangGraph's channel versions are.
+ */
+export class KnownValues {
+  readonly #known = new Map<string, Known>();
+
+  /**
+   * Encode `checkpoint`'s values against what is known of its parent (`fromParent`: false
+   * stores every channel whole). `kept` lists the earlier versions it relies on, as
+   * parallel lists of channels and versions, for a store to check they still exist.
+   */
+  encode(
+    checkpoint: Checkpoint,
+    fromParent = true,
+  ): { versions: ChannelVersions; stored: StoredValue[]; kept: [string[], string[]] } {
+    const parent =
+      fromParent && checkpoint.parentId
+        ? this.#known.get(keyOf(checkpoint.threadId, checkpoint.ns))
+        : undefined;
+    const base = parent && parent.id === checkpoint.parentId ? parent : undefined;
+    const versions: ChannelVersions = {};
+    const stored: StoredValue[] = [];
+    const kept: [string[], string[]] = [[], []];
+    const { id, values } = checkpoint;
+    for (const channel in values) {
+      const value = values[channel];
+      const was = base && Object.hasOwn(base.values, channel) ? base : undefined;
+      if (was) {
+        const before = was.values[channel];
+        const version = was.versions[channel]!;
+        kept[0].push(channel);
+        kept[1].push(version);
+        if (before === value && !Array.isArray(value)) {
+          setOwn(versions, channel, version);
+          continue;
+        }
+        if (Array.isArray(value) && Array.isArray(before)) {
+          const keep = sharedPrefix(before, was.lengths[channel]!, value);
+          if (keep === value.length && keep === was.lengths[channel]) {
+            setOwn(versions, channel, version);
+            continue;
+          }
+          if (keep > 0) {
+            setOwn(versions, channel, id);
+            const items = value.slice(keep);
+            stored.push({ channel, version: id, prev: version, keep, payload: json(items, id) });
+            continue;
+          }
+        }
+        kept[0].pop();
+        kept[1].pop();
+      }
+      setOwn(versions, channel, id);
+      stored.push({ channel, version: id, prev: null, keep: null, payload: json(value, id) });
+    }
+    return { versions, stored, kept };
+  }
+
+  /** Remember a checkpoint the store wrote or read (with its versions; none: a legacy row). */
+  remember(checkpoint: Checkpoint, versions: ChannelVersions | undefined): void {
+    const key = keyOf(checkpoint.threadId, checkpoint.ns);
+    this.#known.delete(key);
+    if (!versions) return;
+    // No prototype: a channel may be called "__proto__".
+    const values: Record<string, unknown> = Object.create(null);
+    const lengths: Record<string, number> = Object.create(null);
+    for (const channel in checkpoint.values) {
+      const value = checkpoint.values[channel];
+      values[channel] = value;
+      if (Array.isArray(value)) lengths[channel] = value.length;
+    }
+    this.#known.set(key, { id: checkpoint.id, versions, values, lengths });
+    if (this.#known.size > KNOWN_LIMIT) {
+      this.#known.delete(this.#known.keys().next().value as string);
+    }
+  }
+
+  /** Forget a thread (deleted, pruned or overwritten): its next checkpoint is stored whole. */
+  forget(threadId: string): void {
+    const prefix = `${threadId}\u0000`;
+    for (const key of [...this.#known.keys()]) if (key.startsWith(prefix)) this.#known.delete(key);
+  }
+}
+
+/**
+ * Channel values from stored versions. `rows` holds every version the chains need, in any
+ * order; `missing` says which one was not found (a damaged store), for the caller's error.
+ * Lists met twice (several checkpoints of one history page) are assembled once.
+ */
+export class ValueAssembly {
+  readonly #rows = new Map<string, StoredValue>();
+  readonly #done = new Map<string, unknown>();
+
+  constructor(
+    rows: Iterable<StoredValue>,
+    readonly parse: (row: StoredValue) => unknown,
+  ) {
+    for (const row of rows) this.#rows.set(`${row.channel}\u0000${row.version}`, row);
+  }
+
+  /** The values a checkpoint's versions name; throws `missing(channel, version)`'s error. */
+  values(
+    versions: ChannelVersions,
+    missing: (channel: string, version: string) => Error,
+  ): Record<string, unknown> {
+    const values: Record<string, unknown> = {};
+    for (const channel in versions) {
+      setOwn(values, channel, this.#value(channel, versions[channel]!, missing));
+    }
+    return values;
+  }
+
+  #value(
+    channel: string,
+    version: string,
+    missing: (channel: string, version: string) => Error,
+  ): unknown {
+    // Walk back to a whole value or one already assembled, then forward: no recursion, so
+    // a chain of any length reads.
+    const chain: StoredValue[] = [];
+    let at: string | null = version;
+    let value: unknown;
+    for (;;) {
+      const key = `${channel}\u0000${at}`;
+      if (this.#done.has(key)) {
+        value = this.#done.get(key);
+        break;
+      }
+      const row = this.#rows.get(key);
+      if (!row) throw missing(channel, at!);
+      chain.push(row);
+      if (row.prev === null) {
+        value = undefined;
+        break;
+      }
+      at = row.prev;
+    }
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const row = chain[i]!;
+      const parsed = this.parse(row);
+      if (row.prev === null) value = parsed;
+      else {
+        if (!Array.isArray(value) || !Array.isArray(parsed)) throw missing(channel, row.version);
+        value = value.slice(0, row.keep ?? 0).concat(parsed);
+      }
+      this.#done.set(`${channel}\u0000${row.version}`, value);
+    }
+    return value;
+  }
+}
+
+/** How many leading items of `after` are the first `length` items of `before`, by reference. */
+function sharedPrefix(before: unknown[], length: number, after: unknown[]): number {
+  const n = Math.min(length, before.length, after.length);
+  let i = 0;
+  while (i < n && before[i] === after[i]) i++;
+  return i;
+}
+
+const json = (value: unknown, id: string) => stringifyStored(value, `checkpoint ${id} values`);
+
+const keyOf = (threadId: string, ns: string) => `${threadId}\u0000${ns}`;
