@@ -52,9 +52,10 @@ describe("a server restart between the pause and the decision", () => {
     inbox = await startInbox(data.dir, { port });
 
     // The list, read from storage by the new process, still has the pause.
-    const list = (await (await fetch(`${inbox.url}/inbox/items`)).json()) as {
-      items: Array<{ interruptId: string }>;
-    };
+    // The first request may meet a kept-alive socket of the stopped server: ask again then.
+    const items = () => fetch(`${inbox.url}/inbox/items`);
+    const res = await items().catch(() => items());
+    const list = (await res.json()) as { items: Array<{ interruptId: string }> };
     expect(list.items.map((i) => i.interruptId)).toContain(paused.interruptId);
 
     await choose(page, 0, "approve");

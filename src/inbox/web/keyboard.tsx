@@ -2,7 +2,7 @@
  * Keyboard triage: j/k move, a/e/r/s decide, ? shows the list. Shortcuts are off while a
  * text field, select or button-with-text-entry has focus, so typing never decides anything.
  */
-import { useEffect, useRef } from "preact/hooks";
+import { useLayoutEffect, useRef } from "preact/hooks";
 
 export type KeyMap = Record<string, (e: KeyboardEvent) => void>;
 
@@ -20,7 +20,8 @@ function typingIn(target: EventTarget | null): boolean {
 export function useKeys(keys: KeyMap): void {
   const current = useRef(keys);
   current.current = keys;
-  useEffect(() => {
+  // Attached before the page is painted, so a key pressed as soon as it shows is not lost.
+  useLayoutEffect(() => {
     const listener = (e: KeyboardEvent) => {
       if (e.ctrlKey || e.metaKey || e.altKey || typingIn(e.target)) return;
       const run = current.current[e.key];
