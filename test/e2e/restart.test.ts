@@ -53,7 +53,8 @@ describe("a server restart between the pause and the decision", () => {
 
     // The list, read from storage by the new process, still has the pause.
     // The first request may meet a kept-alive socket of the stopped server: ask again then.
-    const items = () => fetch(`${inbox.url}/inbox/items`);
+    const { url } = inbox;
+    const items = () => fetch(`${url}/inbox/items`);
     const res = await items().catch(() => items());
     const list = (await res.json()) as { items: Array<{ interruptId: string }> };
     expect(list.items.map((i) => i.interruptId)).toContain(paused.interruptId);

@@ -3,7 +3,6 @@
  * edit refused at its field first), reject, respond, several actions at once, a plain
  * interrupt and a breakpoint. Each decision resumes the run and the page shows the result.
  */
-import { mkdir } from "node:fs/promises";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, openPage, type WatchedPage } from "./browser.js";
@@ -20,7 +19,6 @@ import {
   conversationText,
   expectClean,
   openThread,
-  SCREENSHOTS,
   submit,
   waitUntilDone,
 } from "./page-helpers.js";
@@ -39,7 +37,7 @@ beforeAll(async () => {
   removeDir = data.remove;
   inbox = await startInbox(data.dir);
   browser = await launchBrowser();
-  await mkdir(SCREENSHOTS, { recursive: true });
+  w = await openPage(browser);
 });
 
 afterAll(async () => {
@@ -50,7 +48,6 @@ afterAll(async () => {
 
 describe("the web inbox", () => {
   it("shows a new pause in the list without a reload, then approves it on the thread page", async () => {
-    w = await openPage(browser);
     const { page } = w;
     await page.goto(inbox.url);
     await page.locator("h1").filter({ hasText: "Waiting for review" }).waitFor();
@@ -176,6 +173,7 @@ describe("the web inbox", () => {
     await page.keyboard.press("a");
     await page.keyboard.press("j");
     await page.keyboard.press("r");
+    await page.locator("#a1-message:focus").waitFor();
     // The message field has focus now: typing "a" there must not approve anything.
     await page.keyboard.type("Keep b.log for the audit");
     await page.locator("#a1-message").blur();

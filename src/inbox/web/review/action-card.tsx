@@ -2,7 +2,7 @@
  * One action request under review: what the model asked for (its description is set apart
  * as the agent's words), the args, and only the decisions its review config allows.
  */
-import { useEffect, useRef } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef } from "preact/hooks";
 import type { ActionRequest, DecisionType, ReviewConfig } from "../wire.js";
 import { type ActionDraft, draftChanges, unopened } from "./action-draft.js";
 import { ArgsView } from "./args-view.js";
@@ -32,7 +32,8 @@ export function ActionCard(props: {
   const waiting = unopened(action, draft);
   const message = useRef<HTMLTextAreaElement | null>(null);
   const card = useRef<HTMLElement | null>(null);
-  useEffect(() => {
+  // Focus before paint, so the first key typed after "r" or "s" lands in the message.
+  useLayoutEffect(() => {
     if ((draft.type === "reject" || draft.type === "respond") && props.selected)
       message.current?.focus();
   }, [draft.type]);

@@ -1,5 +1,5 @@
 /** The edit decision: one input per arg, typed by the tool's JSON Schema, errors at the field. */
-import { useEffect, useRef } from "preact/hooks";
+import { useLayoutEffect, useRef } from "preact/hooks";
 import type { Field } from "./schema-fields.js";
 
 export function EditForm(props: {
@@ -11,7 +11,7 @@ export function EditForm(props: {
   focus: boolean;
 }) {
   const form = useRef<HTMLDivElement | null>(null);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (props.focus) form.current?.querySelector<HTMLElement>("input, textarea, select")?.focus();
   }, [props.focus]);
   return (
