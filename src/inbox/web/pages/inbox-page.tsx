@@ -1,0 +1,169 @@
+/**
+ * Everything that waits for a person, across threads: tool reviews, plain interrupts and
+ * breakpoints, live over SSE. j/k move, Enter opens, the chips filter by graph.
+ */
+import { useEffect, useRef, useState } from "preact/hooks";
+import { ApiError, api, streams } from "../api.js";
+import { useEventStream } from "../event-stream.js";
+import { formatAge, formatTime } from "../format.js";
+import { useKeys } from "../keyboard.js";
+import { href, linkTo, navigate } from "../router.js";
+import type { InboxItem, InboxList } from "../wire.js";
+
+const KIND_LABEL: Record<InboxItem["kind"], string> = {
+  tool_review: "tool review",
+  interrupt: "question",
+  breakpoint: "breakpoint",
+};
+
+/** The row's title: a question's own words when it has them, else the server's summary. */
+function titleOf(item: InboxItem): string {
+  const v = item.value as Record<string, unknown> | string | null;
+  if (item.kind === "interrupt") {
+    if (typeof v === "string") return v;
+    for (const key of ["question", "prompt", "message"]) {
+      const text = v && typeof v === "object" ? v[key] : undefined;
+      if (typeof text === "string") return text;
+    }
+  }
+  return item.summary || item.node;
+}
+
+function useInbox(graph: string | undefined) {
+  const [list, setList] = useState<InboxList | null>(null);
+  const [graphs, setGraphs] = useState<string[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  const [checkedAt, setCheckedAt] = useState<Date | null>(null);
+  const pending = useRef<ReturnType<typeof setTimeout> | null>(null);
+
+  const load = async () => {
+    try {
+      const next = await api.items(graph);
+      setList(next);
+      setError(null);
+      setCheckedAt(new Date());
+    } catch (e) {
+      if (!(e instanceof ApiError && e.status === 401)) setError(String((e as Error).message));
+    }
+  };
+  useEffect(() => {
+    void load();
+  }, [graph]);
+  useEffect(() => {
+    api.graphs().then(
+      (all) => setGraphs(all.map((g) => g.graphId)),
+      () => {},
+    );
+  }, []);
+  // Several threads may change at once: one refetch for a burst of events.
+  useEventStream(streams.inbox, {
+    inbox: () => {
+      if (pending.current) clearTimeout(pending.current);
+      pending.current = setTimeout(() => void load(), 120);
+    },
+  });
+  return { list, graphs, error, checkedAt, reload: load };
+}
+
+export function InboxPage({ graph }: { graph?: string }) {
+  const { list, graphs, error, checkedAt } = useInbox(graph);
+  const [selected, setSelected] = useState(0);
+  const items = list?.items ?? [];
+  const rows = useRef<HTMLOListElement | null>(null);
+
+  useEffect(() => {
+    if (selected >= items.length) setSelected(Math.max(0, items.length - 1));
+  }, [items.length]);
+  useEffect(() => {
+    rows.current?.querySelector(".row.selected")?.scrollIntoView({ block: "nearest" });
+  }, [selected]);
+  useKeys({
+    j: () => setSelected((i) => Math.min(items.length - 1, i + 1)),
+    k: () => setSelected((i) => Math.max(0, i - 1)),
+    Enter: () => {
+      const item = items[selected];
+      if (item) navigate(href.thread(item.threadId));
+    },
+  });
+
+  const byGraph = list?.counts.byGraph ?? {};
+  const chips = [...new Set([...graphs, ...Object.keys(byGraph)])].sort();
+  return (
+    <main class="page inbox">
+      <div class="page-head">
+        <h1>
+          Waiting for review{" "}
+          {list && (
+            <span class="count" data-testid="total">
+              {list.counts.total}
+            </span>
+          )}
+        </h1>
+        <span
+          class="live muted"
+          title={checkedAt ? `checked ${formatTime(checkedAt.toISOString())}` : ""}
+        >
+          <span class="dot" aria-hidden="true" /> live
+        </span>
+      </div>
+      {chips.length > 0 && (
+        <nav class="filters" aria-label="Filter by graph">
+          <a {...linkTo(href.inbox())} class={graph ? "chip" : "chip active"}>
+            All graphs
+          </a>
+          {chips.map((g) => (
+            <a key={g} {...linkTo(href.inbox(g))} class={graph === g ? "chip active" : "chip"}>
+              {g} <span class="chip-count">{byGraph[g] ?? 0}</span>
+            </a>
+          ))}
+        </nav>
+      )}
+      {error && (
+        <p class="notice danger" role="alert">
+          Could not load the inbox: {error}
+        </p>
+      )}
+      {list && items.length === 0 && (
+        <div class="empty">
+          <h2>Nothing waits for review</h2>
+          <p class="muted">
+            {graph ? `No thread of “${graph}” is paused.` : "No thread is paused."} This list
+            updates by itself when a run pauses.
+          </p>
+        </div>
+      )}
+      {items.length > 0 && (
+        <ol class="rows" ref={rows} aria-label="Pending items">
+          {items.map((item, i) => (
+            <li
+              key={item.interruptId}
+              class={i === selected ? "row selected" : "row"}
+              data-thread={item.threadId}
+            >
+              <a {...linkTo(href.thread(item.threadId))} class="row-link">
+                <span class={`badge kind ${item.kind}`}>{KIND_LABEL[item.kind]}</span>
+                <span class={item.kind === "interrupt" ? "row-title prose" : "row-title"}>
+                  {titleOf(item)}
+                </span>
+                <span class="row-meta">
+                  <span class="graph-name">{item.graphId}</span>
+                  <span class="muted">·</span>
+                  <span class="muted">at {item.node}</span>
+                  <span class="muted">·</span>
+                  <code class="muted">{item.threadId}</code>
+                </span>
+                <span class="row-age muted" title={formatTime(item.waitingSince)}>
+                  {formatAge(item.waitingSince)}
+                </span>
+              </a>
+            </li>
+          ))}
+        </ol>
+      )}
+      {list === null && !error && <p class="muted">Loading…</p>}
+      <p class="hint-bar muted">
+        <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>Enter</kbd> open · <kbd>?</kbd> all shortcuts
+      </p>
+    </main>
+  );
+}

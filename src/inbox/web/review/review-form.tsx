@@ -1,0 +1,145 @@
+/**
+ * A tool review: every action request of the interrupt, each with its decision, sent
+ * together in the order the model made the calls. Keyboard: j/k move between actions,
+ * a/e/r/s choose for the selected one, Ctrl+Enter submits.
+ */
+import { useEffect, useState } from "preact/hooks";
+import { useKeys } from "../keyboard.js";
+import type { ActionRequest, InboxItem, ReviewConfig, ReviewDecision } from "../wire.js";
+import { ActionCard } from "./action-card.js";
+import { type ActionDraft, decisionOf, newDraft, unopened } from "./action-draft.js";
+import { fieldKeyOf } from "./schema-fields.js";
+import { StaleNotice } from "./stale-notice.js";
+import { useDecision } from "./use-decision.js";
+
+export function ReviewForm(props: {
+  item: InboxItem;
+  review: { actionRequests: ActionRequest[]; reviewConfigs: ReviewConfig[] };
+  onSent: (runId: string) => void;
+  onReload: () => void;
+}) {
+  const { actionRequests: actions, reviewConfigs: configs } = props.review;
+  const [drafts, setDrafts] = useState<ActionDraft[]>(() =>
+    actions.map((a, i) => newDraft(a, configs[i])),
+  );
+  const [selected, setSelected] = useState(0);
+  const { state, submit } = useDecision(props.item, props.onSent);
+  const busy = state.status === "sending" || state.status === "sent";
+
+  const update = (i: number, change: Partial<ActionDraft>) =>
+    setDrafts((all) => all.map((d, j) => (j === i ? { ...d, ...change } : d)));
+
+  // The server's 400 `fields` land at the field they name.
+  useEffect(() => {
+    if (state.status !== "invalid") return;
+    for (const f of state.error.fields) {
+      const { index, key } = fieldKeyOf(f.path);
+      const i = index ?? drafts.findIndex((d) => d.type === "edit");
+      if (i < 0) continue;
+      update(i, { errors: { ...drafts[i]!.errors, [key ?? "decision"]: f.message } });
+    }
+  }, [state]);
+
+  const send = () => {
+    if (busy) return;
+    const results = actions.map((a, i) => decisionOf(a, drafts[i]!));
+    setDrafts((all) => all.map((d, i) => ({ ...d, errors: results[i]!.errors })));
+    const firstBad = results.findIndex((r) => !r.decision);
+    if (firstBad >= 0) {
+      setSelected(firstBad);
+      return;
+    }
+    const override = actions.some(
+      (a, i) => drafts[i]!.type === "approve" && unopened(a, drafts[i]!).length > 0,
+    );
+    const decisions = results.map((r) => r.decision as ReviewDecision);
+    void submit({ decisions }, override ? { unexpandedApproveOverride: true } : {});
+  };
+
+  const choose = (type: "approve" | "edit" | "reject" | "respond") => {
+    if (busy || !(configs[selected]?.allowedDecisions ?? ["approve", "reject"]).includes(type))
+      return;
+    update(selected, { type, errors: {} });
+  };
+  useKeys({
+    j: () => setSelected((i) => Math.min(actions.length - 1, i + 1)),
+    k: () => setSelected((i) => Math.max(0, i - 1)),
+    a: () => choose("approve"),
+    e: () => choose("edit"),
+    r: () => choose("reject"),
+    s: () => choose("respond"),
+  });
+
+  if (state.status === "stale")
+    return (
+      <StaleNotice
+        seen={props.item}
+        pending={state.pending}
+        message={state.message}
+        onReload={props.onReload}
+      />
+    );
+
+  const chosen = drafts.filter((d) => d.type).length;
+  return (
+    <form
+      class="review"
+      onSubmit={(e) => {
+        e.preventDefault();
+        send();
+      }}
+      onKeyDown={(e) => {
+        if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
+          e.preventDefault();
+          send();
+        }
+      }}
+    >
+      {actions.map((action, i) => (
+        <ActionCard
+          key={action.id}
+          index={i}
+          count={actions.length}
+          action={action}
+          config={configs[i]}
+          draft={drafts[i]!}
+          selected={i === selected}
+          disabled={busy}
+          onDraft={(change) => {
+            setSelected(i);
+            update(i, change);
+          }}
+        />
+      ))}
+      <div class="submit-bar">
+        <span class="muted">
+          {chosen} of {actions.length} decided
+        </span>
+        {state.status === "invalid" && state.error.fields.length === 0 && (
+          <span class="field-error" role="alert">
+            {state.error.message}
+          </span>
+        )}
+        {state.status === "invalid" && state.error.fields.length > 0 && (
+          <span class="field-error" role="alert">
+            The server refused the edit: see the marked fields. The thread is unchanged.
+          </span>
+        )}
+        {state.status === "failed" && (
+          <span class="field-error" role="alert">
+            {state.message}
+          </span>
+        )}
+        <button type="submit" class="btn primary" disabled={busy}>
+          {state.status === "sending"
+            ? "Sending…"
+            : state.status === "sent"
+              ? "Sent"
+              : actions.length > 1
+                ? `Submit ${actions.length} decisions`
+                : "Submit decision"}
+        </button>
+      </div>
+    </form>
+  );
+}

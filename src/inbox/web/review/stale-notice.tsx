@@ -1,0 +1,58 @@
+/**
+ * Shown when the server refused a decision as stale (409): the thread moved on. It says
+ * what the reviewer answered, what is pending now, and how the args differ.
+ */
+import { oneLine } from "../format.js";
+import { type InboxItem, reviewOf } from "../wire.js";
+import { argsDiff } from "./args-diff.js";
+import { DiffView } from "./diff-view.js";
+
+export function StaleNotice(props: {
+  seen: InboxItem;
+  pending: InboxItem[];
+  message: string;
+  onReload: () => void;
+}) {
+  const seen = reviewOf(props.seen)?.actionRequests ?? [];
+  return (
+    <div class="notice stale" role="alert" data-testid="stale">
+      <h3>This review changed before your decision arrived</h3>
+      <p class="muted">{props.message}</p>
+      <p>
+        You answered <strong>{props.seen.summary || props.seen.kind}</strong> at checkpoint{" "}
+        <code>{props.seen.checkpointId}</code>. Nothing was applied.
+      </p>
+      {props.pending.length === 0 ? (
+        <p>Nothing is pending on this thread now: someone else answered it, or it was cancelled.</p>
+      ) : (
+        <>
+          <p>Pending now:</p>
+          <ul class="stale-list">
+            {props.pending.map((p) => {
+              const now = reviewOf(p)?.actionRequests ?? [];
+              return (
+                <li key={p.interruptId}>
+                  <span class="badge">{p.kind}</span> {p.summary || oneLine(p.value)}{" "}
+                  <span class="muted">(checkpoint {p.checkpointId})</span>
+                  {now.map((action) => {
+                    const before = seen.find((s) => s.id === action.id || s.name === action.name);
+                    return before ? (
+                      <DiffView
+                        key={action.id}
+                        title={`${action.name}: what you saw → what is pending now`}
+                        changes={argsDiff(before.args, action.args)}
+                      />
+                    ) : null;
+                  })}
+                </li>
+              );
+            })}
+          </ul>
+        </>
+      )}
+      <button type="button" class="btn primary" onClick={props.onReload}>
+        Review what is pending now
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,54 @@
+/**
+ * Sends one decision for one pending item. The idempotency key is made once per attempt,
+ * so a double click or a retry after a dropped connection is answered once by the server;
+ * a refused attempt (400, 409) gets a fresh key because its body will differ.
+ */
+import { useRef, useState } from "preact/hooks";
+import { ApiError, api, stalePending } from "../api.js";
+import type { Decision, InboxItem } from "../wire.js";
+
+export type DecisionState =
+  | { status: "idle" }
+  | { status: "sending" }
+  | { status: "sent"; runId: string; decision: Decision }
+  | { status: "stale"; pending: InboxItem[]; message: string }
+  | { status: "invalid"; error: ApiError }
+  | { status: "failed"; message: string };
+
+const newKey = () => crypto.randomUUID();
+
+export function useDecision(item: InboxItem, onSent: (runId: string) => void) {
+  const [state, setState] = useState<DecisionState>({ status: "idle" });
+  // The parent keys this by interrupt id, so one key per item and attempt.
+  const key = useRef(newKey());
+
+  const submit = async (answer: unknown, extra: { unexpandedApproveOverride?: boolean } = {}) => {
+    if (state.status === "sending" || state.status === "sent") return;
+    setState({ status: "sending" });
+    try {
+      const res = await api.decide(item.threadId, {
+        checkpointId: item.checkpointId,
+        interruptId: item.interruptId,
+        answer,
+        idempotencyKey: key.current,
+        ...(extra.unexpandedApproveOverride && { unexpandedApproveOverride: true }),
+      });
+      setState({ status: "sent", runId: res.runId, decision: res.decision });
+      onSent(res.runId);
+    } catch (e) {
+      if (!(e instanceof ApiError)) {
+        // The request may or may not have arrived: keep the key so a retry is answered once.
+        setState({
+          status: "failed",
+          message: `Could not reach the server (${String(e)}). Try again.`,
+        });
+        return;
+      }
+      key.current = newKey();
+      if (e.status === 409) setState({ status: "stale", message: e.message, ...stalePending(e) });
+      else if (e.status === 400) setState({ status: "invalid", error: e });
+      else setState({ status: "failed", message: e.message });
+    }
+  };
+  return { state, submit, reset: () => setState({ status: "idle" }) };
+}

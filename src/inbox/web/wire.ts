@@ -1,0 +1,156 @@
+/**
+ * The JSON the inbox reads and sends, as /work/inbox-api.md describes it (see docs/inbox.md).
+ * Kept here rather than imported from the server so the browser bundle has no Node types.
+ */
+
+export type DecisionType = "approve" | "edit" | "reject" | "respond";
+export type ItemKind = "tool_review" | "interrupt" | "breakpoint";
+
+export interface ActionRequest {
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+  description?: string;
+}
+
+export interface ReviewConfig {
+  actionName: string;
+  allowedDecisions: DecisionType[];
+  argsSchema?: JsonSchema;
+}
+
+/** The JSON Schema subset the edit form understands; anything else is edited as JSON. */
+export interface JsonSchema {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  enum?: unknown[];
+  items?: JsonSchema;
+  description?: string;
+  title?: string;
+  format?: string;
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  anyOf?: JsonSchema[];
+  default?: unknown;
+  additionalProperties?: boolean | JsonSchema;
+}
+
+export interface InboxItem {
+  threadId: string;
+  graphId: string;
+  interruptId: string;
+  kind: ItemKind;
+  node: string;
+  ns: string[] | string;
+  value: unknown;
+  checkpointId: string;
+  waitingSince: string;
+  threadMetadata: Record<string, unknown>;
+  summary: string;
+}
+
+export interface InboxList {
+  items: InboxItem[];
+  counts: { total: number; byGraph: Record<string, number> };
+  nextCursor: string | null;
+}
+
+export type ReviewDecision =
+  | { type: "approve" }
+  | { type: "edit"; editedAction: { name: string; args: Record<string, unknown> } }
+  | { type: "reject"; message?: string }
+  | { type: "respond"; message: string };
+
+export interface Decision {
+  interruptId: string;
+  checkpointId: string;
+  threadId: string;
+  reviewer: string;
+  decidedAt: string;
+  waitedMs: number;
+  answer: unknown;
+  proposed?: ActionRequest[];
+  runId: string;
+  unexpandedApproveOverride?: boolean;
+}
+
+export interface GraphShape {
+  nodes: Array<{ id: string }>;
+  edges: Array<{ source: string; target: string; conditional?: boolean; label?: string }>;
+}
+
+/** A message as LangChain serializes it (what the SDK returns). */
+export interface WireMessage {
+  type?: string;
+  role?: string;
+  id?: string;
+  content: unknown;
+  name?: string;
+  tool_calls?: Array<{ id?: string; name: string; args: Record<string, unknown> }>;
+  tool_call_id?: string;
+  status?: string;
+}
+
+export interface HistoryEntry {
+  step: number;
+  checkpointId: string;
+  createdAt: string;
+  nodes: string[];
+  writes: Record<string, unknown> | null;
+  /** Nodes that run next from this checkpoint (optional: shown when `nodes` is empty). */
+  next?: string[];
+  decision?: Decision;
+}
+
+export interface ThreadView {
+  thread: {
+    threadId: string;
+    graphId: string;
+    status: string;
+    metadata: Record<string, unknown>;
+    createdAt: string;
+    updatedAt: string;
+  };
+  values: unknown;
+  messages: WireMessage[];
+  pending: InboxItem[];
+  checkpointId: string | null;
+  graph: GraphShape;
+  waitingAt: string[];
+  history: HistoryEntry[];
+  decisions: Decision[];
+}
+
+export interface DecisionBody {
+  checkpointId: string;
+  interruptId: string;
+  answer: unknown;
+  reviewer?: string;
+  idempotencyKey: string;
+  unexpandedApproveOverride?: boolean;
+}
+
+export interface ReviewReceipt {
+  decision: Decision;
+  threadId: string;
+  diff: Array<{ path: string; proposed: unknown; edited: unknown }>;
+  toolResults: Array<{ toolCallId: string; name: string; content: unknown }>;
+}
+
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+/** The tool review carried by an item's value, or undefined for any other interrupt. */
+export function reviewOf(
+  item: InboxItem,
+): { actionRequests: ActionRequest[]; reviewConfigs: ReviewConfig[] } | undefined {
+  const v = item.value as { actionRequests?: unknown; reviewConfigs?: unknown } | null;
+  if (!v || !Array.isArray(v.actionRequests) || !Array.isArray(v.reviewConfigs)) return undefined;
+  return v as { actionRequests: ActionRequest[]; reviewConfigs: ReviewConfig[] };
+}
