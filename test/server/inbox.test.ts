@@ -195,6 +195,26 @@ describe("decisions", () => {
     expect(await pendingOf(threadId)).toEqual(before);
   });
 
+  it("checks an edit against the tool's own schema when the review config has no argsSchema", async () => {
+    const threadId = await newThread("ops", {
+      messages: [{ type: "human", content: "fetch notes.txt" }],
+    });
+    const before = await pendingOf(threadId);
+    const [item] = before.pending;
+    const res = await api(`/inbox/threads/${threadId}/decisions`, {
+      method: "POST",
+      body: {
+        checkpointId: item.checkpointId,
+        interruptId: item.interruptId,
+        answer: { decisions: [{ type: "edit", editedAction: { name: "fetch_file", args: {} } }] },
+        idempotencyKey: key(),
+      },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.fields[0].path).toBe("answer.decisions.0.editedAction.args.path");
+    expect(await pendingOf(threadId)).toEqual(before);
+  });
+
   it("keeps a permanent review link with the diff of an edit and what the tool returned", async () => {
     const threadId = await newThread("ops", {
       messages: [{ type: "human", content: "remove draft.txt" }],

@@ -3,9 +3,11 @@ import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { z } from "zod";
 import type { ThreadRecord } from "../../checkpoint/index.js";
+import type { StateSnapshot } from "../../graph/state-snapshot.js";
 import { type Decision, decisionsOf, diffOf } from "../decisions.js";
 import { RequestError } from "../errors.js";
 import { startGraphRun } from "../graph-runs.js";
+import { timelineOf } from "../history-timeline.js";
 import { DECISIONS_KEY, type InboxItem, inboxItemsOf } from "../inbox-items.js";
 import { parseBody } from "../request-body.js";
 import { findThread, type ServerContext } from "../server-context.js";
@@ -120,16 +122,13 @@ export function inboxRoutes(ctx: ServerContext): Hono {
       const state = graph && !view.unwritten ? await graph.getState(config) : undefined;
       const history: unknown[] = [];
       if (graph && !view.unwritten) {
-        for await (const s of graph.getStateHistory(config, { limit: 100 })) {
-          const checkpointId = s.config.configurable?.checkpoint_id ?? "";
-          const writes = (s.metadata?.writes ?? {}) as Record<string, unknown>;
-          const decision = decisions.find((d) => d.checkpointId === checkpointId);
+        const page: StateSnapshot[] = [];
+        for await (const s of graph.getStateHistory(config, { limit: 100 })) page.push(s);
+        for (const entry of timelineOf(page)) {
+          const decision = decisions.find((d) => d.checkpointId === entry.checkpointId);
           history.push({
-            step: s.metadata?.step ?? 0,
-            checkpointId,
-            createdAt: s.createdAt,
-            nodes: Object.keys(writes),
-            writes: toWireValues(writes),
+            ...entry,
+            writes: toWireValues(entry.writes),
             ...(decision && { decision }),
           });
         }
