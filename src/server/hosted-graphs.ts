@@ -116,7 +116,8 @@ export class HostedGraphs {
         source: e.from,
         target: e.to,
         conditional,
-        ...(e.kind === "command" && { label: "goto" }),
+        // Path-map labels, as graph.drawing() and toMermaid() show them.
+        ...(e.label ? { label: e.label } : e.kind === "command" && { label: "goto" }),
       });
     }
     return { nodes: ids.map((id) => ({ id, name: id })), edges };
