@@ -25,8 +25,11 @@ export function readStoredCheckpoint(
   values?: Record<string, unknown>,
 ): Checkpoint {
   const value = parse(text, row);
-  // A payload stored beside its channel versions holds `values: null`: they come in.
-  if (values && isRecord(value) && value.values === null) value.values = values;
+  // A payload stored beside channel versions holds its small values, and null in the place
+  // of each value assembled from its versions: those come in.
+  if (values && isRecord(value) && isRecord(value.values)) {
+    for (const key in values) setOwn(value.values, key, values[key]);
+  }
   const problem = checkpointProblem(value, row);
   if (problem) throw corrupt(row, problem);
   return value as Checkpoint;

@@ -4,7 +4,8 @@ import { setOwn, stringifyStored } from "./serde.js";
 /**
  * How a database store keeps channel values: each checkpoint names, per channel, the
  * version that holds its value (`ChannelVersions`: the id of the checkpoint that wrote it),
- * and a channel is stored again only when a checkpoint changed it. A list that grew at its
+ * and a channel is stored again only when a checkpoint changed it. Small values (see
+ * `isInline`) stay in the checkpoint's own row instead. A list that grew at its
  * end is stored as the items appended to its earlier version, so a conversation costs
  * what its messages weigh, not the square of it. Reading a checkpoint walks each
  * channel's chain back to a whole value (`assembleValues`).
@@ -62,6 +63,8 @@ export class KnownValues {
     checkpoint: Checkpoint,
     fromParent = true,
   ): {
+    /** The checkpoint's values as its own row keeps them: small ones, `null` for the rest. */
+    inline: Record<string, unknown>;
     versions: ChannelVersions;
     bases: ChannelVersions;
     stored: StoredValue[];
@@ -72,6 +75,7 @@ export class KnownValues {
         ? this.#known.get(keyOf(checkpoint.threadId, checkpoint.ns))
         : undefined;
     const base = parent && parent.id === checkpoint.parentId ? parent : undefined;
+    const inline: Record<string, unknown> = {};
     const versions: ChannelVersions = {};
     const bases: ChannelVersions = Object.create(null);
     const stored: StoredValue[] = [];
@@ -79,7 +83,12 @@ export class KnownValues {
     const { id, values } = checkpoint;
     for (const channel in values) {
       const value = values[channel];
-      const was = base && Object.hasOwn(base.values, channel) ? base : undefined;
+      if (isInline(value)) {
+        setOwn(inline, channel, value);
+        continue;
+      }
+      setOwn(inline, channel, null);
+      const was = base && Object.hasOwn(base.versions, channel) ? base : undefined;
       if (was) {
         const before = was.values[channel];
         const version = was.versions[channel]!;
@@ -120,7 +129,7 @@ export class KnownValues {
         payload: json(value, id),
       });
     }
-    return { versions, bases, stored, kept };
+    return { inline, versions, bases, stored, kept };
   }
 
   /**
@@ -244,6 +253,25 @@ export class ValueAssembly {
       this.#done.set(`${channel}\u0000${row.version}`, value);
     }
     return value;
+  }
+}
+
+/**
+ * Small values — numbers, booleans, null, short strings — stay in the checkpoint's own row,
+ * written each time (as LangGraph's savers keep primitives in the checkpoint): a row of
+ * their own would cost more than it saves. Lists and objects go by version.
+ */
+export const INLINE_STRING_LIMIT = 256;
+
+function isInline(value: unknown): boolean {
+  switch (typeof value) {
+    case "number":
+    case "boolean":
+      return true;
+    case "string":
+      return value.length <= INLINE_STRING_LIMIT;
+    default:
+      return value === null;
   }
 }
 

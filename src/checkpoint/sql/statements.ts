@@ -60,7 +60,22 @@ export function statements(t: Tables) {
         cross join ${version("k.ns", "k.channel", "k.prev", "b.ns, b.channel, b.version, b.prev")})`;
   const seeds = "c cross join lateral unnest(c.channels, c.versions) e(channel, version)";
   const valueColumns = "b.payload, null, null, b.channel, b.prev, b.keep, b.base";
+  const rangeRows = `select 2, 0::bigint, b.version, null, ${valueColumns}
+      from r cross join lateral (
+        select b.version, b.payload, b.channel, b.prev, b.keep, b.base from ${t.values} b
+        where b.thread_id = $1 and b.ns = $2 and b.channel = r.channel
+          and b.version between r.lo and r.hi
+        offset 0) b`;
   const values = {
+    // One checkpoint: one range per channel, no duplicates to fold.
+    one: {
+      with: `
+    r as (
+      select e.channel, coalesce(b.base, e.version) as lo, e.version as hi from ${seeds}
+        cross join ${version("$2", "e.channel", "e.version", "b.base")})`,
+      rows: rangeRows,
+    },
+    // A page: its checkpoints share chains, so each (channel, base) is read once, to the newest.
     range: {
       with: `
     s as (select distinct e.channel, e.version from ${seeds}),
@@ -68,12 +83,7 @@ export function statements(t: Tables) {
       select s.channel, coalesce(b.base, s.version) as lo, max(s.version) as hi from s
         cross join ${version("$2", "s.channel", "s.version", "b.base")}
       group by s.channel, coalesce(b.base, s.version))`,
-      rows: `select 2, 0::bigint, b.version, null, ${valueColumns}
-      from r cross join lateral (
-        select b.version, b.payload, b.channel, b.prev, b.keep, b.base from ${t.values} b
-        where b.thread_id = $1 and b.ns = $2 and b.channel = r.channel
-          and b.version between r.lo and r.hi
-        offset 0) b`,
+      rows: rangeRows,
     },
     walk: {
       with: chains(`${seeds}
@@ -136,6 +146,18 @@ export function statements(t: Tables) {
         $13::text[], $14::text[]
       from head`;
   const topNow = `case when $2 = '' then ${NOW_MS} end`;
+  // Under READ COMMITTED an UPDATE blocked on the head row's lock re-evaluates its WHERE
+  // against the row the other writer committed, so of two writers expecting the same
+  // latest exactly one matches. No head row (new or deleted thread): nothing matches.
+  // A checkpoint ends an `error` status: the thread has moved on.
+  const advance = (check: string) => `with head as (
+        update ${t.threads} set latest_id = $3, graph = coalesce($9::text, graph),
+          status = $10::text, interrupts = $11::text, error = null,
+          metadata = case when $12::jsonb is null then metadata else metadata || $12::jsonb end,
+          updated_at = ${topNow}
+        where thread_id = $1 and ns = $2 and latest_id = $20${check}
+        returning 1)
+      ${insertCheckpointFrom}`;
   return {
     // ON CONFLICT DO NOTHING waits for a concurrent claim of the same (thread, ns) to end:
     // if it commits, this one claims nothing; only one first checkpoint of a thread wins.
@@ -147,30 +169,22 @@ export function statements(t: Tables) {
         on conflict do nothing
         returning 1)
       ${insertCheckpointFrom}`,
-    // Under READ COMMITTED an UPDATE blocked on the head row's lock re-evaluates its WHERE
-    // against the row the other writer committed, so of two writers expecting the same
-    // latest exactly one matches. No head row (new or deleted thread): nothing matches.
-    // A checkpoint ends an `error` status: the thread has moved on.
-    advanceAndInsert: `with head as (
-        update ${t.threads} set latest_id = $3, graph = coalesce($9::text, graph),
-          status = $10::text, interrupts = $11::text, error = null,
-          metadata = case when $12::jsonb is null then metadata else metadata || $12::jsonb end,
-          updated_at = ${topNow}
-        where thread_id = $1 and ns = $2 and latest_id = $20
-          -- Every version kept from earlier checkpoints ($21, $22) must still be stored (a
-          -- prune in another process may have removed the parent it was read from).
+    advanceAndInsert: advance(""),
+    // A checkpoint that follows another than the latest (a fork, or time travel) keeps
+    // versions of a checkpoint a prune in another process may have deleted since it was
+    // read: each must still be stored ($21, $22), or nothing is written. One that follows
+    // the latest needs no check: a prune keeps the latest and every version it reads.
+    forkAndInsert: advance(`
           and not exists (select 1 from unnest($21::text[], $22::text[]) r(channel, version)
             where not exists (select 1 from ${t.values} b where b.thread_id = $1 and b.ns = $2
-              and b.channel = r.channel and b.version = r.version))
-        returning 1)
-      ${insertCheckpointFrom}`,
+              and b.channel = r.channel and b.version = r.version))`),
     latestId: `select latest_id from ${t.threads} where thread_id = $1 and ns = $2`,
     upsertWrite: `insert into ${t.writes} (thread_id, ns, checkpoint_id, task_id, node, payload)
       values ($1, $2, $3, $4, $5, $6)
       on conflict (thread_id, ns, checkpoint_id, task_id)
       do update set node = excluded.node, payload = excluded.payload`,
-    latestTuple: tuple("thread_id = $1 and ns = $2 order by seq desc limit 1", "range"),
-    tupleById: tuple("thread_id = $1 and ns = $2 and id = $3", "range"),
+    latestTuple: tuple("thread_id = $1 and ns = $2 order by seq desc limit 1", "one"),
+    tupleById: tuple("thread_id = $1 and ns = $2 and id = $3", "one"),
     list: list("range"),
     // The same, following each chain link by link (see `walk` above).
     latestTupleWalk: tuple("thread_id = $1 and ns = $2 order by seq desc limit 1", "walk"),

@@ -133,8 +133,9 @@ export abstract class SqlCheckpointer implements Checkpointer {
     // A new thread's first checkpoint is stored whole, whatever is remembered of the id it
     // follows (the thread may have been deleted by another process).
     const encoded = this.#known.encode(checkpoint, expected !== null);
-    // `values: null` holds the key's place, so the checkpoint reads back in its key order.
-    const payload = stringifyStored({ ...checkpoint, values: null }, "checkpoint");
+    // Small values stay in the row; the others hold their key's place as null, so the
+    // checkpoint reads back in its key order.
+    const payload = stringifyStored({ ...checkpoint, values: encoded.inline }, "checkpoint");
     const channels = Object.keys(encoded.versions);
     const sql = this.#sql;
     const driver = await this.#ready();
@@ -162,7 +163,9 @@ export abstract class SqlCheckpointer implements Checkpointer {
       written =
         expected === null
           ? (await query(sql.claimAndInsert, params)).rowCount
-          : (await query(sql.advanceAndInsert, [...params, expected, ...encoded.kept])).rowCount;
+          : checkpoint.parentId === expected
+            ? (await query(sql.advanceAndInsert, [...params, expected])).rowCount
+            : (await query(sql.forkAndInsert, [...params, expected, ...encoded.kept])).rowCount;
     } catch (error) {
       if (sqlState(error) !== UNIQUE_VIOLATION) throw error;
       throw new DuplicateCheckpointError(threadId, ns, id, { cause: error });
@@ -171,7 +174,7 @@ export abstract class SqlCheckpointer implements Checkpointer {
       // Failure path only: read what the latest is, for the error.
       const { rows } = await driver.query(sql.latestId, [threadId, ns]);
       const actual = (rows[0]?.latest_id as string | undefined) ?? null;
-      if (actual === expected && encoded.kept[0].length > 0) {
+      if (actual === expected && checkpoint.parentId !== expected && encoded.kept[0].length > 0) {
         // The versions it kept are gone (pruned elsewhere): store it whole instead.
         this.#known.forget(threadId);
         return this.put(checkpoint, options);
@@ -446,9 +449,9 @@ export abstract class SqlCheckpointer implements Checkpointer {
             const checkpoint = readStoredCheckpoint(row.payload, where);
             return stringifyStored({ ...checkpoint, threadId: to }, "checkpoint");
           }
-          // Values stay in their versions, copied as they are.
+          // Values stay in the row and in their versions, copied as they are.
           const checkpoint = readStoredCheckpoint(row.payload, where, {});
-          return stringifyStored({ ...checkpoint, threadId: to, values: null }, "checkpoint");
+          return stringifyStored({ ...checkpoint, threadId: to }, "checkpoint");
         });
         await query(sql.copyCheckpoints, [
           from,
