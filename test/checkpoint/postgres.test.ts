@@ -5,6 +5,7 @@ import { PostgresCheckpointer } from "../../src/checkpoint/index.js";
 import { ConcurrentUpdateError } from "../../src/errors/index.js";
 import type { ConformanceRow } from "../../src/testing/checkpointer-conformance.js";
 import { describeCheckpointerConformance, makeCheckpoint } from "../../src/testing/index.js";
+import { dropStoreTables } from "../setup/store-tables.js";
 import { damageParams, damageStatement } from "./damage.js";
 
 // Runs against a real server only: STATEWEAVER_PG_URL=postgres://postgres@127.0.0.1:5432/test
@@ -49,16 +50,7 @@ describe.skipIf(!url)("PostgresCheckpointer", () => {
   const prefixes: string[] = [tablePrefix];
   afterAll(async () => {
     for (const prefix of prefixes) {
-      for (const table of [
-        "writes",
-        "checkpoints",
-        "threads",
-        "claims",
-        "channel_values",
-        "schema_version",
-      ]) {
-        await sharedPool.query(`drop table if exists ${prefix}${table} cascade`);
-      }
+      await dropStoreTables(sharedPool, prefix);
     }
     await sharedPool.end();
   });

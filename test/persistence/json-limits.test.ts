@@ -15,6 +15,7 @@ import {
   START,
   ValueTooDeepError,
 } from "../../src/index.js";
+import { dropStoreTables } from "../setup/store-tables.js";
 
 /** Arrays nested `levels` deep around a number. */
 function nested(levels: number): unknown {
@@ -52,15 +53,7 @@ describe(`values nest at most MAX_JSON_DEPTH (${MAX_JSON_DEPTH}) levels`, () => 
     for (const store of opened) await store.close?.();
     if (!url) return;
     const pool = new pg.Pool({ connectionString: url, max: 1 });
-    for (const table of [
-      "writes",
-      "checkpoints",
-      "threads",
-      "claims",
-      "channel_values",
-      "schema_version",
-    ])
-      await pool.query(`drop table if exists ${prefix}${table} cascade`);
+    await dropStoreTables(pool, prefix);
     await pool.end();
   });
   const stores: Array<[string, (() => Checkpointer) | undefined]> = [

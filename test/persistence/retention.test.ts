@@ -9,6 +9,7 @@ import {
   PostgresCheckpointer,
 } from "../../src/checkpoint/index.js";
 import { END, Graph, interrupt, START } from "../../src/index.js";
+import { dropStoreTables } from "../setup/store-tables.js";
 
 const append = (a: string[] = [], b: string | string[]) => [...a, ...[b].flat()];
 const url = process.env.STATEWEAVER_PG_URL;
@@ -102,16 +103,7 @@ afterAll(async () => {
   const pool = new pg.Pool({ connectionString: url, max: 1 });
   pools.push(pool);
   for (const prefix of prefixes) {
-    for (const table of [
-      "writes",
-      "checkpoints",
-      "threads",
-      "claims",
-      "channel_values",
-      "schema_version",
-    ]) {
-      await pool.query(`drop table if exists ${prefix}${table} cascade`);
-    }
+    await dropStoreTables(pool, prefix);
   }
   for (const p of pools) await p.end();
 });

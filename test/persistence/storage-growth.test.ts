@@ -14,6 +14,7 @@ import {
   PostgresCheckpointer,
 } from "../../src/checkpoint/index.js";
 import { CorruptCheckpointError, END, Graph, START } from "../../src/index.js";
+import { dropStoreTables } from "../setup/store-tables.js";
 
 const STEPS = 120;
 
@@ -144,16 +145,7 @@ describe("storage grows with the conversation, not its square", () => {
     const pool = new pg.Pool({ connectionString: url, max: 2 });
     const prefix = `sw_growth_${randomUUID().slice(0, 8)}_`;
     afterAll(async () => {
-      for (const table of [
-        "writes",
-        "checkpoints",
-        "threads",
-        "claims",
-        "channel_values",
-        "schema_version",
-      ]) {
-        await pool.query(`drop table if exists ${prefix}${table} cascade`);
-      }
+      await dropStoreTables(pool, prefix);
       await pool.end();
     });
 

@@ -14,6 +14,7 @@ import {
   PGliteCheckpointer,
   PostgresCheckpointer,
 } from "../../src/checkpoint/index.js";
+import { dropStoreTables } from "../setup/store-tables.js";
 import { approvalGraph } from "./fixtures/approval-graph.js";
 
 const fixture = readFileSync(new URL("./fixtures/schema-v2.sql", import.meta.url), "utf8");
@@ -119,16 +120,7 @@ describe("thread records for a database written at schema version 2", () => {
     const pool = new pg.Pool({ connectionString: url, max: 2 });
     const prefix = `sw_thmig_${randomUUID().slice(0, 8)}_`;
     afterAll(async () => {
-      for (const table of [
-        "writes",
-        "checkpoints",
-        "threads",
-        "claims",
-        "channel_values",
-        "schema_version",
-      ]) {
-        await pool.query(`drop table if exists ${prefix}${table} cascade`);
-      }
+      await dropStoreTables(pool, prefix);
       await pool.end();
     });
 

@@ -17,6 +17,7 @@ import {
   PostgresCheckpointer,
 } from "../../src/checkpoint/index.js";
 import { END, Graph, START } from "../../src/index.js";
+import { dropStoreTables } from "../setup/store-tables.js";
 import { approvalGraph } from "./fixtures/approval-graph.js";
 
 const fixture = readFileSync(new URL("./fixtures/schema-v3.sql", import.meta.url), "utf8");
@@ -103,16 +104,7 @@ describe("channel versions for a database written at schema version 3", () => {
     const pool = new pg.Pool({ connectionString: url, max: 2 });
     const prefix = `sw_valmig_${randomUUID().slice(0, 8)}_`;
     afterAll(async () => {
-      for (const table of [
-        "writes",
-        "checkpoints",
-        "threads",
-        "claims",
-        "channel_values",
-        "schema_version",
-      ]) {
-        await pool.query(`drop table if exists ${prefix}${table} cascade`);
-      }
+      await dropStoreTables(pool, prefix);
       await pool.end();
     });
 

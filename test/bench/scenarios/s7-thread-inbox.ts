@@ -18,6 +18,7 @@ import {
   PGliteCheckpointer,
   PostgresCheckpointer,
 } from "stateweaver/checkpoint";
+import { dropStoreTables } from "../../setup/store-tables.js";
 import { median } from "../measure.js";
 import { check, result, round, type Scenario } from "../scenario.js";
 
@@ -130,16 +131,7 @@ export const s7: Scenario = {
         pgP50 = median(await timeFirstPage(store, calls));
       } finally {
         await store.close();
-        for (const table of [
-          "writes",
-          "checkpoints",
-          "threads",
-          "claims",
-          "channel_values",
-          "schema_version",
-        ]) {
-          await pool.query(`drop table if exists ${prefix}${table} cascade`);
-        }
+        await dropStoreTables(pool, prefix);
         await pool.end();
       }
     }
