@@ -81,16 +81,30 @@ export async function serveCommand(
     ? new PostgresCheckpointer({ connectionString: settings.databaseUrl })
     : new PGliteCheckpointer(settings.dataDir);
   const server = createServer({ graphs, checkpointer, token: settings.token });
-  if (seed) {
-    const first = await checkpointer.searchThreads({ limit: 1 });
-    if (first.threads.length === 0) {
-      const hosted = Object.fromEntries(
-        server.context.hosted.ids.map((id) => [id, server.context.hosted.get(id)]),
-      );
-      await seed(hosted);
+  let url: string;
+  try {
+    if (seed) {
+      const first = await checkpointer.searchThreads({ limit: 1 });
+      if (first.threads.length === 0) {
+        const hosted = Object.fromEntries(
+          server.context.hosted.ids.map((id) => [id, server.context.hosted.get(id)]),
+        );
+        await seed(hosted);
+      }
     }
+    ({ url } = await server.listen({ port: settings.port, host: settings.host }));
+  } catch (error) {
+    // Close the store (and free a PGlite directory's lock) so the process ends with the error.
+    await server.close().catch(() => undefined);
+    await checkpointer.close?.();
+    if ((error as { code?: unknown }).code === "EADDRINUSE") {
+      throw new ServerConfigError(
+        `Port ${settings.port} on ${settings.host} is already in use. Stop what listens there, or choose another port: PORT=${settings.port + 1} npm start (or stateweaver serve with PORT set).`,
+        { cause: error },
+      );
+    }
+    throw error;
   }
-  const { url } = await server.listen({ port: settings.port, host: settings.host });
   const store = settings.databaseUrl
     ? "PostgreSQL (DATABASE_URL)"
     : `PGlite in ${settings.dataDir}`;

@@ -37,8 +37,8 @@ export class RequestError extends StateweaverError {
  * missing graph in stateweaver.json). The message says what to change.
  */
 export class ServerConfigError extends StateweaverError {
-  constructor(message: string) {
-    super("SERVER_CONFIG", message);
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("SERVER_CONFIG", message, options);
     this.name = "ServerConfigError";
   }
 }

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { tempDataDir } from "./fixtures/server.js";
@@ -39,6 +40,27 @@ describe("stateweaver serve", () => {
     );
     expect(code).toBe(1);
   });
+
+  it("ends with a clear error when its port is taken, instead of hanging on the open store", async () => {
+    const taken = createNetServer().listen(0, "127.0.0.1");
+    await once(taken, "listening");
+    const port = (taken.address() as AddressInfo).port;
+    const data = await tempDataDir();
+    try {
+      const child = serve({
+        PORT: String(port),
+        STATEWEAVER_DATA_DIR: data.dir,
+        HOST: "127.0.0.1",
+      });
+      const text = await outputOf(child, /in use.*\n/);
+      const code = child.exitCode ?? (await once(child, "exit"))[0];
+      expect(text).toContain(`Port ${port} on 127.0.0.1 is already in use.`);
+      expect(code).toBe(1);
+    } finally {
+      taken.close();
+      await data.dispose();
+    }
+  }, 90_000);
 
   it("serves the graphs from stateweaver.json on PGlite, seeding an empty store once", async () => {
     const data = await tempDataDir();
