@@ -253,10 +253,13 @@ export abstract class SqlCheckpointer implements Checkpointer {
       ),
     });
     let { checkpoints, assembly } = page((await driver.query(this.#sql.list, params)).rows);
-    if (checkpoints.some((row) => !assembly.complete(versionsOf(row, threadId, ns) ?? {}))) {
+    // Each row's versions are parsed once, for the completeness check and the read.
+    let versions = checkpoints.map((row) => versionsOf(row, threadId, ns));
+    if (versions.some((v) => v && !assembly.complete(v))) {
       ({ checkpoints, assembly } = page((await driver.query(this.#sql.listWalk, params)).rows));
+      versions = checkpoints.map((row) => versionsOf(row, threadId, ns));
     }
-    return checkpoints.map((row) => readRow(row, threadId, ns, assembly).checkpoint);
+    return checkpoints.map((row, i) => readRow(row, versions[i], threadId, ns, assembly));
   }
 
   async claimThread(threadId: string, claim: ThreadClaim): Promise<void> {
@@ -535,11 +538,10 @@ function toTuple(
   const assembly = assemblyOf(values, threadId, ns);
   const versions = versionsOf(first, threadId, ns);
   if (!final && versions && !assembly.complete(versions)) return INCOMPLETE;
-  const read = readRow(first, threadId, ns, assembly);
   return {
-    tuple: { checkpoint: read.checkpoint, pendingWrites: writes },
-    versions: read.versions,
-    bases: read.versions && assembly.bases(read.versions),
+    tuple: { checkpoint: readRow(first, versions, threadId, ns, assembly), pendingWrites: writes },
+    versions,
+    bases: versions && assembly.bases(versions),
   };
 }
 
@@ -556,20 +558,19 @@ function versionsOf(
 /** A checkpoint row, its values assembled from their versions (or, in an older row, its payload). */
 function readRow(
   row: Record<string, unknown>,
+  versions: ChannelVersions | undefined,
   threadId: string,
   ns: string,
   assembly: ValueAssembly,
-): { checkpoint: Checkpoint; versions: ChannelVersions | undefined } {
+): Checkpoint {
   const where = rowOf(row, threadId, ns);
-  const versions = versionsOf(row, threadId, ns);
-  if (!versions) return { checkpoint: readStoredCheckpoint(row.payload, where), versions };
+  if (!versions) return readStoredCheckpoint(row.payload, where);
   const missing = (channel: string, version: string) =>
     corruptValue(
       where,
       `the value of channel "${channel}" at version ${version} is missing or damaged`,
     );
-  const values = assembly.values(versions, missing);
-  return { checkpoint: readStoredCheckpoint(row.payload, where, values), versions };
+  return readStoredCheckpoint(row.payload, where, assembly.values(versions, missing));
 }
 
 /** The channel versions a page of rows brought, parsed on first use. */
