@@ -1,7 +1,7 @@
 import type { AnyStateMachine } from "xstate";
 import type { Checkpointer } from "../checkpoint/checkpointer.js";
 import { assertHistoryLimit } from "../checkpoint/limits.js";
-import { InvalidConfigError } from "../errors/index.js";
+import { InvalidConfigError, InvalidRunError, RunsNotBoundError } from "../errors/index.js";
 import { currentTask } from "../runtime/interrupt.js";
 import type { GraphContext } from "../runtime/task.js";
 import { WriteList } from "../runtime/write-list.js";
@@ -9,12 +9,13 @@ import type { StreamEvent } from "../stream/events.js";
 import { defaultEventOf, type RunEvent } from "../stream/run-events.js";
 import { runStream, streamModes } from "../stream/run-stream.js";
 import { partsOf, type StreamMode, type StreamPart } from "../stream/stream-parts.js";
-import type { Command } from "./command.js";
+import { Command } from "./command.js";
 import type { GraphEvent } from "./compile.js";
 import { END } from "./constants.js";
 import { declaredEdges, type GraphEdge } from "./declared-edges.js";
 import { drawGraph, type GraphDrawing } from "./drawing.js";
 import type { CompileOptions } from "./graph.js";
+import type { GraphRuns, RunInput, RunService } from "./graph-runs.js";
 import { GraphThreads } from "./graph-threads.js";
 import { statelyCode } from "./inspection-chart.js";
 import type { GraphInternals } from "./internals.js";
@@ -70,8 +71,14 @@ export class CompiledGraph<S extends State = State, C = unknown> {
   readonly #g: GraphInternals;
   readonly #runner: GraphRunner<S, C>;
   readonly #options: CompileOptions;
+  readonly #runService: { service: RunService; graphId: string } | undefined;
 
-  constructor(g: GraphInternals, machine: AnyStateMachine, options: CompileOptions) {
+  constructor(
+    g: GraphInternals,
+    machine: AnyStateMachine,
+    options: CompileOptions,
+    runService?: { service: RunService; graphId: string },
+  ) {
     this.#g = g;
     this.machine = machine;
     this.name = g.spec.name;
@@ -79,6 +86,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     this.threads = new GraphThreads(this.name, options.checkpointer);
     this.#runner = new GraphRunner<S, C>(g, machine, options);
     this.#options = options;
+    this.#runService = runService;
   }
 
   /**
@@ -91,7 +99,44 @@ export class CompiledGraph<S extends State = State, C = unknown> {
    * const hosted = graph.withCheckpointer(new PGliteCheckpointer("./.stateweaver"));
    */
   withCheckpointer(checkpointer: Checkpointer): CompiledGraph<S, C> {
-    return new CompiledGraph<S, C>(this.#g, this.machine, { ...this.#options, checkpointer });
+    const options = { ...this.#options, checkpointer };
+    return new CompiledGraph<S, C>(this.#g, this.machine, options, this.#runService);
+  }
+
+  /**
+   * The same graph, with background runs on `service` (`graph.runs`), where it is hosted
+   * as `graphId` (its name by default): how `createRuns`, `stateweaver serve` and
+   * `stateweaver worker` hand a graph its queue. This graph is left as it was.
+   *
+   * @example
+   * const runs = createRuns({ graphs: [graph] });
+   * const queued = graph.withRuns(runs);
+   * await queued.runs.create("t1", { n: 1 });
+   */
+  withRuns(service: RunService, graphId = this.name): CompiledGraph<S, C> {
+    return new CompiledGraph<S, C>(this.#g, this.machine, this.#options, { service, graphId });
+  }
+
+  /**
+   * Background runs of this graph: `create` enqueues one (input, a `Command`, or `null`),
+   * then `get`, `list`, `join` and `cancel`. Needs a run service (`withRuns`); throws
+   * `RunsNotBoundError` without one.
+   *
+   * @example
+   * const run = await graph.runs.create("t1", { n: 1 }, { multitaskStrategy: "enqueue" });
+   * (await graph.runs.join(run.runId)).status; // "success"
+   */
+  get runs(): GraphRuns {
+    if (!this.#runService) throw new RunsNotBoundError(this.name);
+    const { service, graphId } = this.#runService;
+    return {
+      create: (threadId, input, options) =>
+        service.create({ ...options, graphId, threadId, input: runInputOf(input) }),
+      get: (runId) => service.get(runId),
+      list: (threadId, options) => service.list({ ...options, threadId }),
+      join: (runId, options) => service.join(runId, options),
+      cancel: (runId, options) => service.cancel(runId, options),
+    };
   }
 
   /** Node names, in definition order. */
@@ -361,4 +406,24 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       return new WriteList(journal) as never;
     };
   }
+}
+
+/** `graph.runs.create`'s input in the stored form: a `Command` as its JSON, `null` as is. */
+function runInputOf(input: unknown): RunInput {
+  if (input === null || input === undefined) return null;
+  if (!(input instanceof Command)) return { input };
+  const goto = input.goto;
+  const gotoNames = goto === undefined ? undefined : Array.isArray(goto) ? goto : [goto];
+  if (gotoNames?.some((g) => typeof g !== "string")) {
+    throw new InvalidRunError(
+      "A background run's Command can name nodes in goto, not Send objects: a run is stored as JSON until a worker takes it. Send the node names, or start the run with invoke().",
+    );
+  }
+  return {
+    command: {
+      ...(input.hasResume && { resume: input.resume }),
+      ...(input.update !== undefined && { update: input.update as Record<string, unknown> }),
+      ...(gotoNames !== undefined && { goto: gotoNames as string[] }),
+    },
+  };
 }

@@ -76,6 +76,8 @@ export interface RunCreateOptions {
   interruptAfter?: string[];
   /** Start from this checkpoint (time travel) instead of the latest. */
   checkpointId?: string;
+  /** Stream modes a client asked for, kept with the run for whoever executes it. */
+  streamModes?: string[];
 }
 
 /** Filters of `runs.list`, newest first. */

@@ -37,6 +37,12 @@ export interface InvokeOptions<C = unknown> {
    * await graph.invoke(input, { config, metadata: { user: "u1", ticket: 42 } });
    */
   metadata?: Record<string, unknown>;
+  /**
+   * The id of the run this call is (e.g. a background run's): the thread is claimed under
+   * it and every checkpoint the call writes names it in `metadata.runId`, so a worker that
+   * takes over a run can tell how far it got. Without it, each call is a run of its own.
+   */
+  runId?: string;
 }
 
 /** The outcome of a run: finished, or paused waiting for `resume`. */

@@ -163,6 +163,7 @@ export class GraphRunner<S extends State = State, C = unknown> {
         latestId: latest?.checkpoint.id ?? null,
         source: forked ? "fork" : "loop",
         thread: { graph: this.#g.spec.name, metadata },
+        ...(options.runId !== undefined && { runId: options.runId }),
       });
     }
     const env: RunEnv = {
@@ -195,7 +196,7 @@ export class GraphRunner<S extends State = State, C = unknown> {
     // How the run ended, for the thread's record (a failure marks it "error").
     const ended: { failed?: unknown } = {};
     try {
-      if (writer && env.ns === "") await writer.claim(randomUUID());
+      if (writer && env.ns === "") await writer.claim(writer.runId ?? randomUUID());
       const result = await drive(actor, env, writer, options);
       if (result.status !== "interrupted") return result;
       // A paused step shows what its finished tasks wrote, as getState does.

@@ -1,15 +1,39 @@
 /**
- * Runs: work that drives a graph on one thread, with a status, a join and a cancel.
- * Today they run in this process (`InProcessRunRegistry`).
+ * Background runs: a run is a job on a queue that any worker takes — in this process
+ * (`InProcessRunQueue`, the embedded default) or on PostgreSQL through graphile-worker
+ * (`PostgresRunQueue`, for `stateweaver worker` processes on many machines).
  *
  * @example
- * import { InProcessRunRegistry } from "../runs/index.js";
+ * import { createRuns, PostgresRunQueue } from "stateweaver/runs";
+ * const runs = createRuns({ graphs: [graph], queue: await PostgresRunQueue.open({ connectionString }) });
  */
-export { InProcessRunRegistry } from "./in-process-run-registry.js";
+export { MULTITASK_STRATEGIES, type MultitaskDecision, multitaskDecision } from "./multitask.js";
+export type { NewRun, RunChange, RunConsumer, RunEnd, RunQueue, Taken } from "./queue.js";
+export { InProcessRunQueue } from "./queues/in-process.js";
+export { PostgresRunQueue, type PostgresRunQueueOptions } from "./queues/postgres.js";
 export {
+  ACTIVE_RUN_STATUSES,
+  type BackgroundRun,
   FINAL_RUN_STATUSES,
+  type GraphRuns,
+  type MultitaskStrategy,
+  publicRun,
+  type QueuedRun,
+  type RunCreateOptions,
   type RunEvent,
-  type RunRecord,
+  type RunInput,
+  type RunListOptions,
+  type RunRequest,
+  type RunService,
   type RunStatus,
-  type RunWork,
+  type StopAction,
 } from "./run.js";
+export { argOf } from "./run-input.js";
+export {
+  createRuns,
+  DEFAULT_LEASE_MS,
+  type RunExecutor,
+  Runs,
+  type RunsOptions,
+  type WorkOptions,
+} from "./runs.js";

@@ -1,12 +1,15 @@
-/**
- * Where a run stands: waiting to start, working, or how it ended. `interrupted` means the
- * graph paused for a person (the thread waits for a resume); `cancelled` means it was
- * stopped through `cancel`.
- *
- * @example
- * const done: RunStatus[] = ["success", "error", "interrupted", "cancelled"];
- */
-export type RunStatus = "pending" | "running" | "success" | "error" | "interrupted" | "cancelled";
+import type { BackgroundRun, RunInput, RunStatus } from "../graph/graph-runs.js";
+
+export type {
+  BackgroundRun,
+  GraphRuns,
+  MultitaskStrategy,
+  RunCreateOptions,
+  RunInput,
+  RunListOptions,
+  RunService,
+  RunStatus,
+} from "../graph/graph-runs.js";
 
 /** The statuses a run never leaves. */
 export const FINAL_RUN_STATUSES: ReadonlySet<RunStatus> = new Set([
@@ -16,27 +19,37 @@ export const FINAL_RUN_STATUSES: ReadonlySet<RunStatus> = new Set([
   "cancelled",
 ]);
 
+/** The statuses of a run that holds its thread's turn: one at a time per thread. */
+export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ["pending", "running"];
+
 /**
- * One run: a piece of work driving a graph on one thread.
+ * What a worker needs to execute a run, stored with it as JSON until one takes it.
  *
  * @example
- * const run: RunRecord = { runId: "r1", threadId: "t1", graphId: "ops", status: "running",
- *   createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z",
- *   error: null, metadata: {} };
+ * const request: RunRequest = { input: { input: { n: 1 } }, streamModes: ["values"] };
  */
-export interface RunRecord {
-  runId: string;
-  threadId: string;
-  /** The graph (assistant) the run drives. */
-  graphId: string;
-  status: RunStatus;
-  /** ISO-8601. */
-  createdAt: string;
-  /** ISO-8601: the last status change. */
-  updatedAt: string;
-  /** Why the run failed, while `status` is `error`. */
-  error: { name: string; message: string } | null;
-  metadata: Record<string, unknown>;
+export interface RunRequest {
+  input: RunInput;
+  context?: unknown;
+  interruptBefore?: string[];
+  interruptAfter?: string[];
+  checkpointId?: string;
+  /** The stream modes a client asked for (the server's wire names); executors may ignore them. */
+  streamModes?: string[];
+}
+
+/**
+ * A run as its queue keeps it: the public record plus what workers need. `attempt` counts
+ * the times a worker took it (more than one when a worker died holding it);
+ * `cancelAction` is set while a stop was asked for and the run has not ended yet.
+ *
+ * @example
+ * const stopping = run.status === "running" && run.cancelAction !== null;
+ */
+export interface QueuedRun extends BackgroundRun {
+  request: RunRequest;
+  attempt: number;
+  cancelAction: StopAction | null;
 }
 
 /**
@@ -53,18 +66,14 @@ export interface RunEvent {
 }
 
 /**
- * The work of a run: it gets a signal that aborts on `cancel` and a way to report events,
- * and says how the graph ended (`"success"` or `"interrupted"`); a throw is an `error`.
- *
- * @example
- * const work: RunWork = async ({ signal, emit }) => {
- *   const r = await graph.invoke(input, { config, signal });
- *   emit("values", r.state);
- *   return r.status === "done" ? "success" : "interrupted";
- * };
+ * Why a working run is being stopped: `cancel` (through `runs.cancel`; it ends `cancelled`),
+ * `interrupt` (a newer run's multitask strategy; it ends `interrupted`, its progress kept) or
+ * `rollback` (it ends `cancelled` and what it wrote is dropped).
  */
-export type RunWork = (run: {
-  runId: string;
-  signal: AbortSignal;
-  emit(event: string, data: unknown): void;
-}) => Promise<"success" | "interrupted">;
+export type StopAction = "cancel" | "interrupt" | "rollback";
+
+/** The public record of a queued run (without what only workers read). */
+export function publicRun(run: QueuedRun): BackgroundRun {
+  const { request: _request, attempt: _attempt, cancelAction: _cancel, ...record } = run;
+  return record;
+}

@@ -92,14 +92,21 @@ export class CheckpointWriter {
        * metadata, merged into the thread's by the claim and by the run's first checkpoint.
        */
       thread?: ThreadWrite;
+      /** The run's own id (`InvokeOptions.runId`): named in every checkpoint's metadata. */
+      runId?: string;
     },
   ) {
     this.#parentId = start.parentId;
     this.#latestId = start.latestId;
     this.#source = start.source;
-    this.#metadata = start.metadata;
+    this.#metadata =
+      start.runId === undefined ? start.metadata : { ...start.metadata, runId: start.runId };
+    this.runId = start.runId;
     this.#thread = start.thread;
   }
+
+  /** The caller's run id, if it gave one (a background run's); the claim is held under it. */
+  readonly runId: string | undefined;
 
   /** The id of the last checkpoint queued (or the store's latest when the run started). */
   get latestId(): string | null {

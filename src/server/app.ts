@@ -3,9 +3,10 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Checkpointer } from "../checkpoint/index.js";
 import type { CompiledGraph } from "../index.js";
-import { InProcessRunRegistry } from "../runs/index.js";
+import { createRuns, type RunQueue } from "../runs/index.js";
 import { authRoutes, requireAccess } from "./auth.js";
 import { errorResponse } from "./errors.js";
+import { graphRunExecutor } from "./graph-runs.js";
 import { HostedGraphs } from "./hosted-graphs.js";
 import { InboxEvents } from "./inbox-events.js";
 import { NewThreads } from "./new-threads.js";
@@ -38,6 +39,15 @@ export interface ServerOptions {
   inboxDir?: string;
   /** Largest request body in bytes; `DEFAULT_BODY_LIMIT` by default. */
   bodyLimit?: number;
+  /**
+   * Where runs are queued: this process by default; a `PostgresRunQueue` to share them with
+   * other servers and `stateweaver worker` processes.
+   */
+  queue?: RunQueue;
+  /** How many runs this server executes at once (default 8); 0 leaves them to workers. */
+  concurrency?: number;
+  /** How long a run's worker holds it without renewing its lease (see `createRuns`). */
+  leaseMs?: number;
   /** Called with errors no route expected (answered with a 500); `console.error` by default. */
   onUnexpectedError?: (error: unknown) => void;
 }
@@ -61,19 +71,29 @@ const packageInbox = () =>
  * const res = await app.request("/ok");
  */
 export function createApp(options: ServerOptions): { app: Hono; context: ServerContext } {
+  const hosted = new HostedGraphs(options.graphs, options.checkpointer);
+  const runs = createRuns({
+    graphs: Object.fromEntries(hosted.ids.map((id) => [id, hosted.get(id)])),
+    ...(options.queue && { queue: options.queue }),
+    ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
+  });
   const context: ServerContext = {
-    hosted: new HostedGraphs(options.graphs, options.checkpointer),
+    hosted,
     checkpointer: options.checkpointer,
-    runs: new InProcessRunRegistry(),
+    runs,
     events: new InboxEvents(),
     newThreads: new NewThreads(),
   };
-  context.runs.onSettled((run) => {
+  const report = options.onUnexpectedError ?? ((error: unknown) => console.error(error));
+  runs.onSettled(async (change) => {
+    const run = await runs.get(change.runId).catch(() => undefined);
+    if (!run) return;
     const reason =
       run.status === "interrupted" ? "paused" : run.status === "error" ? "failed" : "finished";
     context.events.publish(run.threadId, reason);
   });
-  const report = options.onUnexpectedError ?? ((error: unknown) => console.error(error));
+  const concurrency = options.concurrency ?? 8;
+  if (concurrency > 0) runs.work({ concurrency, execute: graphRunExecutor() }).catch(report);
   const access = { token: options.token };
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
 

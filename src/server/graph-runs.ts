@@ -1,6 +1,12 @@
 import type { StreamEvent } from "../index.js";
-import { Command } from "../index.js";
-import type { InProcessRunRegistry, RunRecord } from "../runs/index.js";
+import {
+  argOf,
+  type BackgroundRun,
+  type MultitaskStrategy,
+  type RunExecutor,
+  type RunInput,
+  type Runs,
+} from "../runs/index.js";
 import { RequestError } from "./errors.js";
 import type { HostedGraphs } from "./hosted-graphs.js";
 import { fromWireValues, toWireValues } from "./wire/messages.js";
@@ -34,19 +40,20 @@ export interface GraphRunRequest {
   context?: unknown;
   /** The run's id, when the caller chose it. */
   runId?: string;
+  multitaskStrategy?: MultitaskStrategy;
 }
 
 /**
- * Start a run of a hosted graph on a thread, in the run registry. Everything the graph
- * streams is kept as the run's events, in LangGraph's SSE event names and shapes, for
- * whoever streams or joins it. Bad input is refused here (a `RequestError`), before any run.
+ * Enqueue a run of a hosted graph on a thread. Bad input is refused here (a `RequestError`),
+ * before any run; the run is kept with what the client asked to stream, and executed by
+ * `graphRunExecutor` in whichever process takes it.
  */
-export function startGraphRun(
+export async function createGraphRun(
   hosted: HostedGraphs,
-  runs: InProcessRunRegistry,
+  runs: Runs,
   request: GraphRunRequest,
-): RunRecord {
-  const graph = hosted.get(request.graphId);
+): Promise<BackgroundRun> {
+  hosted.get(request.graphId);
   const input = fromWireValues(request.input);
   if (input.badIndex !== undefined) {
     throw new RequestError(
@@ -56,55 +63,70 @@ export function startGraphRun(
       { fields: [{ path: `input.messages.${input.badIndex}`, message: "not a message" }] },
     );
   }
-  const update = request.update ? (fromWireValues(request.update).values as never) : undefined;
-  const arg = request.resume
-    ? new Command({ resume: request.resume.value, update })
-    : request.goto !== undefined || update !== undefined
-      ? new Command({ update, goto: request.goto as never })
-      : (input.values ?? null);
-  const modes = new Set<string>(request.streamModes);
-  if (modes.has("messages")) modes.add("messages-tuple");
-  const config = {
-    configurable: {
-      thread_id: request.threadId,
-      ...(request.checkpointId && { checkpoint_id: request.checkpointId }),
-    },
-  };
-  return runs.start(
-    {
-      threadId: request.threadId,
-      graphId: request.graphId,
-      ...(request.metadata && { metadata: request.metadata }),
-      ...(request.runId && { runId: request.runId }),
-    },
-    async ({ runId, signal, emit }) => {
-      emit("metadata", { run_id: runId, thread_id: request.threadId, attempt: 1 });
-      const frames = new FrameWriter(modes, emit, {
-        runId,
-        threadId: request.threadId,
-        graphName: graph.name,
-      });
-      const stream = graph.stream(arg as never, {
-        config,
-        signal,
-        ...(request.context !== undefined && { context: request.context }),
-        ...(request.metadata && { metadata: request.metadata }),
-        ...(request.interruptBefore && { interruptBefore: request.interruptBefore }),
-        ...(request.interruptAfter && { interruptAfter: request.interruptAfter }),
-      });
-      try {
-        for (;;) {
-          const next = await stream.next();
-          if (next.done) return next.value.status === "done" ? "success" : "interrupted";
-          frames.write(next.value);
+  const update = request.update ? fromWireValues(request.update).values : undefined;
+  const runInput: RunInput =
+    request.resume || request.goto !== undefined || update !== undefined
+      ? {
+          command: {
+            ...(request.resume && { resume: request.resume.value }),
+            ...(update !== undefined && { update: update as Record<string, unknown> }),
+            ...(request.goto !== undefined && { goto: request.goto }),
+          },
         }
-      } catch (error) {
-        const e = error instanceof Error ? error : new Error(String(error));
-        if (!signal.aborted) emit("error", { error: e.name, message: e.message });
-        throw error;
-      }
-    },
-  );
+      : input.values === undefined || input.values === null
+        ? null
+        : { input: input.values };
+  return runs.create({
+    graphId: request.graphId,
+    threadId: request.threadId,
+    input: runInput,
+    streamModes: [...request.streamModes],
+    ...(request.multitaskStrategy && { multitaskStrategy: request.multitaskStrategy }),
+    ...(request.metadata && { metadata: request.metadata }),
+    ...(request.runId && { runId: request.runId }),
+    ...(request.context !== undefined && { context: request.context }),
+    ...(request.interruptBefore && { interruptBefore: request.interruptBefore }),
+    ...(request.interruptAfter && { interruptAfter: request.interruptAfter }),
+    ...(request.checkpointId && { checkpointId: request.checkpointId }),
+  });
+}
+
+/**
+ * How this server's processes execute runs: stream the graph and keep what it streams as
+ * the run's events, in LangGraph's SSE event names and shapes, for the modes the client
+ * asked.
+ */
+export function graphRunExecutor(): RunExecutor {
+  return async ({ graph, run, input, signal, emit }) => {
+    const modes = new Set<string>(run.request.streamModes ?? ["values"]);
+    if (modes.has("messages")) modes.add("messages-tuple");
+    emit("metadata", { run_id: run.runId, thread_id: run.threadId, attempt: run.attempt });
+    const frames = new FrameWriter(modes, emit, {
+      runId: run.runId,
+      threadId: run.threadId,
+      graphName: graph.name,
+    });
+    const { request } = run;
+    const stream = graph.stream(argOf(input) as never, {
+      config: {
+        configurable: {
+          thread_id: run.threadId,
+          ...(request.checkpointId && { checkpoint_id: request.checkpointId }),
+        },
+      },
+      signal,
+      runId: run.runId,
+      ...(request.context !== undefined && { context: request.context }),
+      ...(Object.keys(run.metadata).length > 0 && { metadata: run.metadata }),
+      ...(request.interruptBefore && { interruptBefore: request.interruptBefore }),
+      ...(request.interruptAfter && { interruptAfter: request.interruptAfter }),
+    });
+    for (;;) {
+      const next = await stream.next();
+      if (next.done) return next.value.status === "done" ? "success" : "interrupted";
+      frames.write(next.value);
+    }
+  };
 }
 
 /** Turns our stream events into LangGraph's SSE events for the modes asked. */

@@ -1,5 +1,5 @@
 import type { Checkpointer, ThreadRecord, ThreadStatus } from "../checkpoint/index.js";
-import type { InProcessRunRegistry } from "../runs/index.js";
+import type { Runs } from "../runs/index.js";
 import { RequestError } from "./errors.js";
 import type { HostedGraphs } from "./hosted-graphs.js";
 import type { InboxEvents } from "./inbox-events.js";
@@ -12,7 +12,7 @@ import type { NewThreads } from "./new-threads.js";
 export interface ServerContext {
   hosted: HostedGraphs;
   checkpointer: Checkpointer;
-  runs: InProcessRunRegistry;
+  runs: Runs;
   events: InboxEvents;
   newThreads: NewThreads;
 }
@@ -42,11 +42,16 @@ export async function findThread(ctx: ServerContext, threadId: string): Promise<
 }
 
 /** The view of a thread record already read (e.g. from a search page). */
-export function viewOf(ctx: ServerContext, record: ThreadRecord, unwritten = false): ThreadView {
+export async function viewOf(
+  ctx: ServerContext,
+  record: ThreadRecord,
+  unwritten = false,
+): Promise<ThreadView> {
   const metaGraph = record.metadata.graph_id;
   const graphId =
     ctx.hosted.idOf(record.graph) ??
     (typeof metaGraph === "string" && ctx.hosted.has(metaGraph) ? metaGraph : undefined);
-  const busy = ctx.runs.activeOn(record.threadId) !== undefined;
+  // Running threads read "busy" from the store's claim; a queued run makes them busy too.
+  const busy = record.status === "busy" || (await ctx.runs.activeOn(record.threadId)) !== undefined;
   return { record, graphId, status: busy ? "busy" : record.status, unwritten };
 }

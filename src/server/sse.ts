@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
-import type { InProcessRunRegistry } from "../runs/index.js";
+import type { Runs } from "../runs/index.js";
 
 /** Events every stream carries, whatever modes were asked. */
 const ALWAYS = new Set(["metadata", "error"]);
@@ -21,7 +21,7 @@ const EVENT_OF_MODE: Record<string, string> = {
  */
 export function streamRun(
   c: Context,
-  runs: InProcessRunRegistry,
+  runs: Runs,
   runId: string,
   options: { modes?: readonly string[]; headers?: Record<string, string> } = {},
 ): Response {

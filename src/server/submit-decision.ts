@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { HITL } from "../agent/index.js";
 import { type Decision, decisionsOf } from "./decisions.js";
 import { RequestError } from "./errors.js";
-import { startGraphRun } from "./graph-runs.js";
+import { createGraphRun } from "./graph-runs.js";
 import { DECISIONS_KEY, inboxItemsOf } from "./inbox-items.js";
 import { pauseKind, reviewAnswerProblems } from "./review-answer.js";
 import { findThread, type ServerContext } from "./server-context.js";
@@ -116,7 +116,7 @@ export function submitDecision(
     };
     const breakpoint = item.kind === "breakpoint";
     const several = view.record.interrupts.length > 1;
-    startGraphRun(ctx.hosted, ctx.runs, {
+    await createGraphRun(ctx.hosted, ctx.runs, {
       graphId: view.graphId,
       threadId,
       runId: decision.runId,

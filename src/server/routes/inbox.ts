@@ -6,7 +6,7 @@ import type { ThreadRecord } from "../../checkpoint/index.js";
 import type { StateSnapshot } from "../../graph/state-snapshot.js";
 import { type Decision, decisionsOf, diffOf } from "../decisions.js";
 import { RequestError } from "../errors.js";
-import { startGraphRun } from "../graph-runs.js";
+import { createGraphRun } from "../graph-runs.js";
 import { timelineOf } from "../history-timeline.js";
 import { DECISIONS_KEY, type InboxItem, inboxItemsOf } from "../inbox-items.js";
 import { parseBody } from "../request-body.js";
@@ -62,10 +62,11 @@ export function inboxRoutes(ctx: ServerContext): Hono {
       const limit = Math.min(Math.max(Number(c.req.query("limit") ?? 50) || 50, 1), 500);
       const offset = Math.max(Number(c.req.query("cursor") ?? 0) || 0, 0);
       const all = await interruptedThreads(ctx);
+      const active = await ctx.runs.activeThreads();
       const byGraph: Record<string, number> = {};
       const items: InboxItem[] = [];
       for (const record of all) {
-        if (ctx.runs.activeOn(record.threadId)) continue;
+        if (active.has(record.threadId)) continue;
         const id = ctx.hosted.idOf(record.graph);
         const pending = inboxItemsOf(record, id);
         if (id !== undefined) byGraph[id] = (byGraph[id] ?? 0) + pending.length;
@@ -205,7 +206,7 @@ export function inboxRoutes(ctx: ServerContext): Hono {
     .post("/threads", async (c) => {
       const body = await parseBody(c, newThreadBody);
       const threadId = randomUUID();
-      const run = startGraphRun(ctx.hosted, ctx.runs, {
+      const run = await createGraphRun(ctx.hosted, ctx.runs, {
         graphId: body.graphId,
         threadId,
         input: body.input,

@@ -1,13 +1,13 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { InterruptRecord } from "../../checkpoint/index.js";
-import type { RunRecord } from "../../runs/index.js";
+import type { BackgroundRun } from "../../runs/index.js";
 import { RequestError } from "../errors.js";
 import {
+  createGraphRun,
   type GraphRunRequest,
   STREAM_MODES,
   type StreamMode,
-  startGraphRun,
 } from "../graph-runs.js";
 import { parseBody } from "../request-body.js";
 import { reviewAnswerProblems } from "../review-answer.js";
@@ -46,7 +46,7 @@ const runBody = z.looseObject({
 type RunBody = z.infer<typeof runBody>;
 
 /** A run as LangGraph returns it. */
-export function toWireRun(run: RunRecord): Record<string, unknown> {
+export function toWireRun(run: BackgroundRun): Record<string, unknown> {
   return {
     run_id: run.runId,
     thread_id: run.threadId,
@@ -55,7 +55,7 @@ export function toWireRun(run: RunRecord): Record<string, unknown> {
     updated_at: run.updatedAt,
     status: run.status,
     metadata: run.metadata,
-    multitask_strategy: "reject",
+    multitask_strategy: run.multitaskStrategy,
     kwargs: {},
     ...(run.error && { error: run.error }),
   };
@@ -115,15 +115,9 @@ async function startRun(
   threadId: string,
   body: RunBody,
   defaultModes: readonly StreamMode[],
-): Promise<RunRecord> {
+): Promise<BackgroundRun> {
   ctx.hosted.get(body.assistant_id);
-  if (body.multitask_strategy && body.multitask_strategy !== "reject") {
-    throw new RequestError(
-      400,
-      "UNSUPPORTED",
-      `multitask_strategy "${body.multitask_strategy}" is not supported yet; this server rejects a run on a busy thread ("reject").`,
-    );
-  }
+  const strategy = body.multitask_strategy ?? "reject";
   let view = await findThread(ctx, threadId).catch((error) => {
     if (body.if_not_exists === "create") return undefined;
     throw error;
@@ -139,16 +133,17 @@ async function startRun(
       `Thread "${threadId}" belongs to graph "${view.graphId}"; run that assistant on it, or use a new thread.`,
     );
   }
-  if (view.status === "busy") {
+  if (view.status === "busy" && strategy === "reject") {
     throw new RequestError(
       409,
       "THREAD_BUSY",
-      `Thread "${threadId}" is running; join or cancel that run first.`,
+      `Thread "${threadId}" is running; join or cancel that run first, or send multitask_strategy "enqueue", "interrupt" or "rollback".`,
     );
   }
   const resume =
     body.command && "resume" in body.command ? { value: body.command.resume } : undefined;
-  if (resume) {
+  // An answer is checked against what waits now; a queued one is checked when it runs.
+  if (resume && view.status !== "busy") {
     await checkResume(view, resume.value, (name) => ctx.hosted.toolSchema(body.assistant_id, name));
   }
   const modes = body.stream_mode
@@ -172,14 +167,18 @@ async function startRun(
     }),
     ...(body.interrupt_after && { interruptAfter: all(body.interrupt_after, body.assistant_id) }),
     ...(body.checkpoint_id && { checkpointId: body.checkpoint_id }),
+    multitaskStrategy: strategy,
   };
-  const run = startGraphRun(ctx.hosted, ctx.runs, request);
+  const run = await createGraphRun(ctx.hosted, ctx.runs, request);
   ctx.events.publish(threadId, "started");
   return run;
 }
 
 /** What `runs.wait` and `runs.join` return: the thread's values, with `__interrupt__` when paused. */
-async function finalValues(ctx: ServerContext, run: RunRecord): Promise<Record<string, unknown>> {
+async function finalValues(
+  ctx: ServerContext,
+  run: BackgroundRun,
+): Promise<Record<string, unknown>> {
   if (run.status === "error") {
     return { __error__: { error: run.error?.name ?? "Error", message: run.error?.message ?? "" } };
   }
@@ -199,14 +198,14 @@ const ALL_MODES: readonly StreamMode[] = ["values", "updates", "messages-tuple",
  * join stream, cancel.
  */
 export function runRoutes(ctx: ServerContext): Hono {
-  const location = (run: RunRecord) => `/threads/${run.threadId}/runs/${run.runId}`;
-  const known = (threadId: string, runId: string): RunRecord => {
-    const run = ctx.runs.get(runId);
+  const location = (run: BackgroundRun) => `/threads/${run.threadId}/runs/${run.runId}`;
+  const known = async (threadId: string, runId: string): Promise<BackgroundRun> => {
+    const run = await ctx.runs.get(runId);
     if (run && run.threadId === threadId) return run;
     throw new RequestError(
       404,
       "RUN_NOT_FOUND",
-      `Thread "${threadId}" has no run "${runId}" in this server.`,
+      `Thread "${threadId}" has no run "${runId}" (runs.list(threadId) lists its runs).`,
     );
   };
   return new Hono()
@@ -220,7 +219,7 @@ export function runRoutes(ctx: ServerContext): Hono {
       const body = await parseBody(c, runBody);
       const run = await startRun(ctx, c.req.param("threadId"), body, ALL_MODES);
       c.header("Content-Location", location(run));
-      const done = (await ctx.runs.join(run.runId))!;
+      const done = await ctx.runs.join(run.runId);
       return c.json(await finalValues(ctx, done));
     })
     .post("/:threadId/runs/stream", async (c) => {
@@ -228,21 +227,31 @@ export function runRoutes(ctx: ServerContext): Hono {
       const run = await startRun(ctx, c.req.param("threadId"), body, ["values"]);
       return streamRun(c, ctx.runs, run.runId, { headers: { "Content-Location": location(run) } });
     })
-    .get("/:threadId/runs", (c) => c.json(ctx.runs.list(c.req.param("threadId")).map(toWireRun)))
-    .get("/:threadId/runs/:runId", (c) =>
-      c.json(toWireRun(known(c.req.param("threadId"), c.req.param("runId")))),
+    .get("/:threadId/runs", async (c) => {
+      const limit = Math.min(Math.max(Number(c.req.query("limit") ?? 10) || 10, 1), 1000);
+      const status = c.req.query("status");
+      const runs = await ctx.runs.list({
+        threadId: c.req.param("threadId"),
+        limit,
+        ...(status && { status: status as BackgroundRun["status"] }),
+      });
+      return c.json(runs.map(toWireRun));
+    })
+    .get("/:threadId/runs/:runId", async (c) =>
+      c.json(toWireRun(await known(c.req.param("threadId"), c.req.param("runId")))),
     )
     .get("/:threadId/runs/:runId/join", async (c) => {
-      const run = known(c.req.param("threadId"), c.req.param("runId"));
-      return c.json(await finalValues(ctx, (await ctx.runs.join(run.runId))!));
+      const run = await known(c.req.param("threadId"), c.req.param("runId"));
+      return c.json(await finalValues(ctx, await ctx.runs.join(run.runId)));
     })
-    .get("/:threadId/runs/:runId/stream", (c) => {
-      const run = known(c.req.param("threadId"), c.req.param("runId"));
+    .get("/:threadId/runs/:runId/stream", async (c) => {
+      const run = await known(c.req.param("threadId"), c.req.param("runId"));
       return streamRun(c, ctx.runs, run.runId, { modes: c.req.queries("stream_mode") ?? [] });
     })
     .post("/:threadId/runs/:runId/cancel", async (c) => {
-      const run = known(c.req.param("threadId"), c.req.param("runId"));
-      ctx.runs.cancel(run.runId, c.req.query("reason") ?? "cancelled by a client");
+      const run = await known(c.req.param("threadId"), c.req.param("runId"));
+      const action = c.req.query("action") === "rollback" ? "rollback" : "interrupt";
+      await ctx.runs.cancel(run.runId, { action });
       if (c.req.query("wait") === "1" || c.req.query("wait") === "true") {
         await ctx.runs.join(run.runId);
         return c.body(null, 204);

@@ -116,7 +116,7 @@ export function threadRoutes(ctx: ServerContext): Hono {
             ...(cursor && { cursor }),
           });
           for (const record of page.threads) {
-            const view = viewOf(ctx, record);
+            const view = await viewOf(ctx, record);
             if (!body.status || view.status === body.status) views.push(view);
           }
           cursor = page.nextCursor ?? undefined;
@@ -131,10 +131,8 @@ export function threadRoutes(ctx: ServerContext): Hono {
     .delete("/:threadId", async (c) => {
       const id = threadId(c);
       await findThread(ctx, id);
-      const active = ctx.runs.activeOn(id);
-      if (active) {
-        ctx.runs.cancel(active.runId, "thread deleted");
-        await ctx.runs.join(active.runId);
+      for (let active = await ctx.runs.activeOn(id); active; active = await ctx.runs.activeOn(id)) {
+        await ctx.runs.cancel(active.runId, { wait: true });
       }
       ctx.newThreads.take(id);
       await ctx.checkpointer.deleteThread(id);

@@ -1,0 +1,96 @@
+import type {
+  MultitaskStrategy,
+  QueuedRun,
+  RunListOptions,
+  RunRequest,
+  RunStatus,
+  StopAction,
+} from "./run.js";
+
+/** A running `consume`: its workers' ids (for their leases) and how to stop it. */
+export interface RunConsumer {
+  workerIds(): string[];
+  stop(): Promise<void>;
+}
+
+/** A run to enqueue. */
+export interface NewRun {
+  runId: string;
+  threadId: string;
+  graphId: string;
+  multitaskStrategy: MultitaskStrategy;
+  request: RunRequest;
+  metadata: Record<string, unknown>;
+}
+
+/** How a worker ended a run it held. */
+export interface RunEnd {
+  status: Extract<RunStatus, "success" | "error" | "interrupted" | "cancelled">;
+  error?: { name: string; message: string } | null;
+}
+
+/** A change other processes may need to hear of at once: a run ended, or a stop was asked. */
+export interface RunChange {
+  runId: string;
+  status: RunStatus;
+  cancelAction: StopAction | null;
+}
+
+/** What `take` found: the run is now this worker's, or why not. */
+export type Taken =
+  | { taken: QueuedRun }
+  /** Ended or cancelled before it started: nothing to do, the job is finished. */
+  | { gone: true }
+  /** Another worker holds it under a live lease: try again later. */
+  | { held: true };
+
+/**
+ * The port between run records and whatever dispatches them: `queues/in-process.ts` (one
+ * process: PGlite or memory) and `queues/postgres.ts` (graphile-worker on PostgreSQL, any
+ * number of worker processes). `Runs` is written once against it.
+ *
+ * Every method is atomic. A run's life: `enqueue` (pending; the multitask strategy decided
+ * against the thread's active runs in the same step) → `take` (running, held by a worker
+ * under a lease) → `settle` (final), or `requestCancel` on the way. One run at a time runs
+ * per thread, in the order they were enqueued.
+ *
+ * @example
+ * const { run, stopping } = await queue.enqueue(newRun);
+ */
+export interface RunQueue {
+  /**
+   * Admit a run: throws `ThreadBusyError` if its strategy is `reject` and the thread has a
+   * run pending or running; under `interrupt`/`rollback` asks those to stop (pending ones end
+   * `cancelled` at once). Returns the run and the runs asked to stop.
+   */
+  enqueue(run: NewRun): Promise<{ run: QueuedRun; stopping: QueuedRun[] }>;
+  get(runId: string): Promise<QueuedRun | undefined>;
+  /** Newest first. */
+  list(options: RunListOptions): Promise<QueuedRun[]>;
+  /** Pending → `cancelled` now; running → `cancelAction` set for its worker. Ended: as is. */
+  requestCancel(runId: string, action: StopAction): Promise<QueuedRun | undefined>;
+  /** Start dispatching runs to `handler`, at most `concurrency` at once in this process. */
+  consume(
+    handler: (runId: string, workerId: string) => Promise<void>,
+    options: { concurrency: number },
+  ): Promise<RunConsumer>;
+  /** Make the run this worker's (attempt + 1), if it is pending or its last worker's lease ran out. */
+  take(runId: string, workerId: string, leaseMs: number): Promise<Taken>;
+  /** End a run this attempt holds; `undefined` if it does not hold it any more (nothing changed). */
+  settle(runId: string, attempt: number, end: RunEnd): Promise<QueuedRun | undefined>;
+  /** Give up a run without ending it (this process is stopping): another worker takes it at once. */
+  release(runId: string, attempt: number): Promise<void>;
+  /**
+   * Renew the leases of this process's workers; returns the runs they still hold (a run
+   * missing here was taken over: its worker must stop) with any stop asked for.
+   */
+  heartbeat(
+    workerIds: readonly string[],
+    leaseMs: number,
+  ): Promise<Array<{ runId: string; attempt: number; cancelAction: StopAction | null }>>;
+  /** Free the jobs of workers whose lease ran out, so others take their runs. Returns how many. */
+  sweep(leaseMs: number): Promise<number>;
+  /** Hear run changes, from any process sharing the queue. Returns an unsubscribe. */
+  onChange(listener: (change: RunChange) => void): () => void;
+  close(): Promise<void>;
+}

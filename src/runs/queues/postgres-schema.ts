@@ -1,0 +1,39 @@
+/**
+ * The run table of `PostgresRunQueue`, next to the checkpoint tables (same prefix). Jobs live
+ * in graphile-worker's own schema; a run row is the record clients read, a job only wakes a
+ * worker. Created if missing, under an advisory lock so concurrent first starts agree.
+ */
+export function runTables(prefix: string) {
+  return { runs: `${prefix}runs`, workers: `${prefix}run_workers`, channel: `${prefix}runs` };
+}
+
+export function createRunTables(t: ReturnType<typeof runTables>): string {
+  return `
+    create table if not exists ${t.runs} (
+      run_id text primary key,
+      thread_id text not null,
+      graph_id text not null,
+      status text not null,
+      multitask_strategy text not null,
+      request jsonb not null,
+      metadata jsonb not null,
+      error jsonb,
+      attempt integer not null default 0,
+      -- The graphile-worker worker holding the run, and until when (renewed by its heartbeat).
+      worker_id text,
+      lease_until timestamptz,
+      cancel_action text,
+      created_at timestamptz not null,
+      updated_at timestamptz not null,
+      started_at timestamptz,
+      ended_at timestamptz
+    );
+    create index if not exists ${t.runs}_thread on ${t.runs} (thread_id, created_at desc);
+    create index if not exists ${t.runs}_active on ${t.runs} (thread_id)
+      where status in ('pending', 'running');
+    create index if not exists ${t.runs}_worker on ${t.runs} (worker_id) where status = 'running';
+    create table if not exists ${t.workers} (
+      worker_id text primary key,
+      seen_at timestamptz not null
+    );`;
+}

@@ -1,0 +1,372 @@
+import { EventEmitter } from "node:events";
+import { Logger, runMigrations, run as runWorkers, type WorkerEvents } from "graphile-worker";
+import type { Client, Pool, PoolClient } from "pg";
+import { multitaskDecision } from "../multitask.js";
+import type { NewRun, RunChange, RunEnd, RunQueue, Taken } from "../queue.js";
+import type { QueuedRun, RunListOptions, StopAction } from "../run.js";
+import { createRunTables, runTables } from "./postgres-schema.js";
+
+/** graphile-worker's task name for "execute this run". */
+const RUN_TASK = "stateweaver_run";
+
+/** Options of `PostgresRunQueue`. */
+export interface PostgresRunQueueOptions {
+  /** e.g. `postgres://user@host:5432/db` (the same database as the checkpoints). */
+  connectionString: string;
+  /** Prefix of the run tables, as the checkpointer's (`"stateweaver_"` by default). */
+  tablePrefix?: string;
+  /** graphile-worker's schema (default: the prefix followed by `queue`). */
+  schema?: string;
+  /** How often idle workers look for jobs scheduled for later (ms); new jobs arrive by NOTIFY. */
+  pollInterval?: number;
+}
+
+/**
+ * Runs on PostgreSQL: records in a `<prefix>runs` table, dispatched as graphile-worker jobs
+ * (one named queue per thread, so a thread's runs go one at a time, in order). Any number of
+ * processes on any machines may share it: `stateweaver worker`, servers, your own code.
+ *
+ * A worker holds a run under a lease that its process renews; when a process dies, the
+ * others free its jobs once the lease runs out (graphile-worker's `force_unlock_workers`),
+ * and the next worker continues the run from its last checkpoint.
+ *
+ * @example
+ * const queue = new PostgresRunQueue({ connectionString: process.env.DATABASE_URL! });
+ * const runs = createRuns({ graphs: [graph], queue });
+ */
+export class PostgresRunQueue implements RunQueue {
+  readonly #options: PostgresRunQueueOptions;
+  readonly #t: ReturnType<typeof runTables>;
+  readonly #schema: string;
+  readonly #pool: Pool;
+  #ready: Promise<void> | undefined;
+  readonly #listeners = new Set<(change: RunChange) => void>();
+  #listening: Promise<Client> | undefined;
+  #closed = false;
+  readonly #stops = new Set<() => Promise<void>>();
+
+  constructor(options: PostgresRunQueueOptions, pool: Pool) {
+    this.#options = options;
+    const prefix = options.tablePrefix ?? "stateweaver_";
+    this.#t = runTables(prefix);
+    this.#schema = options.schema ?? `${prefix}queue`;
+    this.#pool = pool;
+  }
+
+  /**
+   * Open a queue on `connectionString` (creates its tables and graphile-worker's schema on
+   * first use).
+   */
+  static async open(options: PostgresRunQueueOptions): Promise<PostgresRunQueue> {
+    const { Pool } = await import("pg");
+    const pool = new Pool({ connectionString: options.connectionString, max: 10 });
+    // A dropped idle connection is an event, not a crash; the next query reconnects.
+    pool.on("error", () => {});
+    const queue = new PostgresRunQueue(options, pool);
+    await queue.#prepare();
+    return queue;
+  }
+
+  #prepare(): Promise<void> {
+    this.#ready ??= (async () => {
+      await runMigrations({ pgPool: this.#pool, schema: this.#schema, logger: quiet });
+      await this.#transaction(async (q) => {
+        await q.query("select pg_advisory_xact_lock(hashtext($1))", [this.#t.runs]);
+        await q.query(createRunTables(this.#t));
+      });
+    })();
+    return this.#ready;
+  }
+
+  async enqueue(init: NewRun): Promise<{ run: QueuedRun; stopping: QueuedRun[] }> {
+    return this.#transaction(async (q) => {
+      // One admission at a time per thread: the strategy is decided on what is active now.
+      await q.query("select pg_advisory_xact_lock(hashtext($1))", [
+        `${this.#t.runs}:${init.threadId}`,
+      ]);
+      const active = await q.query(
+        `select run_id, status from ${this.#t.runs}
+          where thread_id = $1 and status in ('pending', 'running') order by created_at`,
+        [init.threadId],
+      );
+      const { stop } = multitaskDecision(
+        init.multitaskStrategy,
+        init.threadId,
+        active.rows.map((r) => ({ runId: r.run_id as string, status: r.status as "pending" })),
+      );
+      const stopping: QueuedRun[] = [];
+      for (const { runId, action } of stop) {
+        const stopped = await this.#requestCancel(q, runId, action);
+        if (stopped) stopping.push(stopped);
+      }
+      const inserted = await q.query(
+        `insert into ${this.#t.runs} (run_id, thread_id, graph_id, status, multitask_strategy,
+           request, metadata, created_at, updated_at)
+         values ($1, $2, $3, 'pending', $4, $5, $6, clock_timestamp(), clock_timestamp())
+         returning *`,
+        [
+          init.runId,
+          init.threadId,
+          init.graphId,
+          init.multitaskStrategy,
+          JSON.stringify(init.request),
+          JSON.stringify(init.metadata),
+        ],
+      );
+      await q.query(
+        `select ${this.#schema}.add_job($1, json_build_object('runId', $2::text), queue_name => $3,
+           max_attempts => 1000, job_key => $2::text)`,
+        [RUN_TASK, init.runId, `thread:${init.threadId}`],
+      );
+      return { run: runOf(inserted.rows[0]!), stopping };
+    });
+  }
+
+  async get(runId: string): Promise<QueuedRun | undefined> {
+    const r = await this.#pool.query(`select * from ${this.#t.runs} where run_id = $1`, [runId]);
+    return r.rows[0] ? runOf(r.rows[0]) : undefined;
+  }
+
+  async list(options: RunListOptions): Promise<QueuedRun[]> {
+    const r = await this.#pool.query(
+      `select * from ${this.#t.runs}
+        where ($1::text is null or thread_id = $1) and ($2::text is null or status = $2)
+        order by created_at desc, run_id desc limit $3`,
+      [options.threadId ?? null, options.status ?? null, options.limit ?? 50],
+    );
+    return r.rows.map(runOf);
+  }
+
+  async requestCancel(runId: string, action: StopAction) {
+    return this.#transaction((q) => this.#requestCancel(q, runId, action));
+  }
+
+  async #requestCancel(q: PoolClient, runId: string, action: StopAction) {
+    const r = await q.query(
+      `update ${this.#t.runs} set
+          status = case when status = 'pending' then 'cancelled' else status end,
+          ended_at = case when status = 'pending' then clock_timestamp() else ended_at end,
+          cancel_action = case when status = 'running' then coalesce(cancel_action, $2) end,
+          updated_at = clock_timestamp()
+        where run_id = $1 and status in ('pending', 'running')
+        returning *`,
+      [runId, action],
+    );
+    const run = r.rows[0] ? runOf(r.rows[0]) : await this.get(runId);
+    if (r.rows[0]) await this.#notify(q, run!);
+    return run;
+  }
+
+  async consume(
+    handler: (runId: string, workerId: string) => Promise<void>,
+    options: { concurrency: number },
+  ) {
+    const events: WorkerEvents = new EventEmitter();
+    const workerIds = new Set<string>();
+    events.on("worker:create", ({ worker }) => workerIds.add(worker.workerId));
+    events.on("worker:stop", ({ worker }) => workerIds.delete(worker.workerId));
+    const runner = await runWorkers({
+      pgPool: this.#pool,
+      schema: this.#schema,
+      concurrency: options.concurrency,
+      noHandleSignals: true,
+      pollInterval: this.#options.pollInterval ?? 2000,
+      logger: quiet,
+      events,
+      taskList: {
+        [RUN_TASK]: async (payload, helpers) => {
+          const { runId } = payload as { runId: string };
+          await handler(runId, helpers.job.locked_by ?? "unknown");
+        },
+      },
+    });
+    const stop = async () => {
+      this.#stops.delete(stop);
+      await runner.stop();
+    };
+    this.#stops.add(stop);
+    return { stop, workerIds: () => [...workerIds] };
+  }
+
+  async take(runId: string, workerId: string, leaseMs: number): Promise<Taken> {
+    const r = await this.#pool.query(
+      `with taken as (
+         update ${this.#t.runs} set status = 'running', attempt = attempt + 1, worker_id = $2,
+           lease_until = clock_timestamp() + $3 * interval '1 millisecond',
+           started_at = coalesce(started_at, clock_timestamp()), updated_at = clock_timestamp()
+         where run_id = $1 and (status = 'pending'
+           or (status = 'running' and (lease_until is null or lease_until < clock_timestamp())))
+         returning *),
+       registered as (
+         insert into ${this.#t.workers} (worker_id, seen_at)
+         select $2, clock_timestamp() from taken
+         on conflict (worker_id) do update set seen_at = excluded.seen_at)
+       select t.*, true as taken from taken t
+       union all
+       select r.*, false from ${this.#t.runs} r where r.run_id = $1 and not exists (select 1 from taken)`,
+      [runId, workerId, leaseMs],
+    );
+    const row = r.rows[0];
+    if (!row) return { gone: true };
+    if (row.taken) return { taken: runOf(row) };
+    return row.status === "running" ? { held: true } : { gone: true };
+  }
+
+  async settle(runId: string, attempt: number, end: RunEnd) {
+    const r = await this.#pool.query(
+      `with settled as (
+         update ${this.#t.runs} set status = $3, error = $4, cancel_action = null, worker_id = null,
+           lease_until = null, ended_at = clock_timestamp(), updated_at = clock_timestamp()
+         where run_id = $1 and attempt = $2 and status = 'running'
+         returning *)
+       select s.*, pg_notify($5, json_build_object('runId', s.run_id, 'status', s.status)::text)
+         from settled s`,
+      [runId, attempt, end.status, end.error ? JSON.stringify(end.error) : null, this.#t.channel],
+    );
+    return r.rows[0] ? runOf(r.rows[0]) : undefined;
+  }
+
+  async release(runId: string, attempt: number): Promise<void> {
+    await this.#pool.query(
+      `update ${this.#t.runs} set lease_until = null, worker_id = null
+        where run_id = $1 and attempt = $2 and status = 'running'`,
+      [runId, attempt],
+    );
+  }
+
+  async heartbeat(workerIds: readonly string[], leaseMs: number) {
+    if (workerIds.length === 0) return [];
+    const r = await this.#pool.query(
+      `with seen as (
+         insert into ${this.#t.workers} (worker_id, seen_at)
+         select unnest($1::text[]), clock_timestamp()
+         on conflict (worker_id) do update set seen_at = excluded.seen_at)
+       update ${this.#t.runs} set lease_until = clock_timestamp() + $2 * interval '1 millisecond'
+        where worker_id = any($1::text[]) and status = 'running'
+        returning run_id, attempt, cancel_action`,
+      [workerIds, leaseMs],
+    );
+    return r.rows.map((row) => ({
+      runId: row.run_id as string,
+      attempt: row.attempt as number,
+      cancelAction: (row.cancel_action ?? null) as StopAction | null,
+    }));
+  }
+
+  async sweep(leaseMs: number): Promise<number> {
+    const r = await this.#pool.query(
+      `with dead as (
+         delete from ${this.#t.workers}
+          where seen_at < clock_timestamp() - $1 * interval '1 millisecond'
+          returning worker_id)
+       select ${this.#schema}.force_unlock_workers(array(select worker_id from dead)),
+              (select count(*) from dead)::int as count`,
+      [leaseMs],
+    );
+    return (r.rows[0]?.count as number) ?? 0;
+  }
+
+  onChange(listener: (change: RunChange) => void): () => void {
+    this.#listeners.add(listener);
+    void this.#listen();
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** One connection LISTENs for every listener of this queue; it reconnects if it drops. */
+  #listen(): Promise<Client> {
+    this.#listening ??= (async () => {
+      const { Client } = await import("pg");
+      const client = new Client({ connectionString: this.#options.connectionString });
+      client.on("error", () => {
+        this.#listening = undefined;
+        client.end().catch(() => undefined);
+        if (!this.#closed && this.#listeners.size > 0) setTimeout(() => void this.#listen(), 500);
+      });
+      client.on("notification", (message) => {
+        if (!message.payload) return;
+        let change: RunChange;
+        try {
+          const parsed = JSON.parse(message.payload) as Partial<RunChange>;
+          change = {
+            runId: String(parsed.runId),
+            status: parsed.status as RunChange["status"],
+            cancelAction: parsed.cancelAction ?? null,
+          };
+        } catch {
+          return;
+        }
+        for (const listener of this.#listeners) listener(change);
+      });
+      await client.connect();
+      await client.query(`listen ${this.#t.channel}`);
+      return client;
+    })();
+    this.#listening.catch(() => {
+      this.#listening = undefined;
+    });
+    return this.#listening;
+  }
+
+  async #notify(q: PoolClient, run: QueuedRun): Promise<void> {
+    const change: RunChange = {
+      runId: run.runId,
+      status: run.status,
+      cancelAction: run.cancelAction,
+    };
+    await q.query("select pg_notify($1, $2)", [this.#t.channel, JSON.stringify(change)]);
+  }
+
+  async #transaction<T>(fn: (q: PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.#pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query("begin");
+      const result = await fn(client);
+      await client.query("commit");
+      return result;
+    } catch (error) {
+      await client.query("rollback").catch((e: Error) => {
+        broken = e;
+      });
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const stop of [...this.#stops]) await stop();
+    const listening = this.#listening;
+    this.#listening = undefined;
+    if (listening) await (await listening.catch(() => undefined))?.end().catch(() => undefined);
+    await this.#pool.end();
+  }
+}
+
+/** graphile-worker logs nothing of ours; failures reach the caller as errors. */
+const quiet = new Logger(() => () => {});
+
+function iso(value: unknown): string | null {
+  return value == null ? null : new Date(value as string).toISOString();
+}
+
+function runOf(row: Record<string, unknown>): QueuedRun {
+  return {
+    runId: row.run_id as string,
+    threadId: row.thread_id as string,
+    graphId: row.graph_id as string,
+    status: row.status as QueuedRun["status"],
+    multitaskStrategy: row.multitask_strategy as QueuedRun["multitaskStrategy"],
+    createdAt: iso(row.created_at)!,
+    updatedAt: iso(row.updated_at)!,
+    startedAt: iso(row.started_at),
+    endedAt: iso(row.ended_at),
+    error: (row.error ?? null) as QueuedRun["error"],
+    metadata: (row.metadata ?? {}) as Record<string, unknown>,
+    request: row.request as QueuedRun["request"],
+    attempt: row.attempt as number,
+    cancelAction: (row.cancel_action ?? null) as QueuedRun["cancelAction"],
+  };
+}

@@ -1,0 +1,400 @@
+import { randomUUID } from "node:crypto";
+import { assertJson } from "../checkpoint/index.js";
+import { AbortError, InvalidRunError, RunNotFoundError } from "../errors/index.js";
+import type { CompiledGraph } from "../index.js";
+import { MULTITASK_STRATEGIES } from "./multitask.js";
+import type { RunChange, RunConsumer, RunQueue } from "./queue.js";
+import { InProcessRunQueue } from "./queues/in-process.js";
+import { resumePoint } from "./resume-point.js";
+import { rewindRun } from "./rewind-run.js";
+import {
+  type BackgroundRun,
+  FINAL_RUN_STATUSES,
+  publicRun,
+  type QueuedRun,
+  type RunCreateOptions,
+  type RunEvent,
+  type RunInput,
+  type RunListOptions,
+  type RunService,
+  type StopAction,
+} from "./run.js";
+import { RunEventLog } from "./run-event-log.js";
+import { argOf } from "./run-input.js";
+
+type AnyGraph = CompiledGraph<any, any>;
+
+/** How long a worker holds a run without renewing its lease (default 30 s). */
+export const DEFAULT_LEASE_MS = 30_000;
+
+/**
+ * Executes one taken run: drive its graph from `input` (the run's own, or `null` when a
+ * worker continues a run another worker left) with the run's id, honour `signal`, report
+ * what it streams through `emit`, and say how the graph ended.
+ *
+ * @example
+ * const execute: RunExecutor = async ({ graph, run, input, signal }) => {
+ *   const r = await graph.invoke(argOf(input), { config, signal, runId: run.runId });
+ *   return r.status === "done" ? "success" : "interrupted";
+ * };
+ */
+export type RunExecutor = (work: {
+  graph: AnyGraph;
+  run: QueuedRun;
+  input: RunInput;
+  signal: AbortSignal;
+  emit(event: string, data: unknown): void;
+}) => Promise<"success" | "interrupted">;
+
+/** Options of `createRuns`. */
+export interface RunsOptions {
+  /** The graphs runs may drive, by `name` (their checkpointers hold the threads). */
+  graphs: Iterable<AnyGraph> | Record<string, AnyGraph>;
+  /** Where runs are kept and dispatched (default: this process, `InProcessRunQueue`). */
+  queue?: RunQueue;
+  /** How long a worker holds a run without renewing it; a dead worker's runs move on after this. */
+  leaseMs?: number;
+}
+
+/** What `work()` runs: how many runs at once in this process, and how each is executed. */
+export interface WorkOptions {
+  concurrency?: number;
+  /** Default: `graph.stream` of the run's input, reporting each stream event by its type. */
+  execute?: RunExecutor;
+}
+
+interface HeldRun {
+  run: QueuedRun;
+  controller: AbortController;
+  /** Why it is being stopped, once it is. */
+  stop: StopAction | "lost" | "shutdown" | undefined;
+}
+
+/**
+ * Background runs: `create` enqueues, any process that called `work()` executes, and
+ * `get`/`list`/`join`/`cancel` work from every process sharing the queue. One run at a time
+ * per thread; a new run for a busy thread follows its multitask strategy.
+ *
+ * @example
+ * const runs = createRuns({ graphs: [graph] });
+ * await runs.work();                        // execute runs in this process too
+ * const run = await runs.create({ graphId: graph.name, threadId: "t1", input: { input: { n: 1 } } });
+ * await runs.join(run.runId);               // { status: "success", … }
+ */
+export class Runs implements RunService {
+  readonly queue: RunQueue;
+  readonly #graphs = new Map<string, AnyGraph>();
+  readonly #leaseMs: number;
+  readonly #held = new Map<string, HeldRun>();
+  readonly #log = new RunEventLog();
+  readonly #waiters = new Map<string, Set<() => void>>();
+  readonly #unsubscribe: () => void;
+  #consumer: RunConsumer | undefined;
+  readonly #settled = new Set<(change: RunChange) => void>();
+  #timers: ReturnType<typeof setInterval>[] = [];
+  #closed = false;
+
+  constructor(options: RunsOptions) {
+    const graphs =
+      Symbol.iterator in options.graphs
+        ? [...(options.graphs as Iterable<AnyGraph>)].map((g) => [g.name, g] as const)
+        : Object.entries(options.graphs);
+    for (const [id, graph] of graphs) this.#graphs.set(id, graph.withRuns(this, id));
+    this.queue = options.queue ?? new InProcessRunQueue();
+    this.#leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.#unsubscribe = this.queue.onChange((change) => {
+      if (change.cancelAction) this.#stop(change.runId, change.cancelAction);
+      if (FINAL_RUN_STATUSES.has(change.status)) {
+        this.#wake(change.runId);
+        // A stream of a run another process executed ends when the run does.
+        if (this.#log.has(change.runId) && !this.#held.has(change.runId))
+          this.#log.end(change.runId);
+        for (const listener of this.#settled) listener(change);
+      }
+    });
+  }
+
+  /** A hosted graph, bound to these runs (`graph.runs` works on it). */
+  graph(graphId: string): AnyGraph | undefined {
+    return this.#graphs.get(graphId);
+  }
+
+  async create(
+    request: { graphId: string; threadId: string; input: RunInput } & RunCreateOptions,
+  ): Promise<BackgroundRun> {
+    const { graphId, threadId, input, multitaskStrategy = "reject", metadata = {} } = request;
+    if (!this.#graphs.has(graphId)) {
+      throw new InvalidRunError(
+        `No graph "${graphId}" is hosted here (hosted: ${[...this.#graphs.keys()].join(", ") || "none"}). Pass its name as graphId, or add it to createRuns({ graphs }).`,
+      );
+    }
+    if (typeof threadId !== "string" || threadId.length === 0) {
+      throw new InvalidRunError("A run needs a threadId: a non-empty string naming its thread.");
+    }
+    if (!MULTITASK_STRATEGIES.includes(multitaskStrategy)) {
+      throw new InvalidRunError(
+        `multitaskStrategy ${JSON.stringify(multitaskStrategy)} is not one of ${MULTITASK_STRATEGIES.join(", ")}.`,
+      );
+    }
+    const stored = {
+      input,
+      ...(request.context !== undefined && { context: request.context }),
+      ...(request.interruptBefore && { interruptBefore: request.interruptBefore }),
+      ...(request.interruptAfter && { interruptAfter: request.interruptAfter }),
+      ...(request.checkpointId && { checkpointId: request.checkpointId }),
+      ...(request.streamModes && { streamModes: request.streamModes }),
+    };
+    // A run waits as JSON until a worker takes it: refuse what would not survive that here.
+    assertJson(stored, "run");
+    assertJson(metadata, "metadata");
+    const { run, stopping } = await this.queue.enqueue({
+      runId: request.runId ?? randomUUID(),
+      threadId,
+      graphId,
+      multitaskStrategy,
+      request: stored,
+      metadata,
+    });
+    for (const s of stopping) if (s.cancelAction) this.#stop(s.runId, s.cancelAction);
+    // Streams of the run may start before any worker takes it.
+    this.#log.open(run.runId);
+    return publicRun(run);
+  }
+
+  async get(runId: string): Promise<BackgroundRun | undefined> {
+    const run = await this.queue.get(runId);
+    return run && publicRun(run);
+  }
+
+  async list(options: RunListOptions = {}): Promise<BackgroundRun[]> {
+    return (await this.queue.list(options)).map(publicRun);
+  }
+
+  /** The run pending or working on the thread, if any (the oldest). */
+  async activeOn(threadId: string): Promise<BackgroundRun | undefined> {
+    const runs = await this.queue.list({ threadId, limit: 100 });
+    return runs.reverse().find((r) => !FINAL_RUN_STATUSES.has(r.status));
+  }
+
+  /** The threads that have a run pending or working now (the inbox skips them). */
+  async activeThreads(): Promise<Set<string>> {
+    const [pending, running] = await Promise.all([
+      this.queue.list({ status: "pending", limit: 10_000 }),
+      this.queue.list({ status: "running", limit: 10_000 }),
+    ]);
+    return new Set([...pending, ...running].map((r) => r.threadId));
+  }
+
+  async join(runId: string, options: { signal?: AbortSignal } = {}): Promise<BackgroundRun> {
+    for (;;) {
+      const run = await this.queue.get(runId);
+      if (!run) throw new RunNotFoundError(runId);
+      if (FINAL_RUN_STATUSES.has(run.status)) return publicRun(run);
+      if (options.signal?.aborted) throw new AbortError(options.signal.reason);
+      // Woken by the queue's change feed; the timer only covers a feed that dropped.
+      await this.#waitFor(runId, options.signal, 1000);
+    }
+  }
+
+  async cancel(
+    runId: string,
+    options: { action?: "interrupt" | "rollback"; wait?: boolean } = {},
+  ): Promise<BackgroundRun | undefined> {
+    const action: StopAction = options.action === "rollback" ? "rollback" : "cancel";
+    const run = await this.queue.requestCancel(runId, action);
+    if (!run) return undefined;
+    if (run.cancelAction) this.#stop(runId, run.cancelAction);
+    if (FINAL_RUN_STATUSES.has(run.status)) this.#log.end(runId);
+    return options.wait ? this.join(runId) : publicRun(run);
+  }
+
+  /**
+   * What a run executed in this process reported, from `afterSeq` on, until it ends or
+   * `signal` aborts. Runs executed by other processes report nothing here.
+   */
+  events(runId: string, options: { afterSeq?: number; signal?: AbortSignal } = {}) {
+    return this.#log.read(runId, options);
+  }
+
+  /** Hear each run that ends (from any process sharing the queue). Returns an unsubscribe. */
+  onSettled(listener: (change: RunChange) => void): () => void {
+    this.#settled.add(listener);
+    return () => this.#settled.delete(listener);
+  }
+
+  /**
+   * Execute runs in this process: up to `concurrency` at once, as the queue hands them out,
+   * holding each under a lease renewed in the background. Call once.
+   */
+  async work(options: WorkOptions = {}): Promise<void> {
+    if (this.#consumer) throw new InvalidRunError("work() was already called on these runs.");
+    const execute = options.execute ?? streamRun;
+    this.#consumer = await this.queue.consume(
+      (runId, workerId) => this.#handle(runId, workerId, execute),
+      {
+        concurrency: options.concurrency ?? 4,
+      },
+    );
+    await this.#beat();
+    const beat = setInterval(() => void this.#beat(), this.#leaseMs / 3);
+    const sweep = setInterval(
+      () => void this.queue.sweep(this.#leaseMs).catch(() => 0),
+      this.#leaseMs / 2,
+    );
+    beat.unref();
+    sweep.unref();
+    this.#timers.push(beat, sweep);
+  }
+
+  /**
+   * Stop working and close the queue. Runs working here are given back to the queue, not
+   * ended: another worker (or this one, restarted) continues them.
+   */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const timer of this.#timers) clearInterval(timer);
+    for (const runId of this.#held.keys()) this.#stop(runId, "shutdown");
+    await this.#consumer?.stop();
+    this.#unsubscribe();
+    await this.queue.close();
+  }
+
+  async #handle(runId: string, workerId: string, execute: RunExecutor): Promise<void> {
+    const taken = await this.queue.take(runId, workerId, this.#leaseMs);
+    if ("gone" in taken) return;
+    if ("held" in taken) {
+      // Another worker's lease is live: fail this job so the queue tries again later.
+      throw new Error(`Run ${runId} is held by a live worker; it will be retried.`);
+    }
+    const run = taken.taken;
+    const held: HeldRun = { run, controller: new AbortController(), stop: undefined };
+    this.#held.set(runId, held);
+    if (run.cancelAction) this.#stop(runId, run.cancelAction);
+    const graph = this.#graphs.get(run.graphId);
+    try {
+      if (!graph) {
+        throw new InvalidRunError(
+          `This worker hosts no graph "${run.graphId}": start workers with the same graphs as the servers that create runs.`,
+        );
+      }
+      const point = await resumePoint(graph, run);
+      const outcome =
+        point.ended ??
+        (await execute({
+          graph,
+          run,
+          input: point.input,
+          signal: held.controller.signal,
+          emit: (event, data) => this.#log.append(runId, event, data),
+        }));
+      if (held.stop) throw new AbortError(held.controller.signal.reason);
+      await this.#settle(held, { status: outcome });
+    } catch (error) {
+      const stop = held.stop;
+      if (stop === "lost") return;
+      if (stop === "shutdown") {
+        await this.queue.release(runId, run.attempt);
+        throw error;
+      }
+      if (stop === "rollback" && graph) await rewindRun(graph, run);
+      if (stop) {
+        await this.#settle(held, { status: stop === "interrupt" ? "interrupted" : "cancelled" });
+        return;
+      }
+      const e = error instanceof Error ? error : new Error(String(error));
+      this.#log.append(runId, "error", { error: e.name, message: e.message });
+      await this.#settle(held, { status: "error", error: { name: e.name, message: e.message } });
+    } finally {
+      this.#held.delete(runId);
+      this.#log.end(runId);
+    }
+  }
+
+  async #settle(held: HeldRun, end: Parameters<RunQueue["settle"]>[2]): Promise<void> {
+    await this.queue.settle(held.run.runId, held.run.attempt, end);
+    this.#wake(held.run.runId);
+  }
+
+  #stop(runId: string, why: HeldRun["stop"] & string): void {
+    const held = this.#held.get(runId);
+    if (!held || held.stop) return;
+    held.stop = why;
+    held.controller.abort(new Error(`run ${why}`));
+  }
+
+  async #beat(): Promise<void> {
+    const workerIds = this.#consumer?.workerIds() ?? [];
+    try {
+      const holding = await this.queue.heartbeat(workerIds, this.#leaseMs);
+      const still = new Map(holding.map((h) => [h.runId, h]));
+      for (const [runId, held] of this.#held) {
+        const h = still.get(runId);
+        // Taken over after this process missed its lease: stop without storing more.
+        if (!h || h.attempt !== held.run.attempt) this.#stop(runId, "lost");
+        else if (h.cancelAction) this.#stop(runId, h.cancelAction);
+      }
+    } catch {
+      // The database is unreachable: the lease may run out, and then the run moves on.
+    }
+  }
+
+  #waitFor(runId: string, signal: AbortSignal | undefined, ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const waiters = this.#waiters.get(runId) ?? new Set();
+      this.#waiters.set(runId, waiters);
+      const done = () => {
+        clearTimeout(timer);
+        waiters.delete(done);
+        if (waiters.size === 0) this.#waiters.delete(runId);
+        signal?.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      waiters.add(done);
+      signal?.addEventListener("abort", done, { once: true });
+    });
+  }
+
+  #wake(runId: string): void {
+    for (const wake of [...(this.#waiters.get(runId) ?? [])]) wake();
+  }
+}
+
+/**
+ * Background runs of `graphs` on `queue` (this process by default; `PostgresRunQueue` to share
+ * them with `stateweaver worker` processes). See `Runs`.
+ *
+ * @example
+ * const runs = createRuns({ graphs: [graph] });
+ * await runs.work();
+ * const run = await runs.graph("Counter")!.runs.create("t1", { n: 1 });
+ */
+export function createRuns(options: RunsOptions): Runs {
+  return new Runs(options);
+}
+
+/** The default executor: stream the graph, reporting each event under its type. */
+const streamRun: RunExecutor = async ({ graph, run, input, signal, emit }) => {
+  const stream = graph.stream(argOf(input) as never, {
+    config: {
+      configurable: {
+        thread_id: run.threadId,
+        ...(run.request.checkpointId && { checkpoint_id: run.request.checkpointId }),
+      },
+    },
+    signal,
+    runId: run.runId,
+    metadata: run.metadata,
+    ...(run.request.context !== undefined && { context: run.request.context }),
+    ...(run.request.interruptBefore && { interruptBefore: run.request.interruptBefore }),
+    ...(run.request.interruptAfter && { interruptAfter: run.request.interruptAfter }),
+  });
+  for (;;) {
+    const next = await stream.next();
+    if (next.done) return next.value.status === "done" ? "success" : "interrupted";
+    emit(next.value.type, next.value);
+  }
+};
+
+export type { RunEvent };
