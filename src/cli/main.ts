@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // The `stateweaver` bin: picks the command from argv; the only code that touches the process.
 import { serveCommand } from "./serve.js";
+import { workerCommand } from "./worker.js";
 
 const USAGE = `Usage: stateweaver <command>
 
   serve    the API and the web inbox (PORT, HOST, STATEWEAVER_DATA_DIR, DATABASE_URL, STATEWEAVER_TOKEN)
+  worker   execute background runs from the PostgreSQL queue (DATABASE_URL, --concurrency)
   review   answer pending reviews in the terminal, through the HTTP API
 `;
 
@@ -37,6 +39,8 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case "serve":
       return serveCommand(rest, process.env);
+    case "worker":
+      return workerCommand(rest, process.env);
     case "review":
       return reviewCommand(rest);
     case undefined:

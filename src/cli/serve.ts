@@ -4,7 +4,9 @@ import {
   PGliteCheckpointer,
   PostgresCheckpointer,
 } from "../checkpoint/index.js";
+import { PostgresRunQueue } from "../runs/index.js";
 import { createServer, loadServerConfig, ServerConfigError } from "../server/index.js";
+import { importModule } from "./import-module.js";
 
 /** How `serve` is configured: flags first, then the environment, then defaults. */
 export interface ServeSettings {
@@ -35,27 +37,6 @@ export function serveSettings(argv: readonly string[], env: NodeJS.ProcessEnv): 
   };
 }
 
-// Node runs .js; a .ts entry needs a loader. `npm start` runs under tsx already; under a
-// plain `node`, tsx (when installed) loads it.
-async function importModule(url: string): Promise<Record<string, unknown>> {
-  try {
-    return await import(url);
-  } catch (error) {
-    if ((error as { code?: string }).code !== "ERR_UNKNOWN_FILE_EXTENSION") throw error;
-    const tsxApi = "tsx/esm/api";
-    const tsx = (await import(tsxApi).catch(() => undefined)) as
-      | { tsImport(url: string, parent: string): Promise<Record<string, unknown>> }
-      | undefined;
-    if (!tsx) {
-      throw new ServerConfigError(
-        `${url} is TypeScript and no loader is installed: run \`node --import tsx …\` (npm i -D tsx), or point stateweaver.json at compiled JavaScript.`,
-      );
-    }
-    // Node remembers the failed import of this URL, so load it through tsx's own loader.
-    return await tsx.tsImport(url, import.meta.url);
-  }
-}
-
 /**
  * `stateweaver serve`: load the graphs in stateweaver.json, open the store (PostgreSQL
  * with DATABASE_URL, else PGlite in STATEWEAVER_DATA_DIR), seed it once if empty, listen.
@@ -77,10 +58,33 @@ export async function serveCommand(
     );
   }
   const { graphs, seed } = await loadServerConfig(settings.configFile, importModule);
+  const tablePrefix = env.STATEWEAVER_TABLE_PREFIX || undefined;
   const checkpointer: Checkpointer = settings.databaseUrl
-    ? new PostgresCheckpointer({ connectionString: settings.databaseUrl })
+    ? new PostgresCheckpointer({
+        connectionString: settings.databaseUrl,
+        ...(tablePrefix && { tablePrefix }),
+      })
     : new PGliteCheckpointer(settings.dataDir);
-  const server = createServer({ graphs, checkpointer, token: settings.token });
+  // With PostgreSQL, runs go through its queue, so `stateweaver worker` processes share them.
+  const queue = settings.databaseUrl
+    ? await PostgresRunQueue.open({
+        connectionString: settings.databaseUrl,
+        ...(tablePrefix && { tablePrefix }),
+      })
+    : undefined;
+  const concurrency = env.STATEWEAVER_CONCURRENCY ? Number(env.STATEWEAVER_CONCURRENCY) : undefined;
+  if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency >= 0)) {
+    throw new ServerConfigError(
+      `STATEWEAVER_CONCURRENCY must be a whole number ≥ 0 (0: leave runs to workers), got "${env.STATEWEAVER_CONCURRENCY}".`,
+    );
+  }
+  const server = createServer({
+    graphs,
+    checkpointer,
+    token: settings.token,
+    ...(queue && { queue }),
+    ...(concurrency !== undefined && { concurrency }),
+  });
   let url: string;
   try {
     if (seed) {

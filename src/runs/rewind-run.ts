@@ -10,10 +10,7 @@ import type { QueuedRun } from "./run.js";
  * @example
  * await rewindRun(graph, run); // the thread reads as before the run
  */
-export async function rewindRun(
-  graph: CompiledGraph<any, any>,
-  run: QueuedRun,
-): Promise<void> {
+export async function rewindRun(graph: CompiledGraph<any, any>, run: QueuedRun): Promise<void> {
   const checkpointer = graph.checkpointer;
   if (!checkpointer) return;
   // Newest first: the run's checkpoints, then the one it started from.

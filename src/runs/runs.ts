@@ -297,12 +297,17 @@ export class Runs implements RunService {
         await this.queue.release(runId, run.attempt);
         throw error;
       }
-      if (stop === "rollback" && graph) await rewindRun(graph, run);
+      let failure = error;
       if (stop) {
-        await this.#settle(held, { status: stop === "interrupt" ? "interrupted" : "cancelled" });
-        return;
+        try {
+          if (stop === "rollback" && graph) await rewindRun(graph, run);
+          await this.#settle(held, { status: stop === "interrupt" ? "interrupted" : "cancelled" });
+          return;
+        } catch (rewindError) {
+          failure = rewindError;
+        }
       }
-      const e = error instanceof Error ? error : new Error(String(error));
+      const e = failure instanceof Error ? failure : new Error(String(failure));
       this.#log.append(runId, "error", { error: e.name, message: e.message });
       await this.#settle(held, { status: "error", error: { name: e.name, message: e.message } });
     } finally {
@@ -328,6 +333,10 @@ export class Runs implements RunService {
     try {
       const holding = await this.queue.heartbeat(workerIds, this.#leaseMs);
       const still = new Map(holding.map((h) => [h.runId, h]));
+      // A run recorded as ours that no handler here holds (its end could not be stored):
+      // give it back so another worker settles it.
+      for (const h of holding)
+        if (!this.#held.has(h.runId)) await this.queue.release(h.runId, h.attempt);
       for (const [runId, held] of this.#held) {
         const h = still.get(runId);
         // Taken over after this process missed its lease: stop without storing more.

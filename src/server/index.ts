@@ -20,3 +20,4 @@ export { createServer, LOOPBACK_HOSTS, type StateweaverServer } from "./node.js"
 export type { PauseKind } from "./review-answer.js";
 export { CONTENT_SECURITY_POLICY } from "./security-headers.js";
 export type { WireMessage } from "./wire/messages.js";
+export { type RunWorkerOptions, startWorker } from "./worker.js";

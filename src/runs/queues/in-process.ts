@@ -108,7 +108,7 @@ export class InProcessRunQueue implements RunQueue {
 
   async settle(runId: string, attempt: number, end: RunEnd) {
     const run = this.#runs.get(runId);
-    if (!run || run.status !== "running" || run.attempt !== attempt) return undefined;
+    if (run?.status !== "running" || run.attempt !== attempt) return undefined;
     this.#end(run, end);
     return { ...run };
   }

@@ -62,6 +62,8 @@ export class PostgresRunQueue implements RunQueue {
     const pool = new Pool({ connectionString: options.connectionString, max: 10 });
     // A dropped idle connection is an event, not a crash; the next query reconnects.
     pool.on("error", () => {});
+    // graphile-worker asks that every checked-out client has a handler too.
+    pool.on("connect", (client) => client.on("error", () => {}));
     const queue = new PostgresRunQueue(options, pool);
     await queue.#prepare();
     return queue;

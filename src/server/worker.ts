@@ -1,0 +1,41 @@
+import type { Checkpointer } from "../checkpoint/index.js";
+import type { CompiledGraph } from "../index.js";
+import { createRuns, type RunQueue, type Runs } from "../runs/index.js";
+import { graphRunExecutor } from "./graph-runs.js";
+import { HostedGraphs } from "./hosted-graphs.js";
+
+/** Options of `startWorker`. */
+export interface RunWorkerOptions {
+  /** The same graphs, by the same ids, as the servers that create the runs. */
+  graphs: Record<string, CompiledGraph<any, any>>;
+  /** The store the servers use (the hosted graphs are rebound to it). */
+  checkpointer: Checkpointer;
+  /** The shared queue, e.g. `await PostgresRunQueue.open({ connectionString })`. */
+  queue: RunQueue;
+  /** Runs executed at once in this process (default 4). */
+  concurrency?: number;
+  /** How long this process holds a run without renewing its lease (default 30 s). */
+  leaseMs?: number;
+}
+
+/**
+ * A worker process's work: execute queued runs of `graphs` exactly as a server would (the
+ * same executor, so a run's stream and stored state do not depend on who ran it), until
+ * `close()`, which hands the runs it holds back to the queue.
+ *
+ * @example
+ * const worker = await startWorker({ graphs: { ops: agent }, checkpointer, queue });
+ * process.once("SIGTERM", () => void worker.close());
+ */
+export async function startWorker(
+  options: RunWorkerOptions,
+): Promise<{ runs: Runs; close(): Promise<void> }> {
+  const hosted = new HostedGraphs(options.graphs, options.checkpointer);
+  const runs = createRuns({
+    graphs: Object.fromEntries(hosted.ids.map((id) => [id, hosted.get(id)])),
+    queue: options.queue,
+    ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
+  });
+  await runs.work({ concurrency: options.concurrency ?? 4, execute: graphRunExecutor() });
+  return { runs, close: () => runs.close() };
+}
