@@ -86,6 +86,8 @@ export class Runs implements RunService {
   readonly #graphs = new Map<string, AnyGraph>();
   readonly #leaseMs: number;
   readonly #held = new Map<string, HeldRun>();
+  /** Runs between the queue's take and `#held`: a heartbeat must not give them back. */
+  readonly #taking = new Set<string>();
   readonly #log = new RunEventLog();
   readonly #waiters = new Map<string, Set<() => void>>();
   readonly #unsubscribe: () => void;
@@ -261,7 +263,10 @@ export class Runs implements RunService {
   }
 
   async #handle(runId: string, workerId: string, execute: RunExecutor): Promise<void> {
-    const taken = await this.queue.take(runId, workerId, this.#leaseMs);
+    this.#taking.add(runId);
+    const taken = await this.queue.take(runId, workerId, this.#leaseMs).finally(() => {
+      this.#taking.delete(runId);
+    });
     if ("gone" in taken) return;
     if ("held" in taken) {
       // Another worker's lease is live: fail this job so the queue tries again later.
@@ -270,6 +275,7 @@ export class Runs implements RunService {
     const run = taken.taken;
     const held: HeldRun = { run, controller: new AbortController(), stop: undefined };
     this.#held.set(runId, held);
+    this.#taking.delete(runId);
     if (run.cancelAction) this.#stop(runId, run.cancelAction);
     const graph = this.#graphs.get(run.graphId);
     try {
@@ -292,7 +298,13 @@ export class Runs implements RunService {
       await this.#settle(held, { status: outcome });
     } catch (error) {
       const stop = held.stop;
-      if (stop === "lost") return;
+      if (stop === "lost") {
+        const now = await this.queue.get(runId).catch(() => undefined);
+        if (now?.status !== "running" || now.attempt !== run.attempt) return;
+        // Still ours after all: give it back so the queue tries it again.
+        await this.queue.release(runId, run.attempt);
+        throw error;
+      }
       if (stop === "shutdown") {
         await this.queue.release(runId, run.attempt);
         throw error;
@@ -330,14 +342,20 @@ export class Runs implements RunService {
 
   async #beat(): Promise<void> {
     const workerIds = this.#consumer?.workerIds() ?? [];
+    // Only runs held before the heartbeat are judged by it: one taken meanwhile may be missing.
+    const judged = new Map([...this.#held].map(([runId, held]) => [runId, held.run.attempt]));
+    const taking = new Set(this.#taking);
     try {
       const holding = await this.queue.heartbeat(workerIds, this.#leaseMs);
       const still = new Map(holding.map((h) => [h.runId, h]));
       // A run recorded as ours that no handler here holds (its end could not be stored):
       // give it back so another worker settles it.
-      for (const h of holding)
-        if (!this.#held.has(h.runId)) await this.queue.release(h.runId, h.attempt);
+      for (const h of holding) {
+        const handled = this.#held.has(h.runId) || this.#taking.has(h.runId) || taking.has(h.runId);
+        if (!handled) await this.queue.release(h.runId, h.attempt);
+      }
       for (const [runId, held] of this.#held) {
+        if (judged.get(runId) !== held.run.attempt) continue;
         const h = still.get(runId);
         // Taken over after this process missed its lease: stop without storing more.
         if (!h || h.attempt !== held.run.attempt) this.#stop(runId, "lost");

@@ -27,8 +27,9 @@ import { s9 } from "./scenarios/s9-http-resume.js";
 import { s10 } from "./scenarios/s10-first-token.js";
 import { s11 } from "./scenarios/s11-sse-clients.js";
 import { s12 } from "./scenarios/s12-conversation-storage.js";
+import { s13 } from "./scenarios/s13-background-runs.js";
 
-const scenarios: Scenario[] = [s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12];
+const scenarios: Scenario[] = [s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13];
 
 // LangGraph.js adds an abort listener per task to one signal on long runs (S5); the default
 // limit of 10 makes Node print MaxListenersExceededWarning in the middle of the results.

@@ -165,8 +165,10 @@ export class PostgresRunQueue implements RunQueue {
   ) {
     const events: WorkerEvents = new EventEmitter();
     const workerIds = new Set<string>();
-    events.on("worker:create", ({ worker }) => workerIds.add(worker.workerId));
-    events.on("worker:stop", ({ worker }) => workerIds.delete(worker.workerId));
+    // graphile-worker locks jobs in the name of its worker pool (one per process), not of
+    // each worker: the pool's id is what leases and force-unlocking must name.
+    events.on("pool:create", ({ workerPool }) => workerIds.add(workerPool.id));
+    events.on("pool:release", ({ workerPool }) => workerIds.delete(workerPool.id));
     const runner = await runWorkers({
       pgPool: this.#pool,
       schema: this.#schema,
@@ -260,8 +262,15 @@ export class PostgresRunQueue implements RunQueue {
       `with dead as (
          delete from ${this.#t.workers}
           where seen_at < clock_timestamp() - $1 * interval '1 millisecond'
-          returning worker_id)
-       select ${this.#schema}.force_unlock_workers(array(select worker_id from dead)),
+          returning worker_id),
+       -- A process killed between locking a job and its first heartbeat never registered.
+       unknown as (
+         select distinct j.locked_by as worker_id from ${this.#schema}._private_jobs j
+          where j.locked_by is not null
+            and j.locked_at < clock_timestamp() - $1 * interval '1 millisecond'
+            and not exists (select 1 from ${this.#t.workers} w where w.worker_id = j.locked_by))
+       select ${this.#schema}.force_unlock_workers(
+                array(select worker_id from dead union select worker_id from unknown)),
               (select count(*) from dead)::int as count`,
       [leaseMs],
     );
