@@ -214,8 +214,20 @@ export class Runs implements RunService {
    * What a run executed in this process reported, from `afterSeq` on, until it ends or
    * `signal` aborts. Runs executed by other processes report nothing here.
    */
-  events(runId: string, options: { afterSeq?: number; signal?: AbortSignal } = {}) {
-    return this.#log.read(runId, options);
+  async *events(
+    runId: string,
+    options: { afterSeq?: number; signal?: AbortSignal } = {},
+  ): AsyncGenerator<RunEvent> {
+    if (!this.#log.has(runId)) {
+      // A run of another process: nothing to relay, but its reader waits for its end.
+      const run = await this.queue.get(runId);
+      if (run && !FINAL_RUN_STATUSES.has(run.status)) {
+        this.#log.open(runId);
+        const now = await this.queue.get(runId); // it may have ended before the log opened
+        if (!now || FINAL_RUN_STATUSES.has(now.status)) this.#log.end(runId);
+      }
+    }
+    yield* this.#log.read(runId, options);
   }
 
   /** Hear each run that ends (from any process sharing the queue). Returns an unsubscribe. */

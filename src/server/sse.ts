@@ -23,7 +23,12 @@ export function streamRun(
   c: Context,
   runs: Runs,
   runId: string,
-  options: { modes?: readonly string[]; headers?: Record<string, string> } = {},
+  options: {
+    modes?: readonly string[];
+    headers?: Record<string, string>;
+    /** What the run ended with (its final values, or `__error__`), for a stream that relayed nothing. */
+    ended?: () => Promise<Record<string, unknown>>;
+  } = {},
 ): Response {
   const wanted = options.modes?.length
     ? new Set(options.modes.map((m) => EVENT_OF_MODE[m] ?? m))
@@ -37,10 +42,21 @@ export function streamRun(
       afterSeq: Number.isFinite(lastEventId) ? lastEventId : 0,
       signal: stop.signal,
     });
+    let relayed = 0;
     for await (const e of events) {
+      relayed++;
       if (wanted && !ALWAYS.has(e.event) && !wanted.has(e.event)) continue;
       await stream.writeSSE({ event: e.event, data: JSON.stringify(e.data), id: String(e.seq) });
     }
-    if (!stop.signal.aborted) await stream.writeSSE({ event: "end", data: "null" });
+    if (stop.signal.aborted) return;
+    // A run another process executed reports only its end here: send what it ended with.
+    if (relayed === 0 && options.ended) {
+      const { __error__, ...values } = await options.ended();
+      await stream.writeSSE({ event: "metadata", data: JSON.stringify({ run_id: runId }) });
+      if (__error__) await stream.writeSSE({ event: "error", data: JSON.stringify(__error__) });
+      else if (!wanted || wanted.has("values"))
+        await stream.writeSSE({ event: "values", data: JSON.stringify(values) });
+    }
+    await stream.writeSSE({ event: "end", data: "null" });
   });
 }

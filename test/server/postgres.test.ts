@@ -3,7 +3,9 @@ import { Client } from "@langchain/langgraph-sdk";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresCheckpointer } from "../../src/checkpoint/index.js";
-import { type RunningServer, startServer } from "./fixtures/server.js";
+import { PostgresRunQueue } from "../../src/runs/index.js";
+import { startWorker } from "../../src/server/index.js";
+import { type RunningServer, startServer, testGraphs } from "./fixtures/server.js";
 
 // Runs against a real server only: STATEWEAVER_PG_URL=postgres://postgres@127.0.0.1:5432/test
 const url = process.env.STATEWEAVER_PG_URL;
@@ -26,6 +28,7 @@ describe.skipIf(!url)("the server on PostgreSQL", () => {
     ]);
     for (const { tablename } of rows)
       await pool.query(`drop table if exists "${tablename}" cascade`);
+    await pool.query(`drop schema if exists ${tablePrefix}queue cascade`);
     await pool.end();
   });
 
@@ -68,5 +71,38 @@ describe.skipIf(!url)("the server on PostgreSQL", () => {
     ).json()) as any;
     expect(link.decision.reviewer).toBe("pg");
     expect(link.toolResults[0].content).toBe("removed pg.txt");
+  });
+
+  it("a run that a worker process executes streams what it ended with to the server that queued it", async () => {
+    // The server only queues (concurrency 0); a worker with its own queue connection, as in
+    // another process, executes.
+    const queued = await startServer({
+      checkpointer: store,
+      queue: await PostgresRunQueue.open({ connectionString: url!, tablePrefix }),
+      concurrency: 0,
+    });
+    const worker = await startWorker({
+      graphs: testGraphs(),
+      checkpointer: store,
+      queue: await PostgresRunQueue.open({ connectionString: url!, tablePrefix }),
+    });
+    try {
+      const client = new Client({ apiUrl: queued.url });
+      const thread = await client.threads.create();
+      const events = [];
+      for await (const part of client.runs.stream(thread.thread_id, "pair", {
+        input: {},
+        streamMode: "values",
+      }))
+        events.push(part);
+      expect(events.map((e) => e.event)).toEqual(["metadata", "values", "end"]);
+      const values = events[1]!.data as { __interrupt__?: Array<{ value: unknown }> };
+      expect(values.__interrupt__?.map((i) => i.value).sort()).toEqual(["first?", "second?"]);
+      const [run] = await client.runs.list(thread.thread_id);
+      expect(run?.status).toBe("interrupted");
+    } finally {
+      await worker.close();
+      await queued.stop();
+    }
   });
 });

@@ -225,7 +225,10 @@ export function runRoutes(ctx: ServerContext): Hono {
     .post("/:threadId/runs/stream", async (c) => {
       const body = await parseBody(c, runBody);
       const run = await startRun(ctx, c.req.param("threadId"), body, ["values"]);
-      return streamRun(c, ctx.runs, run.runId, { headers: { "Content-Location": location(run) } });
+      return streamRun(c, ctx.runs, run.runId, {
+        headers: { "Content-Location": location(run) },
+        ended: async () => finalValues(ctx, await ctx.runs.join(run.runId)),
+      });
     })
     .get("/:threadId/runs", async (c) => {
       const limit = Math.min(Math.max(Number(c.req.query("limit") ?? 10) || 10, 1), 1000);
@@ -246,7 +249,10 @@ export function runRoutes(ctx: ServerContext): Hono {
     })
     .get("/:threadId/runs/:runId/stream", async (c) => {
       const run = await known(c.req.param("threadId"), c.req.param("runId"));
-      return streamRun(c, ctx.runs, run.runId, { modes: c.req.queries("stream_mode") ?? [] });
+      return streamRun(c, ctx.runs, run.runId, {
+        modes: c.req.queries("stream_mode") ?? [],
+        ended: async () => finalValues(ctx, await ctx.runs.join(run.runId)),
+      });
     })
     .post("/:threadId/runs/:runId/cancel", async (c) => {
       const run = await known(c.req.param("threadId"), c.req.param("runId"));
