@@ -12,6 +12,8 @@ import type { AsyncTaskStatus } from "./async-subagent-state.js";
 export interface TaskThread {
   answer: string | undefined;
   reviews: PendingReview[];
+  /** Nothing is left to run on the thread (it ended, rather than paused or stopped). */
+  ended: boolean;
 }
 
 /**
@@ -44,7 +46,11 @@ export interface TaskRun {
  */
 export interface TaskBackend {
   start(threadId: string, text: string, metadata: Record<string, unknown>): Promise<TaskRun>;
-  run(threadId: string, runId: string): Promise<TaskRun>;
+  /**
+   * The thread's latest run (`runId` when it has no other): a review answered in the inbox
+   * resumes the task in a run the parent did not start.
+   */
+  latest(threadId: string, runId: string): Promise<TaskRun>;
   thread(threadId: string): Promise<TaskThread>;
   /** A follow-up human message, as a new run on the task's thread. */
   send(
@@ -88,10 +94,11 @@ export function localBackend(graph: CompiledGraph<any, any>): TaskBackend {
         await graph.runs.create(threadId, { messages: [userMessage(text)] }, { metadata }),
       );
     },
-    async run(_threadId, runId) {
-      const run = await graph.runs.get(runId);
-      if (!run) throw new Error(`the task's run ${runId} is no longer known to the run service`);
-      return view(run);
+    async latest(threadId, runId) {
+      const [run] = await graph.runs.list(threadId, { limit: 1 });
+      const known = run ?? (await graph.runs.get(runId));
+      if (!known) throw new Error(`the task's run ${runId} is no longer known to the run service`);
+      return view(known);
     },
     async thread(threadId) {
       const state = await graph.getState({ configurable: { thread_id: threadId } });
@@ -99,6 +106,7 @@ export function localBackend(graph: CompiledGraph<any, any>): TaskBackend {
       return {
         answer: lastAnswer(messages),
         reviews: state.interrupts.map((i) => pendingReview(i.id, i.value)),
+        ended: state.next.length === 0,
       };
     },
     async send(threadId, text, metadata, strategy) {
@@ -114,7 +122,7 @@ export function localBackend(graph: CompiledGraph<any, any>): TaskBackend {
       for (const run of await graph.runs.list(threadId)) {
         if (ACTIVE.has(run.status)) await graph.runs.cancel(run.runId, { wait: true });
       }
-      return this.run(threadId, runId);
+      return this.latest(threadId, runId);
     },
   };
 }

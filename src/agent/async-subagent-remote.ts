@@ -54,8 +54,9 @@ export function remoteBackend(spec: RemoteAsyncSubagentSpec): TaskBackend {
         }),
       );
     },
-    async run(threadId, runId) {
-      return view(await client.runs.get(threadId, runId));
+    async latest(threadId, runId) {
+      const [run] = await client.runs.list(threadId, { limit: 1 });
+      return view(run ?? (await client.runs.get(threadId, runId)));
     },
     async thread(threadId) {
       const state = await client.threads.getState(threadId);
@@ -65,6 +66,7 @@ export function remoteBackend(spec: RemoteAsyncSubagentSpec): TaskBackend {
       return {
         answer: lastAnswer(Array.isArray(values.messages) ? values.messages : []),
         reviews: interrupts.map((i) => pendingReview(String(i.id), i.value)),
+        ended: (state.next ?? []).length === 0,
       };
     },
     async send(threadId, text, metadata, strategy) {
@@ -81,7 +83,7 @@ export function remoteBackend(spec: RemoteAsyncSubagentSpec): TaskBackend {
         if (run.status === "pending" || run.status === "running")
           await client.runs.cancel(threadId, run.run_id, true);
       }
-      return view(await client.runs.get(threadId, runId));
+      return this.latest(threadId, runId);
     },
   };
 }

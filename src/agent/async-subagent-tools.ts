@@ -144,14 +144,14 @@ export function asyncTaskTools(specs: readonly AsyncSubagentSpec[]): Tool<any, a
     schema: z.object({ task_id: taskIdArg }),
     run: async ({ task_id }, runtime) => {
       const { task, at } = taskOf(runtime, task_id);
-      const run = await at.backend.run(task.threadId, task.runId);
-      const report: Record<string, unknown> = {
-        task_id,
-        agent: task.agentName,
-        status: run.status,
-      };
+      let run = await at.backend.latest(task.threadId, task.runId);
+      const report: Record<string, unknown> = { task_id, agent: task.agentName };
       if (run.status === "success" || run.status === "interrupted") {
         const thread = await at.backend.thread(task.threadId);
+        // Resumed and finished outside a run (graph.resume on the task's thread).
+        if (run.status === "interrupted" && thread.reviews.length === 0 && thread.ended)
+          run = { ...run, status: "success" };
+        report.status = run.status;
         if (run.status === "success") report.answer = thread.answer ?? "";
         if (thread.reviews.length > 0) {
           report.waiting_for_review = thread.reviews;
@@ -159,6 +159,7 @@ export function asyncTaskTools(specs: readonly AsyncSubagentSpec[]): Tool<any, a
             "The task is paused until a person answers its review in the inbox (its own thread, linked to this one).";
         }
       }
+      report.status ??= run.status;
       if (run.status === "error") report.error = run.error ?? "the task's run failed";
       return reply(runtime, "check_async_task", JSON.stringify(report), [seen(task, run)]);
     },
@@ -228,7 +229,7 @@ export function asyncTaskTools(specs: readonly AsyncSubagentSpec[]): Tool<any, a
           const at = hosted.get(task.agentName);
           if (!at) return task;
           try {
-            return seen(task, await at.backend.run(task.threadId, task.runId));
+            return seen(task, await at.backend.latest(task.threadId, task.runId));
           } catch {
             return task; // unreachable now: show what was last seen
           }

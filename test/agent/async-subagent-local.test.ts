@@ -13,6 +13,7 @@ import {
   MemoryCheckpointer,
   PostgresCheckpointer,
 } from "../../src/checkpoint/index.js";
+import { Command } from "../../src/index.js";
 import { message, type ToolMessage } from "../../src/models/index.js";
 import {
   createRuns,
@@ -318,6 +319,20 @@ describe.each(setups)("async subagents %s", (_name, makeSetup, enabled) => {
       expect((await say(agent, threadId, `update ${taskId}: hurry`)).content).toMatch(
         /waits for a person's review/,
       );
+
+      // The reviewer approves on the task's thread (as the inbox does: a new run resuming it);
+      // the parent's next check follows the task to that run and its answer.
+      const resumed = await sub().runs.create(
+        taskId,
+        new Command({ resume: { decisions: [{ type: "approve" }] } }),
+      );
+      await sub().runs.join(resumed.runId);
+      const after = await say(agent, threadId, `check ${taskId}`);
+      expect(JSON.parse(after.content)).toMatchObject({
+        status: "success",
+        answer: "Report: removed a.log",
+      });
+      expect(after.tasks[taskId]).toMatchObject({ runId: resumed.runId, status: "success" });
     },
   );
 });

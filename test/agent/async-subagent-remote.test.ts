@@ -165,5 +165,14 @@ describe("async subagents on a second server (stateweaver serve, reached by url)
       status: "interrupted",
       waiting_for_review: [{ actions: [{ name: "remove_file", args: { path: "b.log" } }] }],
     });
+
+    // Approved on the server (as its inbox does): the parent's next check sees the answer.
+    const resumed = await client.runs.create(task!.threadId, "researcher", {
+      command: { resume: { decisions: [{ type: "approve" }] } },
+    });
+    await client.runs.join(task!.threadId, resumed.run_id);
+    expect(JSON.parse((await say(agent, threadId, `check ${task!.taskId}`)).content)).toMatchObject(
+      { status: "success", answer: "Report: removed b.log" },
+    );
   }, 60_000);
 });
