@@ -98,7 +98,13 @@ describe.each(setups)("async subagents %s", (_name, makeSetup, enabled) => {
   });
 
   const sub = () => runs.graph("researcher")!;
-  const parent = (options: { checkpointer?: Checkpointer; interruptOn?: any } = {}) =>
+  const parent = (
+    options: {
+      checkpointer?: Checkpointer;
+      interruptOn?: any;
+      updateStrategy?: "enqueue" | "interrupt";
+    } = {},
+  ) =>
     createAgent({
       name: "lead",
       model: parentModel(),
@@ -109,6 +115,7 @@ describe.each(setups)("async subagents %s", (_name, makeSetup, enabled) => {
           name: "researcher",
           description: "Researches a topic and reports back.",
           graph: sub(),
+          updateStrategy: options.updateStrategy,
         }),
       ],
     });
@@ -189,6 +196,26 @@ describe.each(setups)("async subagents %s", (_name, makeSetup, enabled) => {
         "also cover pricing",
         "Findings on also cover pricing",
       ]);
+    },
+  );
+
+  it.skipIf(!enabled)(
+    'with updateStrategy "interrupt", an update stops the run in progress and runs at once',
+    async () => {
+      const agent = parent({ updateStrategy: "interrupt" });
+      const threadId = randomUUID();
+      const taskId = startedId(
+        (await say(agent, threadId, "start researcher: wait for g7")).content,
+      );
+      await gates.entered("g7");
+      const first = (await sub().runs.list(taskId)).at(-1)!;
+      const updated = await say(agent, threadId, `update ${taskId}: change of plan`);
+      const second = updated.tasks[taskId]!;
+      await gates.open("g7");
+      expect((await sub().runs.join(second.runId)).status).toBe("success");
+      expect((await sub().runs.get(first.runId))?.status).toBe("interrupted");
+      const check = JSON.parse((await say(agent, threadId, `check ${taskId}`)).content);
+      expect(check).toMatchObject({ status: "success", answer: "Findings on change of plan" });
     },
   );
 
