@@ -1,4 +1,4 @@
-import { Client } from "@langchain/langgraph-sdk";
+import type { Client } from "@langchain/langgraph-sdk";
 import type { RemoteAsyncSubagentSpec } from "./async-subagent.js";
 import {
   lastAnswer,
@@ -36,13 +36,22 @@ const userMessage = (text: string) => ({ role: "user", content: text });
  * const backend = remoteBackend({ name: "r", description: "…", url: "http://127.0.0.1:2024", assistantId: "researcher" });
  */
 export function remoteBackend(spec: RemoteAsyncSubagentSpec): TaskBackend {
-  const client = new Client({
-    apiUrl: spec.url,
-    ...(spec.headers && { defaultHeaders: spec.headers }),
-  });
+  // Loaded on first use: agents without remote subagents never load the SDK.
+  let opened: Promise<Client> | undefined;
+  const open = () => {
+    opened ??= import("@langchain/langgraph-sdk").then(
+      ({ Client }) =>
+        new Client({
+          apiUrl: spec.url,
+          ...(spec.headers && { defaultHeaders: spec.headers }),
+        }),
+    );
+    return opened;
+  };
   const { assistantId } = spec;
   return {
     async start(threadId, text, metadata) {
+      const client = await open();
       // A replay of the start call (a resumed or taken-over parent run) finds its run.
       await client.threads.create({ threadId, metadata, ifExists: "do_nothing" });
       const [existing] = await client.runs.list(threadId, { limit: 1 });
@@ -55,10 +64,12 @@ export function remoteBackend(spec: RemoteAsyncSubagentSpec): TaskBackend {
       );
     },
     async latest(threadId, runId) {
+      const client = await open();
       const [run] = await client.runs.list(threadId, { limit: 1 });
       return view(run ?? (await client.runs.get(threadId, runId)));
     },
     async thread(threadId) {
+      const client = await open();
       const state = await client.threads.getState(threadId);
       const values = (state.values ?? {}) as { messages?: unknown[] };
       const interrupts = ((state as { interrupts?: unknown[] }).interrupts ??
@@ -70,6 +81,7 @@ export function remoteBackend(spec: RemoteAsyncSubagentSpec): TaskBackend {
       };
     },
     async send(threadId, text, metadata, strategy) {
+      const client = await open();
       return view(
         await client.runs.create(threadId, assistantId, {
           input: { messages: [userMessage(text)] },
@@ -79,6 +91,7 @@ export function remoteBackend(spec: RemoteAsyncSubagentSpec): TaskBackend {
       );
     },
     async cancel(threadId, runId) {
+      const client = await open();
       for (const run of await client.runs.list(threadId)) {
         if (run.status === "pending" || run.status === "running")
           await client.runs.cancel(threadId, run.run_id, true);
