@@ -45,14 +45,21 @@ describe("async subagents on a second server (stateweaver serve, reached by url)
   let gates: Awaited<ReturnType<typeof gateFolder>>;
   let client: Client;
   const store = new MemoryCheckpointer();
+  // The server wants a token: the subagent's headers carry it.
+  const token = randomUUID();
+  const bearer = { authorization: `Bearer ${token}` };
 
   beforeAll(async () => {
     gates = await gateFolder();
     dataDir = await mkdtemp(join(tmpdir(), "sw-async-serve-"));
-    server = await serve({ STATEWEAVER_DATA_DIR: dataDir, ASYNC_SUBAGENT_GATES: gates.dir });
-    client = new Client({ apiUrl: server.url });
+    server = await serve({
+      STATEWEAVER_DATA_DIR: dataDir,
+      ASYNC_SUBAGENT_GATES: gates.dir,
+      STATEWEAVER_TOKEN: token,
+    });
+    client = new Client({ apiUrl: server.url, defaultHeaders: bearer });
     // A fresh PGlite database and the TypeScript loader take a while on a busy machine.
-  }, 90_000);
+  }, 120_000);
   afterAll(async () => {
     if (server) {
       const exited = new Promise((resolve) => server.child.once("exit", resolve));
@@ -63,7 +70,7 @@ describe("async subagents on a second server (stateweaver serve, reached by url)
     await gates.dispose();
   });
 
-  const parent = (options: { interruptOn?: any } = {}) =>
+  const parent = (options: { interruptOn?: any; headers?: Record<string, string> } = {}) =>
     createAgent({
       name: "lead",
       model: parentModel(),
@@ -75,6 +82,7 @@ describe("async subagents on a second server (stateweaver serve, reached by url)
           description: "Researches a topic and reports back.",
           url: server.url,
           assistantId: "researcher",
+          headers: options.headers ?? bearer,
         }),
       ],
     });
@@ -126,7 +134,15 @@ describe("async subagents on a second server (stateweaver serve, reached by url)
       parent_thread_id: threadId,
       async_subagent: "researcher",
     });
-  }, 60_000);
+  }, 120_000);
+
+  it("a start the server refuses is answered to the model as an error, and no task is recorded", async () => {
+    const agent = parent({ headers: { authorization: "Bearer wrong" } });
+    const threadId = randomUUID();
+    const r = await say(agent, threadId, "start researcher: anything");
+    expect(r.content).toMatch(/^Error: tool "start_async_task" failed: .*401/);
+    expect(r.tasks).toEqual({});
+  }, 120_000);
 
   it("cancels a task's run on the server", async () => {
     const agent = parent();
@@ -139,7 +155,7 @@ describe("async subagents on a second server (stateweaver serve, reached by url)
     const task = tasksIn((await agent.getState(cfg(threadId))).values)[taskId]!;
     expect(task.status).toBe("cancelled");
     expect((await client.runs.get(taskId, task.runId)).status).toBe("cancelled");
-  }, 60_000);
+  }, 120_000);
 
   it("a reviewed start runs once approved, and a task paused for review is found on the server with its parent link", async () => {
     const agent = parent({ interruptOn: { start_async_task: true } });
@@ -174,5 +190,5 @@ describe("async subagents on a second server (stateweaver serve, reached by url)
     expect(JSON.parse((await say(agent, threadId, `check ${task!.taskId}`)).content)).toMatchObject(
       { status: "success", answer: "Report: removed b.log" },
     );
-  }, 60_000);
+  }, 120_000);
 });
