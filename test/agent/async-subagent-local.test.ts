@@ -7,6 +7,7 @@ import {
   asyncSubagent,
   createAgent,
   HITL,
+  subagent,
 } from "../../src/agent/index.js";
 import {
   type Checkpointer,
@@ -413,5 +414,35 @@ describe("asyncSubagent configuration", () => {
       properties: { subagent_type: { enum: ["researcher"] } },
       required: ["description", "subagent_type"],
     });
+  });
+
+  it("mixes with synchronous subagents: the task tool and the async task tools side by side", () => {
+    const bound = createRuns({ graphs: [graph()] }).graph("researcher")!;
+    const agent = createAgent({
+      model: parentModel(),
+      subagents: [
+        subagent({ name: "helper", description: "Helps.", tools: [] }),
+        asyncSubagent({ name: "researcher", description: "Researches.", graph: bound }),
+      ],
+    });
+    expect(agent.tools.map((t) => t.name)).toEqual([
+      "task",
+      "start_async_task",
+      "check_async_task",
+      "update_async_task",
+      "cancel_async_task",
+      "list_async_tasks",
+    ]);
+    expect(() =>
+      createAgent({
+        model: parentModel(),
+        subagents: [
+          asyncSubagent({ name: "researcher", description: "Researches.", graph: bound }),
+          asyncSubagent({ name: "researcher", description: "Again.", graph: bound }),
+        ],
+      }),
+    ).toThrow(
+      new AgentConfigError('Two async subagents are named "researcher"; give each a unique name.'),
+    );
   });
 });
