@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
+import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -52,7 +54,14 @@ describe("async subagents on a second server (stateweaver serve, reached by url)
   beforeAll(async () => {
     gates = await gateFolder();
     dataDir = await mkdtemp(join(tmpdir(), "sw-async-serve-"));
+    // A port known before the server starts: the lead it hosts reaches it by url.
+    const free = createNetServer().listen(0, "127.0.0.1");
+    await once(free, "listening");
+    const port = (free.address() as AddressInfo).port;
+    await new Promise((done) => free.close(done));
     server = await serve({
+      PORT: String(port),
+      ASYNC_SUBAGENT_URL: `http://127.0.0.1:${port}`,
       STATEWEAVER_DATA_DIR: dataDir,
       ASYNC_SUBAGENT_GATES: gates.dir,
       STATEWEAVER_TOKEN: token,
@@ -190,5 +199,33 @@ describe("async subagents on a second server (stateweaver serve, reached by url)
     expect(JSON.parse((await say(agent, threadId, `check ${task!.taskId}`)).content)).toMatchObject(
       { status: "success", answer: "Report: removed b.log" },
     );
+  }, 120_000);
+
+  it("a lead served by the same server starts its tasks there, and a paused task's thread links to the lead's", async () => {
+    const lead = await client.threads.create();
+    const values = (await client.runs.wait(lead.thread_id, "lead", {
+      input: { messages: [{ type: "human", content: "start researcher: remove c.log" }] },
+    })) as { messages: Array<{ content: string }> };
+    const said = values.messages.at(-1)!.content;
+    expect(said).toMatch(/^Tool said: Started async task on "researcher"\. task_id: /);
+    const taskId = /task_id: (\S+)/.exec(said)![1]!;
+    const [run] = await client.runs.list(taskId);
+    await client.runs.join(taskId, run!.run_id);
+    expect((await client.runs.get(taskId, run!.run_id)).status).toBe("interrupted");
+
+    const waiting = await client.threads.search({
+      status: "interrupted",
+      metadata: { parent_thread_id: lead.thread_id },
+    });
+    expect(waiting.map((t) => t.thread_id)).toEqual([taskId]);
+    // What the inbox's thread page reads: the link, and the review waiting on the task.
+    const page = (await (
+      await fetch(`${server.url}/inbox/threads/${taskId}`, { headers: bearer })
+    ).json()) as { thread: { metadata: Record<string, unknown> }; pending: unknown[] };
+    expect(page.thread.metadata).toMatchObject({
+      parent_thread_id: lead.thread_id,
+      async_subagent: "researcher",
+    });
+    expect(page.pending).toHaveLength(1);
   }, 120_000);
 });
