@@ -175,8 +175,10 @@ export function asyncTaskTools(specs: readonly AsyncSubagentSpec[]): Tool<any, a
     }),
     run: async ({ task_id, message: text }, runtime) => {
       const { task, at } = taskOf(runtime, task_id);
-      const thread = await at.backend.thread(task.threadId);
-      if (thread.reviews.length > 0) {
+      // Only a paused run can leave a review waiting (and only then has the thread a state).
+      const current = await at.backend.latest(task.threadId, task.runId);
+      const paused = current.status === "interrupted";
+      if (paused && (await at.backend.thread(task.threadId)).reviews.length > 0) {
         // A new message would leave the reviewed tool calls unanswered in its conversation.
         throw new Error(
           `task "${task_id}" waits for a person's review; it can take new instructions once the review is answered. Tell the user.`,

@@ -153,6 +153,23 @@ describe("async subagents on a second server (stateweaver serve, reached by url)
     expect(r.tasks).toEqual({});
   }, 120_000);
 
+  it("an update sent while the task works is queued behind its run on the server", async () => {
+    const agent = parent();
+    const threadId = randomUUID();
+    const taskId = startedId((await say(agent, threadId, "start researcher: wait for r3")).content);
+    await gates.entered("r3");
+    const updated = await say(agent, threadId, `update ${taskId}: and the sun`);
+    expect(updated.content).toBe(`Sent the update to task ${taskId}; its status is now pending.`);
+    await gates.open("r3");
+    await client.runs.join(taskId, updated.tasks[taskId]!.runId);
+    const runs = await client.runs.list(taskId);
+    expect(runs.map((r) => r.status)).toEqual(["success", "success"]);
+    expect(JSON.parse((await say(agent, threadId, `check ${taskId}`)).content)).toMatchObject({
+      status: "success",
+      answer: "Findings on and the sun",
+    });
+  }, 120_000);
+
   it("cancels a task's run on the server", async () => {
     const agent = parent();
     const threadId = randomUUID();
