@@ -12,6 +12,9 @@ import {
   type Tool,
   withStructuredOutput,
 } from "../models/index.js";
+import { type AsyncSubagentSpec, isAsyncSubagent } from "./async-subagent.js";
+import { ASYNC_TASKS, mergeAsyncTasks } from "./async-subagent-state.js";
+import { asyncTaskTools } from "./async-subagent-tools.js";
 import { humanInTheLoop, reviewedToolNames } from "./human-in-the-loop.js";
 import {
   type AgentRuntime,
@@ -35,6 +38,7 @@ import { toolsNode } from "./tools-node.js";
  * - `interruptOn`: tool review; adds `humanInTheLoop({ interruptOn })` as the last
  *   middleware (so its `afterModel` runs first, straight after the model).
  * - `subagents`: adds a `task` tool that runs them; they inherit `model` and `interruptOn`.
+ *   Async ones (`asyncSubagent`) add the `start_async_task`… tools and `asyncTasks` state.
  * - `checkpointer`: needed for review and breakpoints, which pause the thread.
  * - `interruptBefore` / `interruptAfter`: static breakpoints on `"model"`, `"tools"` or a
  *   hook node (`"<middleware>/<hook>"`).
@@ -50,8 +54,11 @@ export interface AgentOptions<C = unknown> {
   systemPrompt?: string;
   middleware?: readonly Middleware<C>[];
   interruptOn?: InterruptOnConfig<C>;
-  /** Agents the model can hand tasks to through a `task` tool (see `subagent`). */
-  subagents?: readonly SubagentSpec<C>[];
+  /**
+   * Agents the model can hand tasks to: through a `task` tool that waits for the answer
+   * (`subagent`), or in the background (`asyncSubagent`).
+   */
+  subagents?: readonly (SubagentSpec<C> | AsyncSubagentSpec)[];
   checkpointer?: Checkpointer;
   interruptBefore?: readonly string[];
   interruptAfter?: readonly string[];
@@ -130,16 +137,22 @@ export function createAgent<C = unknown>(options: AgentOptions<C>): Agent<C> {
     stackNames.add(m.name);
   }
 
-  const subagents =
-    options.subagents === undefined
+  const asyncSpecs = (options.subagents ?? []).filter(isAsyncSubagent);
+  const syncSpecs = (options.subagents ?? []).filter(
+    (s): s is SubagentSpec<C> => !isAsyncSubagent(s),
+  );
+  const subagents = [
+    ...(options.subagents === undefined || (syncSpecs.length === 0 && asyncSpecs.length > 0)
       ? []
       : [
-          taskTool<C>(options.subagents, {
+          taskTool<C>(syncSpecs, {
             model,
             interruptOn: options.interruptOn,
             build: (child) => createAgent<C>(child),
           }),
-        ];
+        ]),
+    ...asyncTaskTools(asyncSpecs),
+  ];
   const tools = [
     ...(options.tools ?? []),
     ...subagents,
@@ -177,6 +190,7 @@ export function createAgent<C = unknown>(options: AgentOptions<C>): Agent<C> {
   });
 
   const graph = new Graph<AgentState, C>({ name }).addReducer("messages", addMessages);
+  if (asyncSpecs.length > 0) graph.addReducer(ASYNC_TASKS, mergeAsyncTasks as never);
   const hookNodes = (hook: NodeHookName) => {
     const withHook = middleware.filter((m) => m[hook] !== undefined);
     // After-hooks unwind the stack: the last middleware's runs first.

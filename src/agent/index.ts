@@ -3,10 +3,20 @@
  * and human review of tool calls.
  *
  * @example
- * import { createAgent, defineAgent, humanInTheLoop, HITL } from "stateweaver/agent";
+ * import { createAgent, defineAgent, humanInTheLoop, HITL, subagent, asyncSubagent } from "stateweaver/agent";
  */
 
 export { AgentConfigError, InvalidResumeError, NotAReviewError } from "../errors/index.js";
+export {
+  type AsyncSubagentSpec,
+  type AsyncTaskUpdateStrategy,
+  asyncSubagent,
+  type LocalAsyncSubagentSpec,
+  type RemoteAsyncSubagentSpec,
+} from "./async-subagent.js";
+export type { PendingReview } from "./async-subagent-backend.js";
+export { type AsyncTask, type AsyncTaskStatus, mergeAsyncTasks } from "./async-subagent-state.js";
+export { ASYNC_TASK_TOOLS } from "./async-subagent-tools.js";
 export { type Agent, type AgentOptions, createAgent } from "./create-agent.js";
 export {
   type AgentDefinition,

@@ -13,6 +13,7 @@ import { href, linkTo, navigate } from "../router.js";
 import { Conversation, roleOf, textOf } from "../thread/conversation.js";
 import { GraphPicture } from "../thread/graph-picture.js";
 import { HistoryTimeline } from "../thread/history-timeline.js";
+import { ParentLink } from "../thread/parent-link.js";
 import { RunFollow } from "../thread/run-follow.js";
 import { type InboxItem, reviewOf, type ThreadView } from "../wire.js";
 
@@ -116,6 +117,7 @@ export function ThreadPage({ threadId }: { threadId: string }) {
           {view.thread.status}
         </span>
       </div>
+      <ParentLink metadata={view.thread.metadata} />
       {changed && (
         <div class="notice warn" role="status">
           This thread changed since you opened it.{" "}
