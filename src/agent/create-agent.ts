@@ -92,6 +92,9 @@ export interface Agent<C = unknown> extends CompiledGraph<AgentState, C> {
  *   → afterAgent hooks (reversed) → END   (when it has none)
  * ```
  *
+ * A tool returning `Command({ goto })` sends the run from `tools` to that node of the
+ * agent (or `END`) instead of back to the model; see `toolsGoto` for how gotos combine.
+ *
  * Configuration mistakes (duplicate names, a review policy for a tool the agent does not
  * have, a policy without `allowedDecisions`) throw `AgentConfigError` here.
  *
@@ -192,9 +195,21 @@ export function createAgent<C = unknown>(options: AgentOptions<C>): Agent<C> {
     NodeHookName,
     string[]
   >;
+  // The tools node routes itself: back to the model, or where a tool's goto says (any
+  // other node of the agent; going to itself again would answer nothing).
+  const agentNodes = [
+    ...NODE_HOOKS.flatMap((h) => hooks[h]),
+    "model",
+    ...(options.responseFormat ? ["respond"] : []),
+  ];
+  const back = hooks.beforeModel[0] ?? "model";
   graph
     .addNode("model", modelNode({ model, tools, systemPrompt, middleware, agentRuntime }))
-    .addNode("tools", toolsNode({ middleware, agentRuntime }));
+    .addNode(
+      "tools",
+      toolsNode({ middleware, agentRuntime, route: { back, nodes: [...agentNodes, END] } }),
+      { ends: [...agentNodes, END] },
+    );
 
   const chain = (nodes: readonly string[], exit: string): string => {
     for (const [i, node] of nodes.entries()) graph.addEdge(node, nodes[i + 1] ?? exit);
@@ -224,7 +239,6 @@ export function createAgent<C = unknown>(options: AgentOptions<C>): Agent<C> {
     (state) => (unansweredToolCalls(state.messages ?? []).calls.length > 0 ? "tools" : finish),
     ["tools", finish],
   );
-  graph.addEdge("tools", modelEntry);
 
   const compiled = graph.compile({
     checkpointer,
