@@ -5,13 +5,7 @@ import type { CompiledGraph, InvokeOptions, RunResult } from "../graph/compiled-
 import { END, START } from "../graph/constants.js";
 import { Graph } from "../graph/graph.js";
 import type { NodeRuntime } from "../graph/types.js";
-import {
-  type ChatModel,
-  message,
-  type StructuredOutputOptions,
-  type Tool,
-  withStructuredOutput,
-} from "../models/index.js";
+import type { ChatModel, StructuredOutputOptions, Tool } from "../models/index.js";
 import { humanInTheLoop, reviewedToolNames } from "./human-in-the-loop.js";
 import {
   type AgentRuntime,
@@ -21,6 +15,7 @@ import {
   type NodeHookName,
 } from "./middleware.js";
 import { modelNode } from "./model-node.js";
+import { respondNode } from "./respond-node.js";
 import type { ReviewDecision } from "./review.js";
 import type { InterruptOnConfig } from "./review-policy.js";
 import { type AgentState, addMessages, unansweredToolCalls } from "./state.js";
@@ -58,7 +53,8 @@ export interface AgentOptions<C = unknown> {
   /**
    * Give the run's result in this shape as well: when the model is done (no more tool
    * calls), a `respond` node asks it for the answer as the schema describes, validated
-   * (see `withStructuredOutput`), and stores it in `state.structuredResponse`.
+   * (see `withStructuredOutput`), and stores it in `state.structuredResponse`. Its model
+   * calls go through `wrapModelCall` (with `request.responseFormat` set) and stream.
    */
   responseFormat?: z.ZodObject | (StructuredOutputOptions & { schema: z.ZodObject });
 }
@@ -220,13 +216,10 @@ export function createAgent<C = unknown>(options: AgentOptions<C>): Agent<C> {
   if (options.responseFormat) {
     const format = options.responseFormat;
     const { schema, ...formatOptions } = "schema" in format ? format : { schema: format };
-    const structured = withStructuredOutput(model, schema, formatOptions);
-    graph.addNode("respond", async (state, runtime) => {
-      const conversation = state.messages ?? [];
-      const messages =
-        systemPrompt === undefined ? conversation : [message.system(systemPrompt), ...conversation];
-      return { structuredResponse: await structured.invoke(messages, { signal: runtime.signal }) };
-    });
+    graph.addNode(
+      "respond",
+      respondNode({ model, schema, format: formatOptions, systemPrompt, middleware, agentRuntime }),
+    );
     graph.addEdge("respond", afterAgent);
   }
   const modelEntry = chain(hooks.beforeModel, "model");

@@ -2,6 +2,7 @@ import {
   type AssistantMessage,
   type ChatModel,
   type Message,
+  type ResponseFormat,
   replyIdInTask,
   streamedInRun,
   type ToolDefinition,
@@ -22,10 +23,20 @@ import {
 export async function invokeModel(
   model: ChatModel,
   messages: readonly Message[],
-  options: { tools?: readonly ToolDefinition[]; signal?: AbortSignal; messageId?: string } = {},
+  options: {
+    tools?: readonly ToolDefinition[];
+    signal?: AbortSignal;
+    messageId?: string;
+    /** Ask for an answer in this JSON shape (what `withStructuredOutput` sends). */
+    responseFormat?: ResponseFormat;
+  } = {},
 ): Promise<AssistantMessage> {
-  const { tools, signal, messageId } = options;
-  const call = { ...(tools && { tools }), ...(signal && { signal }) };
+  const { tools, signal, messageId, responseFormat } = options;
+  const call = {
+    ...(tools && { tools }),
+    ...(signal && { signal }),
+    ...(responseFormat && { responseFormat }),
+  };
   const streamed = streamedInRun(model, messages, { ...call, ...(messageId && { messageId }) });
   if (streamed) return streamed;
   const reply = await model.invoke(messages, call);
