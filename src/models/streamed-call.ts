@@ -9,8 +9,8 @@ const callsByTask = new WeakMap<Scratchpad, number>();
 /**
  * The id a reply made in the running task gets when the provider gives none:
  * `<node>:<task id>` for the task's first model call, `<node>:<task id>:<n>` for the n-th.
- * A task's calls are counted from 1 on each run of it, so a replayed task names its
- * replies as it did before.
+ * A task's calls are counted from 1 each time it runs anew (after a resume, say), so a
+ * replayed task names its replies as it did before; a retry attempt counts on.
  */
 function nextReplyId(task: Scratchpad): string {
   const n = (callsByTask.get(task) ?? 0) + 1;
