@@ -8,11 +8,13 @@ import { z } from "zod";
 import { messagesGraph } from "../../src/agent/index.js";
 import { START, type StreamPart } from "../../src/index.js";
 import {
+  AnthropicChatModel,
   FakeChatModel,
   message,
   OpenAIChatModel,
   withStructuredOutput,
 } from "../../src/models/index.js";
+import { anthropicEvents } from "./anthropic-wire.js";
 import {
   chatChunk,
   chatCompletionObject,
@@ -203,5 +205,48 @@ describe("model.invoke inside a node with the real openai SDK", () => {
         .join(""),
     ).toBe('{"city":"Lyon"}');
     expect((result as { state: { city?: string } }).state.city).toBe("Lyon");
+  });
+});
+
+describe("model.invoke inside a node with the real Anthropic SDK", () => {
+  let server: ProviderServer;
+  beforeAll(async () => {
+    server = await startProviderServer();
+  });
+  afterAll(() => server.close());
+
+  it("streams text and tool_use input as pieces of the message with Anthropic's id", async () => {
+    server.reply({
+      sse: anthropicEvents(
+        [
+          { type: "text", pieces: ["Let me ", "look."] },
+          { type: "tool_use", id: "toolu_1", name: "look", json: '{"q":"x"}' },
+        ],
+        { id: "msg_a1" },
+      ),
+    });
+    const model = new AnthropicChatModel({
+      model: "claude-test",
+      apiKey: "sk-ant-test",
+      baseURL: server.url,
+      maxRetries: 0,
+    });
+    const graph = messagesGraph({ name: "anthropic" })
+      .addNode("answer", async (s) => ({ messages: [await model.invoke(s.messages)] }))
+      .addEdge(START, "answer")
+      .compile();
+    const { parts, result } = await collect(
+      graph.stream({ messages: [message.user("look x up")] }, { streamMode: "messages" }),
+    );
+    const data = messagesOf(parts).map((p) => p.data);
+    expect(new Set(data.map((d) => d.messageId))).toEqual(new Set(["msg_a1"]));
+    expect(data.flatMap((d) => (d.type === "text" ? [d.text] : []))).toEqual(["Let me ", "look."]);
+    expect(data.flatMap((d) => (d.type === "tool-call" ? [d.args] : [])).join("")).toBe(
+      '{"q":"x"}',
+    );
+    expect((result as { state: { messages: unknown[] } }).state.messages.at(-1)).toMatchObject({
+      id: "msg_a1",
+      toolCalls: [{ id: "toolu_1", name: "look", args: { q: "x" } }],
+    });
   });
 });
