@@ -79,10 +79,13 @@ function callModel<C>(request: ModelRequest<C>): Promise<AssistantMessage> {
     request.systemPrompt === undefined
       ? request.messages
       : [message.system(request.systemPrompt), ...request.messages];
+  // A respond call's reply is not stored, and a correction is a second reply in the same
+  // task: those get the task's counted ids (`respond:<task id>`, then `…:2`).
   return invokeModel(request.model, messages, {
     tools: request.tools,
     signal: request.runtime.signal,
-    messageId: `${request.runtime.agentName}:${request.runtime.taskId}`,
-    ...(request.responseFormat && { responseFormat: request.responseFormat }),
+    ...(request.responseFormat
+      ? { responseFormat: request.responseFormat }
+      : { messageId: `${request.runtime.agentName}:${request.runtime.taskId}` }),
   });
 }

@@ -98,4 +98,22 @@ describe("the respond node of an agent with a responseFormat", () => {
       { city: "Lyon" },
     );
   });
+
+  it("gives a correction's streamed tokens their own message id", async () => {
+    const model = new FakeChatModel({ responses: ["It is Lyon.", "Lyon!", '{"city":"Lyon"}'] });
+    const agent = createAgent({ model, responseFormat: City });
+    const { parts } = await collect(
+      agent.stream({ messages: [message.user("Where?")] }, { streamMode: "messages" }),
+    );
+    const byId = new Map<string, string>();
+    for (const p of parts) {
+      if (p.mode !== "messages" || p.metadata.node !== "respond" || p.data.type !== "text")
+        continue;
+      byId.set(p.data.messageId, (byId.get(p.data.messageId) ?? "") + p.data.text);
+    }
+    const [first, second] = [...byId.keys()];
+    expect([...byId.values()]).toEqual(["Lyon!", '{"city":"Lyon"}']);
+    expect(first).toMatch(/^respond:/);
+    expect(second).toBe(`${first}:2`);
+  });
 });
