@@ -38,6 +38,8 @@ export type {
   Router,
   RunConfig,
   State,
+  StateUpdate,
+  StateWriteForms,
 } from "./graph/types.js";
 export type { Durability } from "./runtime/checkpoint-writer.js";
 export { interrupt, isGraphInterrupt } from "./runtime/interrupt.js";

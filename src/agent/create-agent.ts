@@ -5,13 +5,7 @@ import type { CompiledGraph, InvokeOptions, RunResult } from "../graph/compiled-
 import { END, START } from "../graph/constants.js";
 import { Graph } from "../graph/graph.js";
 import type { NodeRuntime } from "../graph/types.js";
-import {
-  type ChatModel,
-  message,
-  type StructuredOutputOptions,
-  type Tool,
-  withStructuredOutput,
-} from "../models/index.js";
+import type { ChatModel, StructuredOutputOptions, Tool } from "../models/index.js";
 import { type AsyncSubagentSpec, isAsyncSubagent } from "./async-subagent.js";
 import { ASYNC_TASKS, mergeAsyncTasks } from "./async-subagent-state.js";
 import { asyncTaskTools } from "./async-subagent-tools.js";
@@ -24,6 +18,7 @@ import {
   type NodeHookName,
 } from "./middleware.js";
 import { modelNode } from "./model-node.js";
+import { respondNode } from "./respond-node.js";
 import type { ReviewDecision } from "./review.js";
 import type { InterruptOnConfig } from "./review-policy.js";
 import { type AgentState, addMessages, unansweredToolCalls } from "./state.js";
@@ -65,7 +60,8 @@ export interface AgentOptions<C = unknown> {
   /**
    * Give the run's result in this shape as well: when the model is done (no more tool
    * calls), a `respond` node asks it for the answer as the schema describes, validated
-   * (see `withStructuredOutput`), and stores it in `state.structuredResponse`.
+   * (see `withStructuredOutput`), and stores it in `state.structuredResponse`. Its model
+   * calls go through `wrapModelCall` (with `request.responseFormat` set) and stream.
    */
   responseFormat?: z.ZodObject | (StructuredOutputOptions & { schema: z.ZodObject });
 }
@@ -98,6 +94,9 @@ export interface Agent<C = unknown> extends CompiledGraph<AgentState, C> {
  *   → tools (when the reply has tool calls) → beforeModel hooks → model → …
  *   → afterAgent hooks (reversed) → END   (when it has none)
  * ```
+ *
+ * A tool returning `Command({ goto })` sends the run from `tools` to that node of the
+ * agent (or `END`) instead of back to the model; see `toolsGoto` for how gotos combine.
  *
  * Configuration mistakes (duplicate names, a review policy for a tool the agent does not
  * have, a policy without `allowedDecisions`) throw `AgentConfigError` here.
@@ -206,9 +205,21 @@ export function createAgent<C = unknown>(options: AgentOptions<C>): Agent<C> {
     NodeHookName,
     string[]
   >;
+  // The tools node routes itself: back to the model, or where a tool's goto says (any
+  // other node of the agent; going to itself again would answer nothing).
+  const agentNodes = [
+    ...NODE_HOOKS.flatMap((h) => hooks[h]),
+    "model",
+    ...(options.responseFormat ? ["respond"] : []),
+  ];
+  const back = hooks.beforeModel[0] ?? "model";
   graph
     .addNode("model", modelNode({ model, tools, systemPrompt, middleware, agentRuntime }))
-    .addNode("tools", toolsNode({ middleware, agentRuntime }));
+    .addNode(
+      "tools",
+      toolsNode({ middleware, agentRuntime, route: { back, nodes: [...agentNodes, END] } }),
+      { ends: [...agentNodes, END] },
+    );
 
   const chain = (nodes: readonly string[], exit: string): string => {
     for (const [i, node] of nodes.entries()) graph.addEdge(node, nodes[i + 1] ?? exit);
@@ -219,13 +230,10 @@ export function createAgent<C = unknown>(options: AgentOptions<C>): Agent<C> {
   if (options.responseFormat) {
     const format = options.responseFormat;
     const { schema, ...formatOptions } = "schema" in format ? format : { schema: format };
-    const structured = withStructuredOutput(model, schema, formatOptions);
-    graph.addNode("respond", async (state, runtime) => {
-      const conversation = state.messages ?? [];
-      const messages =
-        systemPrompt === undefined ? conversation : [message.system(systemPrompt), ...conversation];
-      return { structuredResponse: await structured.invoke(messages, { signal: runtime.signal }) };
-    });
+    graph.addNode(
+      "respond",
+      respondNode({ model, schema, format: formatOptions, systemPrompt, middleware, agentRuntime }),
+    );
     graph.addEdge("respond", afterAgent);
   }
   const modelEntry = chain(hooks.beforeModel, "model");
@@ -238,7 +246,6 @@ export function createAgent<C = unknown>(options: AgentOptions<C>): Agent<C> {
     (state) => (unansweredToolCalls(state.messages ?? []).calls.length > 0 ? "tools" : finish),
     ["tools", finish],
   );
-  graph.addEdge("tools", modelEntry);
 
   const compiled = graph.compile({
     checkpointer,

@@ -4,6 +4,7 @@ import type {
   AssistantMessage,
   ChatModel,
   Message,
+  ResponseFormat,
   Tool,
   ToolCall,
   ToolMessage,
@@ -58,6 +59,12 @@ export interface ModelRequest<C = unknown> {
   tools: Tool<any, any>[];
   state: AgentState;
   runtime: AgentRuntime<C>;
+  /**
+   * Set on the calls of the `respond` node (an agent with `responseFormat`): the JSON shape
+   * the answer must take. Such a call has no tools; its reply becomes `structuredResponse`
+   * (after validation, with corrections sent back through this same stack).
+   */
+  responseFormat?: ResponseFormat;
 }
 
 /**

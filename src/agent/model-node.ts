@@ -28,10 +28,7 @@ export interface ModelNodeSetup<C> {
  */
 export function modelNode<C>(setup: ModelNodeSetup<C>): NodeFn<AgentState, C> {
   const { model, tools, systemPrompt, middleware, agentRuntime } = setup;
-  const call = middleware.reduceRight<ModelHandler<C>>(
-    (next, mw) => (mw.wrapModelCall ? (request) => mw.wrapModelCall!(request, next) : next),
-    callModel,
-  );
+  const call = modelCall(middleware);
   return async (state, nodeRuntime) => {
     const runtime = agentRuntime(nodeRuntime);
     const reply = await call({
@@ -42,14 +39,34 @@ export function modelNode<C>(setup: ModelNodeSetup<C>): NodeFn<AgentState, C> {
       state,
       runtime,
     });
+    const id = reply.id ?? `${runtime.agentName}:${nodeRuntime.taskId}`;
+    return { messages: [reply.id === undefined ? { ...reply, id } : reply] };
+  };
+}
+
+/**
+ * An agent's model call: through the `wrapModelCall` onion (first middleware outermost) to
+ * the model, streamed while the graph is; the reply checked to be an assistant message.
+ * The model node and the `respond` node both call the model through it.
+ *
+ * @example
+ * const call = modelCall(middleware);
+ * const reply = await call({ model, systemPrompt, messages, tools, state, runtime });
+ */
+export function modelCall<C>(middleware: readonly Middleware<C>[]): ModelHandler<C> {
+  const call = middleware.reduceRight<ModelHandler<C>>(
+    (next, mw) => (mw.wrapModelCall ? (request) => mw.wrapModelCall!(request, next) : next),
+    callModel,
+  );
+  return async (request) => {
+    const reply = await call(request);
     if (reply?.role !== "assistant" || !Array.isArray(reply.toolCalls)) {
       throw new StateweaverError(
         "INVALID_MODEL_REPLY",
-        `The model call of agent "${runtime.agentName}" produced ${JSON.stringify(reply)?.slice(0, 80)} instead of an assistant message. A wrapModelCall must return what its handler returned, or a message built with message.assistant().`,
+        `The model call of agent "${request.runtime.agentName}" produced ${JSON.stringify(reply)?.slice(0, 80)} instead of an assistant message. A wrapModelCall must return what its handler returned, or a message built with message.assistant().`,
       );
     }
-    const id = reply.id ?? `${runtime.agentName}:${nodeRuntime.taskId}`;
-    return { messages: [reply.id === undefined ? { ...reply, id } : reply] };
+    return reply;
   };
 }
 
@@ -62,9 +79,13 @@ function callModel<C>(request: ModelRequest<C>): Promise<AssistantMessage> {
     request.systemPrompt === undefined
       ? request.messages
       : [message.system(request.systemPrompt), ...request.messages];
+  // A respond call's reply is not stored, and a correction is a second reply in the same
+  // task: those get the task's counted ids (`respond:<task id>`, then `…:2`).
   return invokeModel(request.model, messages, {
     tools: request.tools,
     signal: request.runtime.signal,
-    messageId: `${request.runtime.agentName}:${request.runtime.taskId}`,
+    ...(request.responseFormat
+      ? { responseFormat: request.responseFormat }
+      : { messageId: `${request.runtime.agentName}:${request.runtime.taskId}` }),
   });
 }

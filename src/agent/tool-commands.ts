@@ -1,5 +1,7 @@
 import { toJsonValue } from "../checkpoint/serde.js";
-import type { Command, GotoTarget, Send } from "../graph/command.js";
+import { AgentConfigError } from "../errors/index.js";
+import { type Command, type GotoTarget, Send } from "../graph/command.js";
+import { END } from "../graph/constants.js";
 import type { ToolCall, ToolMessage } from "../models/index.js";
 
 /**
@@ -41,4 +43,51 @@ export function commandWrites(
     writes: list,
     goto: goto.length > 0 ? (goto.flat() as Array<string | Send>) : undefined,
   };
+}
+
+/**
+ * Where an agent's tools node may go: `back` (the first node before the model) when no
+ * tool says otherwise, or any of `nodes` (the agent's nodes and `END`) a tool's goto names.
+ *
+ * @example
+ * const route: ToolsRoute = { back: "model", nodes: ["model", "tools", END] };
+ */
+export interface ToolsRoute {
+  back: string;
+  nodes: readonly string[];
+}
+
+/**
+ * The next step of an agent's tools node. Without gotos it goes `back` to the model. With
+ * some, the gotos replace that edge: every target named, in the model's call order, each
+ * node once (a `Send` each time); `END` ends the run only when it is all the tools named,
+ * so a tool that goes on wins over one that stops. A target that is not one of the agent's
+ * nodes is an `AgentConfigError` naming the tool.
+ *
+ * @example
+ * toolsGoto(calls, commands, { back: "model", nodes: ["model", "tools", END] }, "agent"); // ["model"]
+ */
+export function toolsGoto(
+  calls: readonly ToolCall[],
+  commands: ReadonlyMap<string, Command>,
+  route: ToolsRoute,
+  agentName: string,
+): Array<string | Send> {
+  const targets: Array<string | Send> = [];
+  for (const call of calls) {
+    const goto = commands.get(call.id)?.goto;
+    if (goto === undefined) continue;
+    for (const target of (Array.isArray(goto) ? goto : [goto]) as Array<string | Send>) {
+      const node = target instanceof Send ? target.node : target;
+      if (typeof node !== "string" || !route.nodes.includes(node)) {
+        throw new AgentConfigError(
+          `Tool "${call.name}" returned Command goto ${JSON.stringify(node)}, but agent "${agentName}" has no such node. A tool of an agent can go to ${route.nodes.map((n) => `"${n}"`).join(", ")}; return no goto to go back to the model.`,
+        );
+      }
+      if (target instanceof Send || !targets.includes(node)) targets.push(target);
+    }
+  }
+  if (targets.length === 0) return [route.back];
+  const onward = targets.filter((t) => t !== END);
+  return onward.length > 0 ? onward : [END];
 }

@@ -14,7 +14,7 @@ import { WriteList } from "../runtime/write-list.js";
 import type { ToolEvent } from "../stream/run-events.js";
 import type { AgentRuntime, Middleware, ToolCallRequest } from "./middleware.js";
 import { type AgentState, unansweredToolCalls } from "./state.js";
-import { commandWrites } from "./tool-commands.js";
+import { commandWrites, type ToolsRoute, toolsGoto } from "./tool-commands.js";
 
 type ToolHandler<C> = (request: ToolCallRequest<C>) => Promise<ToolMessage>;
 
@@ -22,6 +22,11 @@ type ToolHandler<C> = (request: ToolCallRequest<C>) => Promise<ToolMessage>;
 export interface ToolsNodeSetup<C> {
   middleware: readonly Middleware<C>[];
   agentRuntime: (runtime: NodeRuntime<C>) => AgentRuntime<C>;
+  /**
+   * Set in an agent: the node routes itself (it has no static edge), back to the model
+   * unless a tool's goto says otherwise (see `toolsGoto`).
+   */
+  route?: ToolsRoute;
 }
 
 /**
@@ -86,10 +91,18 @@ export function toolsNode<C>(setup: ToolsNodeSetup<C>): NodeFn<AgentState, C> {
       results.push(result);
     }
     const cleared = Object.keys(answers).length > 0 ? { toolAnswers: {} } : undefined;
-    if (commands.size === 0) return { messages: results, ...cleared };
-    const { writes, goto } = commandWrites(calls, results, commands);
-    if (cleared) writes.push(["toolAnswers", {}]);
-    return new Command({ update: new WriteList(writes), goto }) as never;
+    const route = setup.route;
+    const goto = route ? toolsGoto(calls, commands, route, runtime.agentName) : undefined;
+    if (commands.size === 0) {
+      const update = { messages: results, ...cleared };
+      return goto === undefined ? update : (new Command({ update, goto }) as never);
+    }
+    const written = commandWrites(calls, results, commands);
+    if (cleared) written.writes.push(["toolAnswers", {}]);
+    return new Command({
+      update: new WriteList(written.writes),
+      goto: goto ?? written.goto,
+    }) as never;
   };
 }
 

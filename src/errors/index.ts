@@ -139,13 +139,21 @@ export class NodeError extends StateweaverError {
 export class NodeTimeoutError extends StateweaverError {
   readonly node: string;
   readonly timeoutMs: number;
-  constructor(node: string, timeoutMs: number) {
+  /**
+   * The node returned, but after its timeout: it blocked the thread (synchronous work), so
+   * it could not be stopped in time, and its result was refused.
+   */
+  readonly late: boolean;
+  constructor(node: string, timeoutMs: number, facts: { late?: boolean } = {}) {
     super(
       "NODE_TIMEOUT",
-      `Node "${node}" did not finish within its timeout of ${timeoutMs} ms, so its attempt was aborted. Make the node honour runtime.signal and finish sooner, or raise addNode("${node}", fn, { timeout }).`,
+      facts.late
+        ? `Node "${node}" returned after its timeout of ${timeoutMs} ms, so its result was refused. It blocked the thread (synchronous work), which no timeout can interrupt in JavaScript: make the work asynchronous or move it to a worker thread, or raise addNode("${node}", fn, { timeout }).`
+        : `Node "${node}" did not finish within its timeout of ${timeoutMs} ms, so its attempt was aborted. Make the node honour runtime.signal and finish sooner, or raise addNode("${node}", fn, { timeout }).`,
     );
     this.node = node;
     this.timeoutMs = timeoutMs;
+    this.late = facts.late === true;
   }
 }
 

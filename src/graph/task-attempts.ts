@@ -125,6 +125,9 @@ export class TaskAttempts {
       this.#signal = controller.signal;
     }
     this.#env.emit?.(taskStart(this.#env, this.#task, this.#step, arg, this.attempt));
+    // A node that blocks the thread cannot be stopped (no timer fires while it runs), so
+    // the time is also checked when it returns: a late result is refused, not kept.
+    const started = timeout === undefined ? 0 : performance.now();
     let running: Promise<unknown>;
     try {
       running = Promise.resolve(currentTask.run(pad, fn, arg, pad.runtime));
@@ -142,6 +145,12 @@ export class TaskAttempts {
         (value) => {
           clearTimeout(timer);
           unfollow?.();
+          if (performance.now() - started > timeout) {
+            const error = new NodeTimeoutError(this.#task.node, timeout, { late: true });
+            controller!.abort(error);
+            reject(error);
+            return;
+          }
           resolve(value);
         },
         (error: unknown) => {

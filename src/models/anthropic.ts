@@ -8,6 +8,7 @@ import type { ChatModel, ChatModelCallOptions, ChatModelChunk } from "./chat-mod
 import type { AssistantMessage, Message } from "./message.js";
 import { type ProviderIdentity, toModelError } from "./provider-error.js";
 import type { ProviderOptions } from "./provider-options.js";
+import { streamedInRun } from "./streamed-call.js";
 import {
   type StructuredModel,
   type StructuredOutputOptions,
@@ -86,10 +87,13 @@ export class AnthropicChatModel implements ChatModel {
     return withStructuredOutput(this, schema, options);
   }
 
+  /** One reply; inside a node of a graph being streamed, it streams (see `streamedInRun`). */
   async invoke(
     messages: readonly Message[],
     options: ChatModelCallOptions = {},
   ): Promise<AssistantMessage> {
+    const streamed = streamedInRun(this, messages, options);
+    if (streamed) return streamed;
     const { signal } = options;
     const body = anthropicRequest(
       this.model,

@@ -3,6 +3,7 @@ import { AbortError, ModelError } from "../errors/index.js";
 import type { ChatModel, ChatModelCallOptions, ChatModelChunk } from "./chat-model.js";
 import type { AssistantMessage, Message, TokenUsage } from "./message.js";
 import { message } from "./message.js";
+import { streamedInRun } from "./streamed-call.js";
 import {
   type StructuredModel,
   type StructuredOutputOptions,
@@ -100,11 +101,12 @@ export class FakeChatModel implements ChatModel {
     return withStructuredOutput(this, schema, options);
   }
 
+  /** One reply; inside a node of a graph being streamed, it streams (see `streamedInRun`). */
   async invoke(
     messages: readonly Message[],
     options: ChatModelCallOptions = {},
   ): Promise<AssistantMessage> {
-    return this.#reply(messages, options);
+    return streamedInRun(this, messages, options) ?? this.#reply(messages, options);
   }
 
   async *stream(

@@ -44,6 +44,7 @@ export {
 } from "./remove-message.js";
 export { answerTool, type ResponseFormat } from "./response-format.js";
 export { type RunToolCallOptions, runToolCall, type ToolCallRuntime } from "./run-tool-call.js";
+export { replyIdInTask, streamedInRun } from "./streamed-call.js";
 export {
   type StructuredModel,
   type StructuredOutputOptions,

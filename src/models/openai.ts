@@ -12,6 +12,7 @@ import {
 import { parseResponse, responseChunks, responsesRequest } from "./openai-responses.js";
 import { type ProviderIdentity, toModelError } from "./provider-error.js";
 import type { ProviderOptions } from "./provider-options.js";
+import { streamedInRun } from "./streamed-call.js";
 import {
   type StructuredModel,
   type StructuredOutputOptions,
@@ -81,10 +82,13 @@ export class OpenAIChatModel implements ChatModel {
     return withStructuredOutput(this, schema, options);
   }
 
+  /** One reply; inside a node of a graph being streamed, it streams (see `streamedInRun`). */
   async invoke(
     messages: readonly Message[],
     options: ChatModelCallOptions = {},
   ): Promise<AssistantMessage> {
+    const streamed = streamedInRun(this, messages, options);
+    if (streamed) return streamed;
     const { signal } = options;
     const tools = options.tools ?? [];
     try {

@@ -1,3 +1,5 @@
+import type { Message } from "./message.js";
+
 /**
  * A marker written to `messages` that deletes the message with its `id` instead of
  * appending (the `addMessages` reducer applies it). Plain JSON, like every message, so it
@@ -39,4 +41,12 @@ export function isRemoveMessage(value: unknown): value is RemoveMessage {
     (value as { role?: unknown }).role === "remove" &&
     typeof (value as { id?: unknown }).id === "string"
   );
+}
+
+// A messages value may be written removals as well as messages (see `StateWriteForms`), so
+// `return { messages: [removeMessage(id)] }` type-checks in a node of a messages state.
+declare module "../graph/types.js" {
+  interface StateWriteForms<V> {
+    removeMessage: V extends readonly Message[] ? ReadonlyArray<Message | RemoveMessage> : never;
+  }
 }

@@ -8,6 +8,8 @@ import {
   toolNode,
   toolsCondition,
 } from "../../src/agent/index.js";
+import { MemoryCheckpointer } from "../../src/checkpoint/index.js";
+import { AgentConfigError } from "../../src/errors/index.js";
 import { Command, END, START } from "../../src/index.js";
 import {
   FakeChatModel,
@@ -121,23 +123,101 @@ describe("tools that update state", () => {
     expect(model.calls).toHaveLength(1);
   });
 
-  it("in a createAgent graph a tool's goto is refused with what to do instead", async () => {
-    const jump = tool({
-      name: "jump",
-      description: "Jump elsewhere.",
-      schema: z.object({}),
-      run: () => new Command({ goto: "elsewhere" }),
-    });
-    const model = new FakeChatModel({ responses: [{ toolCalls: [{ name: "jump", args: {} }] }] });
-    await expect(
-      createAgent({ model, tools: [jump] }).invoke({ messages: [message.user("go")] }),
-    ).rejects.toThrow(/Node "tools" returned Command goto "elsewhere" but declares no ends/);
-  });
-
   it("runToolCall outside a graph answers a Command with an error message", async () => {
     const reply = await runToolCall(remember, { id: "c1", name: "remember", args: { fact: "z" } });
     expect(reply).toMatchObject({ status: "error", toolCallId: "c1" });
     expect(reply.content).toMatch(/only a graph's tools node can apply/);
+  });
+});
+
+describe("a tool's goto inside a createAgent graph", () => {
+  const goTo = (name: string, goto?: string | string[]) =>
+    tool({
+      name,
+      description: `Go to ${String(goto)}.`,
+      schema: z.object({}),
+      run: () => (goto === undefined ? "stayed" : new Command({ update: { went: goto }, goto })),
+    });
+  const calling = (...names: string[]) => ({
+    toolCalls: names.map((name) => ({ name, args: {} })),
+  });
+
+  it("goto END ends the run after the tools step instead of going back to the model", async () => {
+    const model = new FakeChatModel({ responses: [calling("finish")] });
+    const r = await createAgent({ model, tools: [goTo("finish", END)] }).invoke({
+      messages: [message.user("stop here")],
+    });
+    expect(r.status).toBe("done");
+    expect(model.calls).toHaveLength(1);
+    expect(r.state.went).toBe(END);
+    expect(r.state.messages.at(-1)).toMatchObject({ role: "tool", toolCallId: "call_1" });
+  });
+
+  it("a goto replaces the edge back to the model: going to the model skips beforeModel hooks", async () => {
+    const model = new FakeChatModel({ responses: [calling("straight"), "done"] });
+    let hookRuns = 0;
+    const agent = createAgent({
+      model,
+      tools: [goTo("straight", "model")],
+      middleware: [{ name: "count", beforeModel: () => void hookRuns++ }],
+    });
+    const r = await agent.invoke({ messages: [message.user("go")] });
+    expect(r.state.messages.at(-1)).toMatchObject({ role: "assistant", content: "done" });
+    expect(hookRuns).toBe(1);
+    expect(model.calls).toHaveLength(2);
+  });
+
+  it("without a goto the tools node goes back through the beforeModel hooks as before", async () => {
+    const model = new FakeChatModel({ responses: [calling("stay"), "done"] });
+    let hookRuns = 0;
+    const agent = createAgent({
+      model,
+      tools: [goTo("stay")],
+      middleware: [{ name: "count", beforeModel: () => void hookRuns++ }],
+    });
+    await agent.invoke({ messages: [message.user("go")] });
+    expect(hookRuns).toBe(2);
+  });
+
+  it("a tool that goes on wins over one that ends the run; calls without goto add nothing", async () => {
+    const model = new FakeChatModel({ responses: [calling("finish", "stay", "again"), "done"] });
+    const agent = createAgent({
+      model,
+      tools: [goTo("finish", END), goTo("stay"), goTo("again", "model")],
+    });
+    const r = await agent.invoke({ messages: [message.user("go")] });
+    expect(model.calls).toHaveLength(2);
+    expect(r.state.messages.at(-1)).toMatchObject({ role: "assistant", content: "done" });
+  });
+
+  it("several tools naming the same node run it once", async () => {
+    const model = new FakeChatModel({ responses: [calling("a", "b"), "done"] });
+    const agent = createAgent({ model, tools: [goTo("a", "model"), goTo("b", ["model", END])] });
+    const r = await agent.invoke({ messages: [message.user("go")] });
+    expect(model.calls).toHaveLength(2);
+    expect(r.state.messages.filter((m) => m.role === "assistant")).toHaveLength(2);
+  });
+
+  it("a goto to a node the agent does not have is an AgentConfigError naming the tool, and the thread keeps its last checkpoint", async () => {
+    const model = new FakeChatModel({ responses: [calling("jump")] });
+    const checkpointer = new MemoryCheckpointer();
+    const agent = createAgent({ model, tools: [goTo("jump", "elsewhere")], checkpointer });
+    const config = { configurable: { thread_id: "bad-goto" } };
+    const run = agent.invoke({ messages: [message.user("go")] }, { config });
+    await expect(run).rejects.toThrow(AgentConfigError);
+    await expect(run).rejects.toThrow(
+      /Tool "jump" returned Command goto "elsewhere", but agent "agent" has no such node\. A tool of an agent can go to "model", "__end__"/,
+    );
+    const state = await agent.getState(config);
+    expect(state.next).toEqual(["tools"]);
+    expect(state.values.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+  });
+
+  it("the agent's picture shows the tools node's possible ends", () => {
+    const agent = createAgent({ model: new FakeChatModel({ responses: [] }), tools: [] });
+    const text = agent.toMermaid();
+    expect(text).toContain('  tools -.->|"goto"| model');
+    expect(text).toContain('  tools -.->|"goto"| __end__');
   });
 });
 
@@ -169,8 +249,7 @@ describe("the messages reducer", () => {
   it("a node of a messages graph can remove messages through its update", async () => {
     const graph = messagesGraph({ name: "trim" })
       .addNode("trim", (s: MessagesState) => ({
-        // A removal is a write, not a message: node results are typed as the state's keys.
-        messages: s.messages.slice(0, -1).map((m) => removeMessage(m.id!)) as never,
+        messages: s.messages.slice(0, -1).map((m) => removeMessage(m.id!)),
       }))
       .addEdge(START, "trim")
       .compile();

@@ -172,7 +172,7 @@ describe("graph.toMermaid()", () => {
     expect(text).toContain("  __start__ --> model");
     expect(text).toContain("  model -.-> tools");
     expect(text).toContain("  model -.-> __end__");
-    expect(text).toContain("  tools --> model");
+    expect(text).toContain('  tools -.->|"goto"| model');
   });
 });
 

@@ -155,6 +155,54 @@ describe("node timeouts", () => {
   });
 });
 
+describe("node timeouts and synchronous code", () => {
+  /** Keeps the thread busy for `ms`: no timer can fire meanwhile. */
+  const block = (ms: number) => {
+    const until = performance.now() + ms;
+    while (performance.now() < until) {}
+  };
+
+  it("a node that blocks the thread past its timeout cannot be stopped, but its late result is refused", async () => {
+    let finished = false;
+    const graph = new Graph()
+      .addNode(
+        "blocking",
+        () => {
+          block(25);
+          finished = true;
+          return { kept: true };
+        },
+        { timeout: 5 },
+      )
+      .addEdge(START, "blocking")
+      .compile();
+    const error = await graph.invoke({}).catch((e: unknown) => e);
+    expect(finished).toBe(true);
+    expect(error).toBeInstanceOf(NodeTimeoutError);
+    expect(error).toMatchObject({ node: "blocking", timeoutMs: 5, late: true });
+    expect((error as Error).message).toMatch(/returned after its timeout of 5 ms.*worker thread/);
+  });
+
+  it("an async node that blocked before its first await is refused too, and retried like any timeout", async () => {
+    let attempts = 0;
+    const graph = new Graph()
+      .addNode(
+        "blocks-once",
+        async () => {
+          attempts++;
+          if (attempts === 1) block(25);
+          await Promise.resolve();
+          return { attempts };
+        },
+        { timeout: 5, retryPolicy: fast },
+      )
+      .addEdge(START, "blocks-once")
+      .compile();
+    const r = await graph.invoke({});
+    expect(r.state).toEqual({ attempts: 2 });
+  });
+});
+
 describe("retries across a stopped run", () => {
   it("a run stopped while waiting to retry goes on counting its attempts when continued", async () => {
     const checkpointer = new MemoryCheckpointer();
