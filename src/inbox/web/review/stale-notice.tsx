@@ -23,7 +23,10 @@ export function StaleNotice(props: {
         <code>{props.seen.checkpointId}</code>. Nothing was applied.
       </p>
       {props.running ? (
-        <p>The thread is running now, most likely on someone else's decision. Wait for it to pause again.</p>
+        <p>
+          The thread is running now, most likely on someone else's decision. Wait for it to pause
+          again.
+        </p>
       ) : props.pending.length === 0 ? (
         <p>Nothing is pending on this thread now: someone else answered it, or it was cancelled.</p>
       ) : (
