@@ -100,8 +100,15 @@ export class PostgresCheckpointer extends SqlCheckpointer implements ThreadChang
         void connection.release().catch(() => undefined);
         if (!stopped) retry = setTimeout(reopen, 1000);
       });
-      await connection.client.query(`listen ${channel}`);
-      current = connection;
+      try {
+        await connection.client.query(`listen ${channel}`);
+      } catch (error) {
+        await connection.release().catch(() => undefined);
+        throw error;
+      }
+      // Stopped while this connection was opening: nobody will release it later.
+      if (stopped) await connection.release();
+      else current = connection;
     };
     const reopen = () => {
       open().then(

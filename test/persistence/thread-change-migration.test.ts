@@ -110,5 +110,27 @@ describe("thread changes for a database written at schema version 4", () => {
         await store.close();
       }
     });
+
+    it("listens again when its connection is dropped, and says changes may have been missed", async () => {
+      const store = new PostgresCheckpointer({ pool, tablePrefix: prefix });
+      const heard: Change[] = [];
+      const stop = await store.watchThreadChanges((c) => heard.push(c));
+      try {
+        const { rows } = await pool.query(
+          "select pg_terminate_backend(pid) as ended from pg_stat_activity where query = $1",
+          [`listen ${prefix}thread_changes`],
+        );
+        expect(rows).toEqual([{ ended: true }]);
+        await expect.poll(() => heard).toContainEqual({ threadId: "", change: "released" });
+        await approvalGraph(store).invoke(
+          { details: "Transfer $2" },
+          { config: { configurable: { thread_id: "after-drop" } } },
+        );
+        await expect.poll(() => heard).toContainEqual({ threadId: "after-drop", change: "paused" });
+      } finally {
+        await stop();
+        await store.close();
+      }
+    });
   });
 });
