@@ -100,6 +100,11 @@ describe.skipIf(!url)("the server on PostgreSQL", () => {
       await deleted;
       feed.abort();
 
+      // A thread made through the first server, not run yet, is there for the other.
+      const made = await client.threads.create({ metadata: { ticket: "PG-NEW" } });
+      const seen = await new Client({ apiUrl: other.url }).threads.get(made.thread_id);
+      expect(seen).toMatchObject({ status: "idle", metadata: { ticket: "PG-NEW" } });
+
       // The other server's inbox lists what the first one paused.
       const second = await client.threads.create();
       await client.runs.wait(second.thread_id, "question", { input: { q: "listed?" } });
