@@ -290,8 +290,18 @@ export interface Checkpointer {
    * error, until its next checkpoint.
    */
   releaseThread(threadId: string, runId: string, release?: ThreadRelease): Promise<void>;
-  /** The thread's record, or `undefined` while it has no top-level checkpoint. */
+  /**
+   * The thread's record, or `undefined` while it has no top-level checkpoint (and was not
+   * made with `createThread`; such a record has `latestCheckpointId: ""`).
+   */
   getThread(threadId: string): Promise<ThreadRecord | undefined>;
+  /**
+   * Record a thread before anything runs on it (status `idle`, no checkpoint), so a search
+   * or another process finds it; its first checkpoint then takes the record over, keeping
+   * this metadata. Returns false, writing nothing, if the thread has a record already.
+   * Stores shared by processes implement it; without it a server keeps new threads in memory.
+   */
+  createThread?(threadId: string, metadata: Record<string, unknown>): Promise<boolean>;
   /**
    * Thread records matching every filter given, ordered by `updatedAt` then thread id, a
    * page at a time: pass each page's `nextCursor` to get the next. Each thread appears

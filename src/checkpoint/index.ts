@@ -29,6 +29,11 @@ export { PGliteCheckpointer, type PGliteCheckpointerOptions } from "./pglite.js"
 export { PostgresCheckpointer, type PostgresCheckpointerOptions } from "./postgres.js";
 export { assertJson, MAX_JSON_DEPTH } from "./serde.js";
 export {
+  hasThreadChangeFeed,
+  type ThreadChange,
+  type ThreadChangeFeed,
+} from "./thread-changes.js";
+export {
   DEFAULT_THREAD_PAGE,
   MAX_THREAD_ERROR_CHARS,
   MAX_THREAD_PAGE,

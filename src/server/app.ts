@@ -77,14 +77,14 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
     ...(options.queue && { queue: options.queue }),
     ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
   });
+  const report = options.onUnexpectedError ?? ((error: unknown) => console.error(error));
   const context: ServerContext = {
     hosted,
     checkpointer: options.checkpointer,
     runs,
-    events: new InboxEvents(),
+    events: new InboxEvents(options.checkpointer, (error) => report(error)),
     newThreads: new NewThreads(),
   };
-  const report = options.onUnexpectedError ?? ((error: unknown) => console.error(error));
   runs.onSettled(async (change) => {
     const run = await runs.get(change.runId).catch(() => undefined);
     if (!run) return;

@@ -1,10 +1,11 @@
 import type { ThreadRecord } from "../checkpoint/index.js";
 
 /**
- * Threads made with `POST /threads` that no run has written yet. The store's thread index
- * holds a thread from its first checkpoint on; until then the server keeps its id and
- * metadata here, in memory (a restart forgets threads that never ran). The first run
- * carries the metadata into the index, and the entry is dropped.
+ * Threads made with `POST /threads` that no run has written yet, for stores without
+ * `createThread` (the memory store): their thread index holds a thread from its first
+ * checkpoint on, so until then the server keeps its id and metadata here, in memory. The
+ * first run carries the metadata into the index, and the entry is dropped. SQL stores
+ * record the thread at once instead.
  *
  * @example
  * newThreads.add("t1", { user: "u1" }); // then a run on "t1" stores { user: "u1" }

@@ -60,6 +60,7 @@ export function createServer(options: ServerOptions): StateweaverServer {
     },
     async close() {
       await context.runs.close();
+      await context.events.close();
       const s = http;
       http = undefined;
       if (!s) return;

@@ -22,7 +22,7 @@ export interface ThreadView {
   record: ThreadRecord;
   graphId: string | undefined;
   status: ThreadStatus;
-  /** True for a thread made with POST /threads that no run has written yet. */
+  /** True for a thread made with POST /threads that no run has written yet (stored or not). */
   unwritten: boolean;
 }
 
@@ -53,5 +53,7 @@ export async function viewOf(
     (typeof metaGraph === "string" && ctx.hosted.has(metaGraph) ? metaGraph : undefined);
   // Running threads read "busy" from the store's claim; a queued run makes them busy too.
   const busy = record.status === "busy" || (await ctx.runs.activeOn(record.threadId)) !== undefined;
-  return { record, graphId, status: busy ? "busy" : record.status, unwritten };
+  // A thread the store recorded at POST /threads has no checkpoint until its first run.
+  const empty = unwritten || record.latestCheckpointId === "";
+  return { record, graphId, status: busy ? "busy" : record.status, unwritten: empty };
 }

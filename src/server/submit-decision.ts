@@ -73,7 +73,13 @@ export function submitDecision(
         view.status === "busy"
           ? `Thread "${threadId}" is running now; nothing was decided. Wait for it to pause again.`
           : `This decision was made on ${request.interruptId} at checkpoint ${request.checkpointId}, but the thread has moved on; nothing was decided. What is pending now is in "pending".`,
-        { extra: { pending, checkpointId: view.record.latestCheckpointId || null } },
+        {
+          extra: {
+            pending,
+            checkpointId: view.record.latestCheckpointId || null,
+            threadStatus: view.status,
+          },
+        },
       );
     }
     if (view.graphId === undefined) {

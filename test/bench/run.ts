@@ -6,6 +6,7 @@
  *   npm run bench -- --only S1,S3     # some scenarios
  *   npm run bench -- --quick          # fewer iterations (a smoke run)
  *   npm run bench -- --runs 3         # each scenario three times; the run with the median ratio
+ *   npm run bench -- --only S9,S10,S11  # the server rows, ours beside LangGraph's dev server
  *
  * Every scenario builds the same graph in both libraries, warms both up, then times
  * them in alternating batches and reports medians (see measure.ts). Both are measured
@@ -14,6 +15,7 @@
  * instead, whose helpers (`__name` on every function) cost several percent.
  */
 import { setMaxListeners } from "node:events";
+import { closeLangGraphServer } from "./langgraph-server-fixture.js";
 import type { Scenario, ScenarioResult } from "./scenario.js";
 import { s1 } from "./scenarios/s1-chain.js";
 import { s2 } from "./scenarios/s2-chain-checkpointed.js";
@@ -129,3 +131,8 @@ if (!json) {
     `\n${results.filter((r) => r.met).length}/${results.length} scenarios meet their targets; ${total.toFixed(0)} s in all.`,
   );
 }
+
+// S9–S11 start LangGraph's dev server in this process; its queue workers poll forever and
+// cannot be stopped, so leave once the output has drained.
+await closeLangGraphServer();
+process.stdout.write("", () => process.exit(process.exitCode ?? 0));

@@ -84,6 +84,10 @@ describe("the web inbox", () => {
     expect(view.decisions).toHaveLength(1);
     expect(view.decisions[0].answer).toEqual({ decisions: [{ type: "approve" }] });
     expect(await page.locator(".timeline .decision-line").count()).toBe(1);
+    // The timeline speaks the reviewer's language, not the runtime's node names.
+    const timeline = (await page.locator(".timeline").textContent()) ?? "";
+    expect(timeline).not.toContain("__start__");
+    expect(await page.locator(".timeline .step-nodes").allTextContents()).toContain("input");
     expectClean(w);
   });
 

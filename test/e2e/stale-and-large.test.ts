@@ -101,6 +101,9 @@ describe("the web inbox's guards", () => {
     const notice = (await stale.textContent()) ?? "";
     expect(notice).toContain("Nothing was applied");
     expect(notice).toContain(next.checkpointId);
+    // The page's own words only: not the API's message, written for API clients.
+    expect(notice).not.toContain("has moved on");
+    expect(notice).not.toContain('"pending"');
     expect(await stale.locator(".diff-old").textContent()).toBe("- tmp/build");
     expect(await stale.locator(".diff-new").textContent()).toBe("+ tmp/build/cache");
     const view = await threadView(inbox.url, paused.threadId);

@@ -29,6 +29,7 @@ describe.skipIf(!url)("the server on PostgreSQL", () => {
     for (const { tablename } of rows)
       await pool.query(`drop table if exists "${tablename}" cascade`);
     await pool.query(`drop schema if exists ${tablePrefix}queue cascade`);
+    await pool.query(`drop function if exists ${tablePrefix}notify_thread_change()`);
     await pool.end();
   });
 
@@ -103,6 +104,51 @@ describe.skipIf(!url)("the server on PostgreSQL", () => {
     } finally {
       await worker.close();
       await queued.stop();
+    }
+  });
+
+  it("tells the inbox pages of one server what another server on the same database changed", async () => {
+    const otherStore = new PostgresCheckpointer({ connectionString: url!, tablePrefix });
+    const other = await startServer({ checkpointer: otherStore });
+    try {
+      await other.server.context.events.ready;
+      await running.server.context.events.ready;
+      const feed = new AbortController();
+      const res = await fetch(`${other.url}/inbox/events`, { signal: feed.signal });
+      const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let text = "";
+      const heard = (threadId: string, reason: string) => {
+        const wanted = JSON.stringify({ threadId, reason });
+        return (async () => {
+          while (!text.includes(wanted)) text += (await reader.read()).value ?? "";
+        })();
+      };
+
+      // A thread started, paused and deleted through the first server only.
+      const client = new Client({ apiUrl: running.url });
+      const thread = await client.threads.create();
+      const paused = heard(thread.thread_id, "paused");
+      await client.runs.wait(thread.thread_id, "question", { input: { q: "cross-process?" } });
+      await paused;
+      expect(text).toContain(JSON.stringify({ threadId: thread.thread_id, reason: "started" }));
+      const deleted = heard(thread.thread_id, "deleted");
+      await client.threads.delete(thread.thread_id);
+      await deleted;
+      feed.abort();
+
+      // A thread made through the first server, not run yet, is there for the other.
+      const made = await client.threads.create({ metadata: { ticket: "PG-NEW" } });
+      const seen = await new Client({ apiUrl: other.url }).threads.get(made.thread_id);
+      expect(seen).toMatchObject({ status: "idle", metadata: { ticket: "PG-NEW" } });
+
+      // The other server's inbox lists what the first one paused.
+      const second = await client.threads.create();
+      await client.runs.wait(second.thread_id, "question", { input: { q: "listed?" } });
+      const list = (await (await fetch(`${other.url}/inbox/items`)).json()) as any;
+      expect(list.items.map((i: { threadId: string }) => i.threadId)).toContain(second.thread_id);
+    } finally {
+      await other.stop();
+      await otherStore.close();
     }
   });
 });

@@ -1,7 +1,7 @@
 import { tables } from "../../src/checkpoint/sql/statements.js";
 
 /**
- * Drops every table of the SQL store with `prefix` (at the current schema) from a shared
+ * Drops every table (and the trigger function) of the SQL store with `prefix` (at the current schema) from a shared
  * PostgreSQL: what a test or bench that made its own prefix leaves behind.
  */
 export async function dropStoreTables(
@@ -11,4 +11,6 @@ export async function dropStoreTables(
   const { prefix: _prefix, ...names } = tables(prefix);
   for (const table of Object.values(names))
     await pool.query(`drop table if exists ${table} cascade`);
+  // The schema's trigger function (migration 5) outlives its tables.
+  await pool.query(`drop function if exists ${prefix}notify_thread_change()`);
 }

@@ -122,6 +122,44 @@ const migrations: Array<(t: Tables) => string[]> = [
     // Arrays, not JSON: `unnest` lets the planner expect a handful of channels per row.
     `alter table ${t.checkpoints} add column channels text[], add column versions text[]`,
   ],
+  (t) => {
+    // Thread changes an inbox shows, sent on `${prefix}thread_changes` (see thread-changes.ts)
+    // by the transaction that makes them, so servers sharing the database hear each other's.
+    // Only a status or interrupts change notifies: the steps inside a run do not.
+    const fn = `${t.prefix}notify_thread_change`;
+    const send = (thread: string, change: string) =>
+      `perform pg_notify('${t.prefix}thread_changes', json_build_object('threadId', ${thread}, 'change', ${change})::text);`;
+    return [
+      `create or replace function ${fn}() returns trigger language plpgsql as $$
+        begin
+          if tg_table_name = '${t.claims}' then
+            if tg_op = 'INSERT' then ${send("new.thread_id", "'started'")}
+            else ${send("old.thread_id", "'released'")} end if;
+          elsif tg_op = 'DELETE' then ${send("old.thread_id", "'deleted'")}
+          elsif tg_op = 'INSERT' and new.status is distinct from 'interrupted' then
+            ${send("new.thread_id", "'started'")}
+          else ${send(
+            "new.thread_id",
+            `case new.status when 'interrupted' then 'paused' when 'error' then 'failed'
+              else 'finished' end`,
+          )}
+          end if;
+          return null;
+        end $$`,
+      `create trigger ${t.prefix}thread_inserted after insert on ${t.threads}
+        for each row when (new.ns = '') execute function ${fn}()`,
+      `create trigger ${t.prefix}thread_changed after update on ${t.threads}
+        for each row when (new.ns = '' and (old.status is distinct from new.status
+          or old.interrupts is distinct from new.interrupts)) execute function ${fn}()`,
+      `create trigger ${t.prefix}thread_deleted after delete on ${t.threads}
+        for each row when (old.ns = '') execute function ${fn}()`,
+      // A run taking or leaving a thread: its items leave the inbox or come back.
+      `create trigger ${t.prefix}claim_taken after insert on ${t.claims}
+        for each row execute function ${fn}()`,
+      `create trigger ${t.prefix}claim_released after delete on ${t.claims}
+        for each row execute function ${fn}()`,
+    ];
+  },
 ];
 
 /** Brings the schema up to date. Safe when several processes start at once on one database. */

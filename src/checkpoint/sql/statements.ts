@@ -159,16 +159,25 @@ export function statements(t: Tables) {
         returning 1)
       ${insertCheckpointFrom}`;
   return {
-    // ON CONFLICT DO NOTHING waits for a concurrent claim of the same (thread, ns) to end:
-    // if it commits, this one claims nothing; only one first checkpoint of a thread wins.
+    // ON CONFLICT waits for a concurrent claim of the same (thread, ns) to end: if it
+    // commits, this one claims nothing; only one first checkpoint of a thread wins. A head
+    // row with no checkpoint yet (createThread, latest_id '') is taken over, keeping its
+    // metadata and creation time.
     claimAndInsert: `with head as (
         insert into ${t.threads}
           (thread_id, ns, latest_id, graph, status, interrupts, metadata, created_at, updated_at)
         values ($1, $2, $3, $9::text, $10::text, $11::text,
           case when $2 = '' then coalesce($12::jsonb, '{}'::jsonb) end, ${topNow}, ${topNow})
-        on conflict do nothing
+        on conflict (thread_id, ns) do update set latest_id = excluded.latest_id,
+          graph = excluded.graph, status = excluded.status, interrupts = excluded.interrupts,
+          metadata = ${t.threads}.metadata || excluded.metadata, updated_at = excluded.updated_at
+          where ${t.threads}.latest_id = ''
         returning 1)
       ${insertCheckpointFrom}`,
+    createThread: `insert into ${t.threads}
+        (thread_id, ns, latest_id, status, interrupts, metadata, created_at, updated_at)
+      values ($1, '', '', 'idle', '[]', $2::jsonb, ${NOW_MS}, ${NOW_MS})
+      on conflict do nothing`,
     advanceAndInsert: advance(""),
     // A checkpoint that follows another than the latest (a fork, or time travel) keeps
     // versions of a checkpoint a prune in another process may have deleted since it was

@@ -313,6 +313,17 @@ export abstract class SqlCheckpointer implements Checkpointer {
     return rows[0] && toRecord(rows[0]);
   }
 
+  async createThread(threadId: string, metadata: Record<string, unknown>): Promise<boolean> {
+    assertStoreId("threadId", threadId);
+    assertThreadMetadata("metadata", metadata);
+    const driver = await this.#ready();
+    const { rowCount } = await driver.query(this.#sql.createThread, [
+      threadId,
+      JSON.stringify(metadata),
+    ]);
+    return rowCount === 1;
+  }
+
   async searchThreads(options?: SearchThreadsOptions): Promise<ThreadPage> {
     const search = readSearchOptions(options);
     const driver = await this.#ready();

@@ -108,12 +108,10 @@ export const api = {
     request<{ threadId: string; runId: string }>("POST", "/inbox/threads", { graphId, input }),
 };
 
-/** The pending items a 409 STALE_DECISION carries. */
-export function stalePending(error: ApiError): { pending: InboxItem[]; checkpointId?: string } {
+/** What a 409 STALE_DECISION carries: the pending items, and whether the thread is running. */
+export function stalePending(error: ApiError): { pending: InboxItem[]; running: boolean } {
   const pending = Array.isArray(error.body.pending) ? (error.body.pending as InboxItem[]) : [];
-  const checkpointId =
-    typeof error.body.checkpointId === "string" ? error.body.checkpointId : undefined;
-  return checkpointId === undefined ? { pending } : { pending, checkpointId };
+  return { pending, running: error.body.threadStatus === "busy" };
 }
 
 /** Paths the SSE streams live at (EventSource sends the session cookie by itself). */

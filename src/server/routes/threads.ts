@@ -94,7 +94,16 @@ export function threadRoutes(ctx: ServerContext): Hono {
       const metadata = Object.fromEntries(
         Object.entries(body.metadata ?? {}).filter(([, v]) => v !== undefined && v !== null),
       );
-      ctx.newThreads.add(id, metadata);
+      // Stored at once where the store can (another process, or this one after a restart,
+      // finds it); else held in memory until its first run.
+      const stored = ctx.checkpointer.createThread
+        ? await ctx.checkpointer.createThread(id, metadata)
+        : (ctx.newThreads.add(id, metadata), true);
+      if (!stored) {
+        if (body.if_exists === "do_nothing")
+          return c.json(await wireThread(ctx, await findThread(ctx, id)));
+        throw new RequestError(409, "THREAD_EXISTS", `Thread "${id}" already exists.`);
+      }
       return c.json(await wireThread(ctx, await findThread(ctx, id)));
     })
     .post("/search", async (c) => {

@@ -24,7 +24,7 @@ export function InterruptAnswer(props: {
       <StaleNotice
         seen={item}
         pending={state.pending}
-        message={state.message}
+        running={state.running}
         onReload={props.onReload}
       />
     );

@@ -75,7 +75,7 @@ export function ReviewForm(props: {
       <StaleNotice
         seen={props.item}
         pending={state.pending}
-        message={state.message}
+        running={state.running}
         onReload={props.onReload}
       />
     );

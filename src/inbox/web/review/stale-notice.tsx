@@ -1,6 +1,7 @@
 /**
- * Shown when the server refused a decision as stale (409): the thread moved on. It says
- * what the reviewer answered, what is pending now, and how the args differ.
+ * Shown when the server refused a decision as stale (409): the thread moved on. It says, in
+ * the page's own words (not the API's message, which is written for API clients), what the
+ * reviewer answered, what is pending now, and how the args differ.
  */
 import { oneLine } from "../format.js";
 import { type InboxItem, reviewOf } from "../wire.js";
@@ -10,19 +11,23 @@ import { DiffView } from "./diff-view.js";
 export function StaleNotice(props: {
   seen: InboxItem;
   pending: InboxItem[];
-  message: string;
+  running: boolean;
   onReload: () => void;
 }) {
   const seen = reviewOf(props.seen)?.actionRequests ?? [];
   return (
     <div class="notice stale" role="alert" data-testid="stale">
       <h3>This review changed before your decision arrived</h3>
-      <p class="muted">{props.message}</p>
       <p>
         You answered <strong>{props.seen.summary || props.seen.kind}</strong> at checkpoint{" "}
         <code>{props.seen.checkpointId}</code>. Nothing was applied.
       </p>
-      {props.pending.length === 0 ? (
+      {props.running ? (
+        <p>
+          The thread is running now, most likely on someone else's decision. Wait for it to pause
+          again.
+        </p>
+      ) : props.pending.length === 0 ? (
         <p>Nothing is pending on this thread now: someone else answered it, or it was cancelled.</p>
       ) : (
         <>

@@ -11,7 +11,7 @@ export type DecisionState =
   | { status: "idle" }
   | { status: "sending" }
   | { status: "sent"; runId: string; decision: Decision }
-  | { status: "stale"; pending: InboxItem[]; message: string }
+  | { status: "stale"; pending: InboxItem[]; running: boolean }
   | { status: "invalid"; error: ApiError }
   | { status: "failed"; message: string };
 
@@ -45,7 +45,8 @@ export function useDecision(item: InboxItem, onSent: (runId: string) => void) {
         return;
       }
       key.current = newKey();
-      if (e.status === 409) setState({ status: "stale", message: e.message, ...stalePending(e) });
+      // Only a stale decision gets the page's own explanation; other refusals say their own.
+      if (e.code === "STALE_DECISION") setState({ status: "stale", ...stalePending(e) });
       else if (e.status === 400) setState({ status: "invalid", error: e });
       else setState({ status: "failed", message: e.message });
     }

@@ -10,6 +10,10 @@ import {
 } from "../format.js";
 import { href, linkTo } from "../router.js";
 import type { Decision, HistoryEntry } from "../wire.js";
+import { nodeLabel } from "./graph-layout.js";
+
+/** In the timeline the runtime's start node is the step that took the run's input. */
+const stepLabel = (node: string) => (node === "__start__" ? "input" : nodeLabel(node));
 
 export function decisionSummary(d: Decision): string {
   const answer = d.answer as { decisions?: Array<{ type: string }> } | null;
@@ -45,10 +49,12 @@ export function HistoryTimeline({ history }: { history: HistoryEntry[] }) {
             <div class="step-head">
               <span class="step-no">step {h.step}</span>
               {h.nodes.length > 0 ? (
-                <span class="step-nodes">{h.nodes.join(", ")}</span>
+                <span class="step-nodes">{h.nodes.map(stepLabel).join(", ")}</span>
+              ) : h.next?.length === 1 && h.next[0] === "__start__" ? (
+                <span class="muted">run started</span>
               ) : h.next && h.next.length > 0 ? (
                 <span class="step-next">
-                  <span class="muted">next</span> {h.next.join(", ")}
+                  <span class="muted">next</span> {h.next.map(stepLabel).join(", ")}
                 </span>
               ) : (
                 <span class="muted">checkpoint</span>
