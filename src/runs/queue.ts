@@ -11,6 +11,11 @@ import type {
 export interface RunConsumer {
   workerIds(): string[];
   stop(): Promise<void>;
+  /**
+   * Settles when the consumer stopped taking runs on its own (e.g. its queue library shut
+   * down after losing the database), not through `stop()`; the caller consumes again.
+   */
+  ended?: Promise<unknown>;
 }
 
 /** A run to enqueue. */

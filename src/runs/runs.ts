@@ -243,12 +243,28 @@ export class Runs implements RunService {
   async work(options: WorkOptions = {}): Promise<void> {
     if (this.#consumer) throw new InvalidRunError("work() was already called on these runs.");
     const execute = options.execute ?? streamRun;
-    this.#consumer = await this.queue.consume(
-      (runId, workerId) => this.#handle(runId, workerId, execute),
-      {
-        concurrency: options.concurrency ?? 4,
-      },
-    );
+    const consume = async (): Promise<void> => {
+      const consumer = await this.queue.consume(
+        (runId, workerId) => this.#handle(runId, workerId, execute),
+        { concurrency: options.concurrency ?? 4 },
+      );
+      if (this.#closed) return void (await consumer.stop());
+      this.#consumer = consumer;
+      void consumer.ended?.then(replace);
+    };
+    // A consumer that ended by itself is replaced, after a pause, until close().
+    const replace = async () => {
+      for (let pause = 1000; !this.#closed; pause = Math.min(pause * 2, 30_000)) {
+        await new Promise((r) => setTimeout(r, pause));
+        if (this.#closed) return;
+        try {
+          return await consume();
+        } catch {
+          // The database is still away: try again later.
+        }
+      }
+    };
+    await consume();
     await this.#beat();
     const beat = setInterval(() => void this.#beat(), this.#leaseMs / 3);
     const sweep = setInterval(

@@ -288,3 +288,28 @@ async function waitFor(check: () => Promise<boolean>, ms = 10_000): Promise<void
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+it("a queue consumer that stops by itself is replaced, and runs go on", async () => {
+  // What graphile-worker does after losing the database mid-completion: its pool shuts down.
+  let consumers = 0;
+  class FlakyQueue extends InProcessRunQueue {
+    override async consume(...args: Parameters<InProcessRunQueue["consume"]>) {
+      const consumer = await super.consume(...args);
+      if (++consumers > 1) return consumer;
+      await consumer.stop();
+      return { ...consumer, ended: Promise.resolve() };
+    }
+  }
+  const runs = createRuns({
+    graphs: [stepsGraph().compile({ checkpointer: new MemoryCheckpointer() })],
+    queue: new FlakyQueue(),
+  });
+  try {
+    await runs.work();
+    const run = await runs.graph("steps")!.runs.create(randomUUID(), { n: 0 });
+    expect((await runs.join(run.runId)).status).toBe("success");
+    expect(consumers).toBe(2);
+  } finally {
+    await runs.close();
+  }
+});

@@ -184,12 +184,20 @@ export class PostgresRunQueue implements RunQueue {
         },
       },
     });
+    let stopping = false;
     const stop = async () => {
+      stopping = true;
       this.#stops.delete(stop);
       await runner.stop();
     };
     this.#stops.add(stop);
-    return { stop, workerIds: () => [...workerIds] };
+    // graphile-worker shuts its pool down on errors it cannot recover from (a lost database
+    // mid-completion): tell the caller, so that the process does not sit idle.
+    const ended = runner.promise.then(
+      () => (stopping ? new Promise<never>(() => {}) : undefined),
+      (error: unknown) => (stopping ? new Promise<never>(() => {}) : error),
+    );
+    return { stop, workerIds: () => [...workerIds], ended };
   }
 
   async take(runId: string, workerId: string, leaseMs: number): Promise<Taken> {
