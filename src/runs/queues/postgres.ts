@@ -167,6 +167,10 @@ export class PostgresRunQueue implements RunQueue {
     const workerIds = new Set<string>();
     events.on("worker:create", ({ worker }) => workerIds.add(worker.workerId));
     events.on("worker:stop", ({ worker }) => workerIds.delete(worker.workerId));
+    // graphile-worker 0.17 locks jobs under its pool's id (the `locked_by` a run records as
+    // its worker): without it, heartbeats would not renew a run's lease and it would be lost.
+    events.on("pool:create", ({ workerPool }) => workerIds.add(workerPool.id));
+    events.on("pool:release", ({ workerPool }) => workerIds.delete(workerPool.id));
     const runner = await runWorkers({
       pgPool: this.#pool,
       schema: this.#schema,
