@@ -12,7 +12,15 @@ import {
   PGliteCheckpointer,
   PostgresCheckpointer,
 } from "../../src/checkpoint/index.js";
-import { AbortError, END, Graph, interrupt, START } from "../../src/index.js";
+import {
+  AbortError,
+  END,
+  Graph,
+  interrupt,
+  RewindTargetNotFoundError,
+  START,
+} from "../../src/index.js";
+import { errorResponse } from "../../src/server/errors.js";
 import { dropStoreTables } from "../setup/store-tables.js";
 
 const append = (a: string[] = [], b: string | string[]) => [...a, ...[b].flat()];
@@ -177,5 +185,16 @@ describe.each(stores)("rewinds on $name", ({ make }) => {
     const done = await graph.resume("yes", { config });
     expect(done.state.log.sort()).toEqual(["quick", "review:yes"]);
     expect(runs.quick).toBe(1);
+  });
+});
+
+it("the server answers a rewind to a checkpoint the thread does not have with 409 and what to do", () => {
+  const { status, body } = errorResponse(new RewindTargetNotFoundError("t1", "nope"));
+  expect(status).toBe(409);
+  expect(body).toEqual({
+    error: {
+      code: "REWIND_TARGET_NOT_FOUND",
+      message: expect.stringContaining('Pick one from its history (list("t1")'),
+    },
   });
 });
