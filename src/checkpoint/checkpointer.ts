@@ -64,6 +64,11 @@ export interface PendingWrite {
   node: string;
   /** `[channel, value]` pairs, in the order the task wrote them. */
   writes: Array<[string, unknown]>;
+  /**
+   * The run that stored them (`InvokeOptions.runId`), when it gave one: `rewindThread`'s
+   * `runId` option removes a stopped run's writes by it.
+   */
+  runId?: string;
 }
 
 /** A checkpoint together with the pending writes stored against it. */
@@ -121,6 +126,21 @@ export interface PruneOptions {
    * `"latest"` (1). Subgraph checkpoints are kept as far as those still need them.
    */
   keep: "latest" | number;
+}
+
+/**
+ * What else `rewindThread` removes.
+ *
+ * @example
+ * await store.rewindThread("t1", headId, { runId: run.runId }); // the run's writes on what is kept
+ */
+export interface RewindOptions {
+  /**
+   * A run being rolled back: its pending writes go from the checkpoints that are kept too
+   * (the tasks it finished in a step it did not complete), in every namespace. Writes of
+   * other runs, and writes that name no run, stay.
+   */
+  runId?: string;
 }
 
 /**
@@ -331,6 +351,35 @@ export interface Checkpointer {
    * a `keep` out of range.
    */
   prune(threadId: string, options: PruneOptions): Promise<number>;
+  /**
+   * Rewind the thread to `toCheckpointId`, one of its top-level checkpoints: every
+   * checkpoint stored after it goes, in every namespace (subgraph checkpoints written after
+   * it too), with their pending writes; `null` removes all of the thread's checkpoints.
+   * With `options.runId`, that run's pending writes on the checkpoints kept go as well, so
+   * a later run does not take the tasks it finished for done. The kept checkpoints read
+   * exactly as before, and the thread goes on from `toCheckpointId` as from any latest.
+   *
+   * In the same transaction the thread's record is made that of its new latest: status
+   * `"idle"` or `"interrupted"` and the interrupts from it, no error, `updatedAt` the time
+   * of the rewind; `graph`, `metadata` and `createdAt` are kept (metadata is merged from
+   * runs, not from checkpoints). After a rewind to `null` the thread has no checkpoint and
+   * no record, as before its first run; its next run starts it afresh.
+   *
+   * Throws `RewindTargetNotFoundError` if `toCheckpointId` is not a top-level checkpoint
+   * of the thread, and `ThreadBusyError` while a run holds the thread; then nothing changes.
+   * Holds the thread while it deletes, so no run starts meanwhile. Returns how many
+   * checkpoints it deleted.
+   *
+   * @example
+   * const [, before] = await store.list("t1", { limit: 2 });
+   * await store.rewindThread("t1", before.id); // 1: the latest is gone, `before` is latest
+   * await store.rewindThread("t1", null); // every checkpoint: the thread starts afresh
+   */
+  rewindThread(
+    threadId: string,
+    toCheckpointId: string | null,
+    options?: RewindOptions,
+  ): Promise<number>;
   /**
    * Delete whole threads (as `deleteThread` does) whose record was last written before
    * `idleBefore` and whose stored status is one of `status` (`"idle"` by default), skipping

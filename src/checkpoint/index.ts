@@ -14,6 +14,7 @@ export type {
   PruneOptions,
   PruneThreadsOptions,
   PutOptions,
+  RewindOptions,
   SearchThreadsOptions,
   ThreadClaim,
   ThreadError,

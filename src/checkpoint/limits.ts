@@ -6,6 +6,7 @@ import type {
   PruneOptions,
   PruneThreadsOptions,
   PutOptions,
+  RewindOptions,
   ThreadStatus,
 } from "./checkpointer.js";
 
@@ -106,6 +107,19 @@ export function assertWriteIds(
   assertStoreId("checkpointId", checkpointId);
   assertStoreId("write.taskId", write.taskId);
   assertStoreId("write.node", write.node);
+  if (write.runId !== undefined) assertStoreId("write.runId", write.runId);
+}
+
+/** A `rewindThread` call's ids: the thread, the checkpoint to rewind to (or null), the run. */
+export function assertRewindArguments(
+  threadId: unknown,
+  toCheckpointId: unknown,
+  options: RewindOptions | undefined,
+): void {
+  assertStoreId("threadId", threadId);
+  if (toCheckpointId !== null) assertStoreId("toCheckpointId", toCheckpointId);
+  const runId = options?.runId;
+  if (runId !== undefined) assertStoreId("options.runId", runId);
 }
 
 /** A `list` call's thread and options. */

@@ -2,6 +2,7 @@ import {
   CheckpointNotFoundError,
   ConcurrentUpdateError,
   DuplicateCheckpointError,
+  RewindTargetNotFoundError,
   ThreadBusyError,
   ThreadExistsError,
   ThreadNotFoundError,
@@ -15,6 +16,7 @@ import type {
   PruneOptions,
   PruneThreadsOptions,
   PutOptions,
+  RewindOptions,
   SearchThreadsOptions,
   ThreadClaim,
   ThreadError,
@@ -28,6 +30,7 @@ import {
   assertListArguments,
   assertNamespace,
   assertPutIds,
+  assertRewindArguments,
   assertStoreId,
   assertWriteIds,
   readPruneArguments,
@@ -54,6 +57,11 @@ interface History {
   ids: string[];
   /** The rest of each checkpoint as JSON, parallel to `ids`. */
   bodies: string[];
+  /**
+   * When each was stored, parallel to `ids`: a number from one counter for every namespace,
+   * so a rewind finds the subgraph checkpoints written after a top-level one.
+   */
+  seqs: number[];
   /** checkpoint id -> task id -> `JSON.stringify(write)`; created on the first write. */
   writes: Map<string, Map<string, string>> | undefined;
 }
@@ -89,6 +97,8 @@ export class MemoryCheckpointer implements Checkpointer {
   readonly #claims = new Map<string, { runId: string; until: number }>();
   /** thread id -> its record (see `ThreadRecord`) */
   readonly #records = new Map<string, StoredRecord>();
+  /** The last `History.seqs` entry given out. */
+  #seq = 0;
 
   // Every method does its checks and writes synchronously before returning its promise,
   // so concurrent calls cannot interleave between the expectedLatestId check and the write.
@@ -119,8 +129,9 @@ export class MemoryCheckpointer implements Checkpointer {
     if (history) {
       history.ids.push(id);
       history.bodies.push(body);
+      history.seqs.push(++this.#seq);
     } else {
-      const fresh: History = { ids: [id], bodies: [body], writes: undefined };
+      const fresh: History = { ids: [id], bodies: [body], seqs: [++this.#seq], writes: undefined };
       const namespaces = this.#threads.get(threadId);
       if (namespaces) namespaces.set(ns, fresh);
       else this.#threads.set(threadId, new Map([[ns, fresh]]));
@@ -309,6 +320,52 @@ export class MemoryCheckpointer implements Checkpointer {
     return deleted;
   }
 
+  async rewindThread(
+    threadId: string,
+    toCheckpointId: string | null,
+    options?: RewindOptions,
+  ): Promise<number> {
+    assertRewindArguments(threadId, toCheckpointId, options);
+    this.#refuseIfHeld(threadId);
+    const namespaces = this.#threads.get(threadId);
+    const top = namespaces?.get("");
+    let cut = Number.NEGATIVE_INFINITY;
+    let head: Checkpoint | undefined;
+    if (toCheckpointId !== null) {
+      const index = top ? top.ids.lastIndexOf(toCheckpointId) : -1;
+      if (!top || index === -1) throw new RewindTargetNotFoundError(threadId, toCheckpointId);
+      cut = top.seqs[index]!;
+      head = checkpointAt(top, threadId, "", index);
+    }
+    if (!namespaces) return 0;
+    let deleted = 0;
+    for (const [ns, history] of namespaces) {
+      // Seqs grow along a history: what follows the first one past the cut goes.
+      let from = history.seqs.findIndex((seq) => seq > cut);
+      if (from === -1) from = history.ids.length;
+      for (const id of history.ids.slice(from)) history.writes?.delete(id);
+      deleted += history.ids.length - from;
+      history.ids.length = from;
+      history.bodies.length = from;
+      history.seqs.length = from;
+      if (from === 0) namespaces.delete(ns);
+      else if (options?.runId !== undefined) dropRunWrites(history, options.runId);
+    }
+    if (!head) {
+      this.#threads.delete(threadId);
+      this.#records.delete(threadId);
+      return deleted;
+    }
+    const record = this.#records.get(threadId);
+    if (record) {
+      record.status = storedStatusOf(head);
+      record.interrupts = head.interrupts.length > 0 ? JSON.stringify(head.interrupts) : "[]";
+      record.error = null;
+      record.updatedAt = new Date().toISOString();
+    }
+    return deleted;
+  }
+
   async pruneThreads(options: PruneThreadsOptions): Promise<number> {
     const { idleBefore, statuses, graph } = readPruneThreadsOptions(options);
     const now = Date.now();
@@ -338,7 +395,7 @@ export class MemoryCheckpointer implements Checkpointer {
     for (const [ns, h] of namespaces) {
       const writes =
         h.writes && new Map(Array.from(h.writes, ([id, tasks]) => [id, new Map(tasks)]));
-      copy.set(ns, { ids: [...h.ids], bodies: [...h.bodies], writes });
+      copy.set(ns, { ids: [...h.ids], bodies: [...h.bodies], seqs: [...h.seqs], writes });
     }
     const now = new Date().toISOString();
     this.#threads.set(to, copy);
@@ -388,6 +445,17 @@ function mergeMetadata(stored: string | undefined, metadata: Record<string, unkn
   return JSON.stringify({ ...(stored ? JSON.parse(stored) : {}), ...metadata });
 }
 
+/** Remove the pending writes `runId` stored in `history`. */
+function dropRunWrites(history: History, runId: string): void {
+  if (!history.writes) return;
+  for (const [id, tasks] of history.writes) {
+    for (const [taskId, body] of tasks) {
+      if ((JSON.parse(body) as PendingWrite).runId === runId) tasks.delete(taskId);
+    }
+    if (tasks.size === 0) history.writes.delete(id);
+  }
+}
+
 /**
  * Keep only the checkpoints of `history` whose ids are in `kept` (ids it lacks are
  * ignored), with their writes; returns how many went. A kept body that left its parent
@@ -396,6 +464,7 @@ function mergeMetadata(stored: string | undefined, metadata: Record<string, unkn
 function keepOnly(history: History, kept: Set<string>): number {
   const ids: string[] = [];
   const bodies: string[] = [];
+  const seqs: number[] = [];
   for (let i = 0; i < history.ids.length; i++) {
     const id = history.ids[i]!;
     if (!kept.has(id)) {
@@ -410,10 +479,12 @@ function keepOnly(history: History, kept: Set<string>): number {
     }
     ids.push(id);
     bodies.push(body);
+    seqs.push(history.seqs[i]!);
   }
   const deleted = history.ids.length - ids.length;
   history.ids = ids;
   history.bodies = bodies;
+  history.seqs = seqs;
   return deleted;
 }
 

@@ -593,6 +593,27 @@ export class ThreadExistsError extends StateweaverError {
 }
 
 /**
+ * `rewindThread` was given a checkpoint that is not one of the thread's top-level
+ * checkpoints (a typo, another thread's, a subgraph's, or one pruned or rewound away).
+ * Nothing was deleted.
+ *
+ * @example
+ * await store.rewindThread("t1", "nope"); // RewindTargetNotFoundError: Thread "t1" has no top-level checkpoint "nope" …
+ */
+export class RewindTargetNotFoundError extends StateweaverError {
+  readonly threadId: string;
+  readonly checkpointId: string;
+  constructor(threadId: string, checkpointId: string) {
+    super(
+      "REWIND_TARGET_NOT_FOUND",
+      `Thread "${threadId}" has no top-level checkpoint "${checkpointId}" to rewind to. Pick one from its history (list("${threadId}") or getStateHistory()), or pass null to remove all of its checkpoints. Nothing was deleted.`,
+    );
+    this.threadId = threadId;
+    this.checkpointId = checkpointId;
+  }
+}
+
+/**
  * A model's structured output did not match the schema it was asked for, every time it was
  * asked (the first answer and each correction). `issues` are the last answer's problems;
  * `output` is that answer as the model wrote it.

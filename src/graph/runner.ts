@@ -173,7 +173,7 @@ export class GraphRunner<S extends State = State, C = unknown> {
       persistent: thread !== undefined,
       ns: "",
       emit: start.emit,
-      thread,
+      thread: thread && options.runId !== undefined ? { ...thread, runId: options.runId } : thread,
       stepOrigin: tuple ? stepOriginOf(tuple.checkpoint) : undefined,
       priorAttempts,
     };
@@ -238,6 +238,7 @@ export class GraphRunner<S extends State = State, C = unknown> {
         latestId: latest?.checkpoint.id ?? null,
         source: tuple ? "loop" : "input",
         metadata: { parentStep: parent.stepOrigin },
+        ...(thread.runId !== undefined && { runId: thread.runId }),
       });
     }
     if (tuple && tuple.checkpoint.next.length === 0 && tuple.checkpoint.interrupts.length === 0) {

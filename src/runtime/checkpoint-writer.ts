@@ -249,9 +249,12 @@ export class CheckpointWriter {
     });
   }
 
+  /** Queue one task's writes against `checkpointId`, naming this run (if it has an id). */
   putWrites(checkpointId: string, write: PendingWrite): Promise<void> {
+    // The run id lets a rollback remove what this run stored on checkpoints it keeps.
+    const named = this.runId === undefined ? write : { ...write, runId: this.runId };
     return this.#enqueue(() =>
-      this.checkpointer.putWrites(this.threadId, this.ns, checkpointId, write),
+      this.checkpointer.putWrites(this.threadId, this.ns, checkpointId, named),
     );
   }
 

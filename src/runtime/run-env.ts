@@ -18,8 +18,11 @@ export interface RunEnv {
   /** Checkpoint namespace of this graph's run (`""` at top level). */
   ns: string;
   emit: ((event: RunEvent) => void) | undefined;
-  /** The thread this run persists to; nested graph calls persist there too, under their namespace. */
-  thread: { checkpointer: Checkpointer; threadId: string } | undefined;
+  /**
+   * The thread this run persists to; nested graph calls persist there too, under their
+   * namespace, and name the same run (`runId`, a background run's) in their pending writes.
+   */
+  thread: { checkpointer: Checkpointer; threadId: string; runId?: string } | undefined;
   /** Id of the barrier checkpoint the current step started from: ties subgraph runs to this step. */
   stepOrigin: string | undefined;
   /**

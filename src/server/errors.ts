@@ -58,6 +58,7 @@ const STATUS_BY_CODE: Record<string, RequestError["status"]> = {
   THREAD_NOT_FOUND: 404,
   CHECKPOINT_NOT_FOUND: 404,
   THREAD_EXISTS: 409,
+  REWIND_TARGET_NOT_FOUND: 409,
 };
 
 /** The JSON body and status for any thrown value; unknown errors are a 500 without details. */

@@ -20,6 +20,7 @@ import {
   InvalidRetentionError,
   InvalidSearchError,
   NonSerializableError,
+  RewindTargetNotFoundError,
   ThreadBusyError,
   ThreadExistsError,
   ThreadNotFoundError,
@@ -1280,6 +1281,345 @@ export function describeCheckpointerConformance(
         await store.releaseThread(from, runId);
         await store.copyThread(from, to);
         expect(await store.list(to)).toHaveLength(1);
+      });
+    });
+
+    describe("rewinds", () => {
+      const claim = (expectedLatestId: string | null, runId: string = randomUUID()) => ({
+        runId,
+        expectedLatestId,
+        ttlMs: 60_000,
+      });
+      const write = (taskId: string, runId?: string): PendingWrite => ({
+        taskId,
+        node: "a",
+        writes: [["x", taskId]],
+        ...(runId !== undefined && { runId }),
+      });
+      /** Everything a reader can see of (thread, ns): its history with each one's writes. */
+      const everything = async (threadId: string, ns = "") =>
+        Promise.all(
+          (await store.list(threadId, { ns })).map(async (c) => store.get(threadId, ns, c.id)),
+        );
+
+      it("rewindThread deletes the checkpoints stored after the one given, with their writes; the kept ones read as before and the thread goes on from it", async () => {
+        const threadId = newThreadId();
+        const chain = await putChain(store, threadId, "", 5);
+        for (const c of chain) await store.putWrites(threadId, "", c.id, write(`t-${c.id}`));
+        const before = await everything(threadId);
+
+        expect(await store.rewindThread(threadId, chain[2]!.id)).toBe(2);
+        expect(await everything(threadId)).toEqual(before.slice(2));
+        expect(await store.getLatest(threadId)).toEqual(before[2]);
+        expect(await store.get(threadId, "", chain[3]!.id)).toBeUndefined();
+        // Rewinding to the latest deletes nothing.
+        expect(await store.rewindThread(threadId, chain[2]!.id)).toBe(0);
+        expect(await everything(threadId)).toEqual(before.slice(2));
+
+        // Writers that expected the old latest are refused; the thread goes on from the new one.
+        await expect(
+          store.put(makeCheckpoint(threadId, "", chain[4]!.id, 4), {
+            expectedLatestId: chain[4]!.id,
+          }),
+        ).rejects.toBeInstanceOf(ConcurrentUpdateError);
+        await expect(
+          store.putWrites(threadId, "", chain[4]!.id, write("late")),
+        ).rejects.toBeInstanceOf(CheckpointNotFoundError);
+        const next = makeCheckpoint(threadId, "", chain[2]!.id, 2);
+        await store.put(next, { expectedLatestId: chain[2]!.id });
+        expect(await store.list(threadId)).toEqual([next, chain[2], chain[1], chain[0]]);
+        // An id that was rewound away is a new checkpoint's to take again.
+        const again = makeCheckpoint(threadId, "", next.id, 3, { id: chain[3]!.id });
+        await store.put(again, { expectedLatestId: next.id });
+        expect((await store.getLatest(threadId))?.checkpoint).toEqual(again);
+      });
+
+      it("rewindThread deletes the subgraph checkpoints written after the one given, in every namespace, and keeps the earlier ones as they were", async () => {
+        const threadId = newThreadId();
+        const [root, barrier] = await putChain(store, threadId, "", 2);
+        const child = await putChain(store, threadId, "child:1", 2, { parentStep: barrier!.id });
+        await store.putWrites(threadId, "child:1", child[1]!.id, write("child-done"));
+        const grand = await putChain(store, threadId, "child:1|grand:1", 1);
+        const keptChild = await everything(threadId, "child:1");
+        const keptGrand = await everything(threadId, "child:1|grand:1");
+        const paused = makeCheckpoint(threadId, "", barrier!.id, 1, {
+          interrupts: [interruptAt("child:1")],
+        });
+        await store.put(paused, { expectedLatestId: barrier!.id });
+        // After the kept latest: more of the same namespaces, a new one, a top-level step.
+        const later = makeCheckpoint(threadId, "child:1", child[1]!.id, 1);
+        await store.put(later, { expectedLatestId: child[1]!.id });
+        await store.putWrites(threadId, "child:1", later.id, write("later-done"));
+        await putChain(store, threadId, "child:2", 3);
+        const grandLater = makeCheckpoint(threadId, "child:1|grand:1", grand[0]!.id, 0);
+        await store.put(grandLater, { expectedLatestId: grand[0]!.id });
+        await store.put(makeCheckpoint(threadId, "", paused.id, 2), {
+          expectedLatestId: paused.id,
+        });
+
+        // later, the 3 of child:2, grandLater and the top-level step.
+        expect(await store.rewindThread(threadId, paused.id)).toBe(6);
+        expect((await store.getLatest(threadId))?.checkpoint).toEqual(paused);
+        expect(await everything(threadId, "child:1")).toEqual(keptChild);
+        expect(await everything(threadId, "child:1|grand:1")).toEqual(keptGrand);
+        expect(await store.list(threadId, { ns: "child:2" })).toEqual([]);
+        expect(await store.getLatest(threadId, "child:2")).toBeUndefined();
+        // Each namespace goes on from its kept latest; an emptied one starts afresh.
+        await store.put(makeCheckpoint(threadId, "child:1", child[1]!.id, 1), {
+          expectedLatestId: child[1]!.id,
+        });
+        await store.put(makeCheckpoint(threadId, "child:2", null, -1), { expectedLatestId: null });
+        // barrier, paused, child:1's three, grand:1's one and child:2's new one.
+        expect(await store.rewindThread(threadId, root!.id)).toBe(7);
+        for (const ns of ["child:1", "child:2", "child:1|grand:1"]) {
+          expect(await store.getLatest(threadId, ns)).toBeUndefined();
+        }
+      });
+
+      it("a rewind to null deletes every checkpoint of the thread; it has no record until its next checkpoint starts it afresh", async () => {
+        const threadId = newThreadId();
+        const other = newThreadId();
+        const [first] = await putChain(store, threadId, "", 1);
+        const paused = makeCheckpoint(threadId, "", first!.id, 0, {
+          interrupts: [interruptAt("")],
+        });
+        await store.put(paused, {
+          expectedLatestId: first!.id,
+          thread: { graph: "Support", metadata: { user: "u1" } },
+        });
+        await store.putWrites(threadId, "", first!.id, write("done"));
+        await putChain(store, threadId, "child:1", 2);
+        await putChain(store, other, "", 2);
+        const otherBefore = await everything(other);
+
+        expect(await store.rewindThread(threadId, null)).toBe(4);
+        expect(await store.getLatest(threadId)).toBeUndefined();
+        expect(await store.getLatest(threadId, "child:1")).toBeUndefined();
+        expect(await store.list(threadId)).toEqual([]);
+        expect(await store.getThread(threadId)).toBeUndefined();
+        const found = await store.searchThreads({ graph: "Support", metadata: { user: "u1" } });
+        expect(found.threads.map((t) => t.threadId)).not.toContain(threadId);
+        expect(await everything(other)).toEqual(otherBefore);
+        expect(await store.rewindThread(threadId, null)).toBe(0);
+        expect(await store.rewindThread(newThreadId(), null)).toBe(0);
+
+        const fresh = makeCheckpoint(threadId, "", null, -1);
+        await store.put(fresh, { expectedLatestId: null });
+        expect(await store.getThread(threadId)).toMatchObject({
+          graph: null,
+          status: "idle",
+          metadata: {},
+          latestCheckpointId: fresh.id,
+        });
+      });
+
+      it("the thread's record follows the new latest at once: status, interrupts and no error; graph, metadata and createdAt stay", async () => {
+        const threadId = newThreadId();
+        const [first] = await putChain(store, threadId, "", 1);
+        const asked = interruptAt("");
+        const paused = makeCheckpoint(threadId, "", first!.id, 0, { interrupts: [asked] });
+        await store.put(paused, {
+          expectedLatestId: first!.id,
+          thread: { graph: "Support", metadata: { user: "u1" } },
+        });
+        const done = makeCheckpoint(threadId, "", paused.id, 1);
+        await store.put(done, { expectedLatestId: paused.id });
+        const failing = randomUUID();
+        await store.claimThread(threadId, claim(done.id, failing));
+        await store.releaseThread(threadId, failing, { error: { name: "Error", message: "boom" } });
+        const failed = await store.getThread(threadId);
+        expect(failed).toMatchObject({ status: "error", latestCheckpointId: done.id });
+
+        expect(await store.rewindThread(threadId, paused.id)).toBe(1);
+        const rewound = await store.getThread(threadId);
+        expect(rewound).toEqual({
+          ...failed,
+          status: "interrupted",
+          interrupts: [asked],
+          error: null,
+          updatedAt: expect.any(String),
+          latestCheckpointId: paused.id,
+        });
+        expect(rewound!.updatedAt >= failed!.updatedAt).toBe(true);
+        const search = async (status: "interrupted" | "error") =>
+          (await store.searchThreads({ status, metadata: { user: "u1" }, graph: "Support" }))
+            .threads;
+        expect((await search("interrupted")).map((t) => t.threadId)).toContain(threadId);
+        expect((await search("error")).map((t) => t.threadId)).not.toContain(threadId);
+
+        expect(await store.rewindThread(threadId, first!.id)).toBe(1);
+        expect(await store.getThread(threadId)).toMatchObject({
+          status: "idle",
+          interrupts: [],
+          error: null,
+          graph: "Support",
+          metadata: { user: "u1" },
+          createdAt: failed!.createdAt,
+          latestCheckpointId: first!.id,
+        });
+      });
+
+      it("with runId, that run's pending writes on the kept checkpoints go too, in every namespace; other runs' and unnamed writes stay", async () => {
+        const threadId = newThreadId();
+        const stopped = randomUUID();
+        const earlier = randomUUID();
+        const [barrier] = await putChain(store, threadId, "", 1);
+        const [child] = await putChain(store, threadId, "child:1", 1);
+        const paused = makeCheckpoint(threadId, "", barrier!.id, 0, {
+          interrupts: [interruptAt("")],
+          metadata: { step: 0, source: "loop", stepOrigin: barrier!.id },
+        });
+        await store.put(paused, { expectedLatestId: barrier!.id });
+        // A paused run's finished sibling, a write naming no run, and what the stopped run
+        // stored before it was stopped: on the step's barrier, the latest and a subgraph's.
+        await store.putWrites(threadId, "", barrier!.id, write("sibling", earlier));
+        await store.putWrites(threadId, "", barrier!.id, write("unnamed"));
+        await store.putWrites(threadId, "", barrier!.id, write("resumed", stopped));
+        await store.putWrites(threadId, "", paused.id, write("on-latest", stopped));
+        await store.putWrites(threadId, "child:1", child!.id, write("in-child", stopped));
+        expect((await store.get(threadId, "", barrier!.id))?.pendingWrites).toEqual([
+          write("sibling", earlier),
+          write("unnamed"),
+          write("resumed", stopped),
+        ]);
+        const record = await store.getThread(threadId);
+
+        // The run stored no checkpoint: a rewind to the latest removes only its writes.
+        expect(await store.rewindThread(threadId, paused.id, { runId: stopped })).toBe(0);
+        expect((await store.get(threadId, "", barrier!.id))?.pendingWrites).toEqual([
+          write("sibling", earlier),
+          write("unnamed"),
+        ]);
+        expect((await store.getLatest(threadId))?.pendingWrites).toEqual([]);
+        expect((await store.getLatest(threadId, "child:1"))?.pendingWrites).toEqual([]);
+        expect((await store.getLatest(threadId))?.checkpoint).toEqual(paused);
+        expect(await store.getThread(threadId)).toEqual({
+          ...record,
+          updatedAt: expect.any(String),
+        });
+
+        // A task's writes replaced by another run belong to that run.
+        await store.putWrites(threadId, "", barrier!.id, write("sibling", stopped));
+        const copy = newThreadId();
+        await store.copyThread(threadId, copy);
+        for (const id of [threadId, copy]) {
+          expect(await store.rewindThread(id, paused.id, { runId: stopped })).toBe(0);
+          expect((await store.get(id, "", barrier!.id))?.pendingWrites).toEqual([write("unnamed")]);
+        }
+      });
+
+      it("refuses a checkpoint that is not a top-level checkpoint of the thread with RewindTargetNotFoundError, changing nothing", async () => {
+        const threadId = newThreadId();
+        const other = newThreadId();
+        const chain = await putChain(store, threadId, "", 3);
+        await store.putWrites(threadId, "", chain[1]!.id, write("t", "r1"));
+        const [child] = await putChain(store, threadId, "child:1", 1);
+        const [elsewhere] = await putChain(store, other, "", 1);
+        const before = {
+          top: await everything(threadId),
+          child: await everything(threadId, "child:1"),
+        };
+        const record = await store.getThread(threadId);
+
+        for (const target of [checkpointId(), elsewhere!.id, child!.id]) {
+          const error = await store
+            .rewindThread(threadId, target, { runId: "r1" })
+            .catch((e: unknown) => e);
+          expect(error).toBeInstanceOf(RewindTargetNotFoundError);
+          expect(error).toMatchObject({
+            code: "REWIND_TARGET_NOT_FOUND",
+            threadId,
+            checkpointId: target,
+            message: expect.stringContaining("Nothing was deleted"),
+          });
+        }
+        await expect(store.rewindThread(newThreadId(), chain[0]!.id)).rejects.toBeInstanceOf(
+          RewindTargetNotFoundError,
+        );
+        expect(await everything(threadId)).toEqual(before.top);
+        expect(await everything(threadId, "child:1")).toEqual(before.child);
+        expect(await store.getThread(threadId)).toEqual(record);
+        // Its hold was let go with the rest: a run claims the thread at once.
+        await store.claimThread(threadId, claim(chain[2]!.id));
+      });
+
+      it("refuses with ThreadBusyError while a run holds the thread, and invalid ids with InvalidIdError, deleting nothing", async () => {
+        const threadId = newThreadId();
+        const chain = await putChain(store, threadId, "", 3);
+        const runId = randomUUID();
+        await store.claimThread(threadId, claim(chain[2]!.id, runId));
+        for (const target of [chain[0]!.id, null]) {
+          const error = await store.rewindThread(threadId, target).catch((e: unknown) => e);
+          expect(error).toBeInstanceOf(ThreadBusyError);
+        }
+        expect(await store.list(threadId)).toHaveLength(3);
+        await store.releaseThread(threadId, runId);
+
+        const invalid = (field: string) => expect.objectContaining({ code: "INVALID_ID", field });
+        await expect(store.rewindThread("", chain[0]!.id)).rejects.toEqual(invalid("threadId"));
+        await expect(store.rewindThread(threadId, "")).rejects.toEqual(invalid("toCheckpointId"));
+        await expect(store.rewindThread(threadId, undefined as unknown as null)).rejects.toEqual(
+          invalid("toCheckpointId"),
+        );
+        await expect(
+          store.rewindThread(threadId, chain[0]!.id, { runId: "r\u0000" }),
+        ).rejects.toEqual(invalid("options.runId"));
+        await expect(
+          store.putWrites(threadId, "", chain[0]!.id, { ...write("t"), runId: "" }),
+        ).rejects.toEqual(invalid("write.runId"));
+        expect(await store.list(threadId)).toHaveLength(3);
+
+        expect(await store.rewindThread(threadId, chain[0]!.id)).toBe(2);
+        // The rewind's own hold is gone: a run claims the thread at once.
+        await store.claimThread(threadId, claim(chain[0]!.id));
+      });
+
+      it("every value of the checkpoints kept reads back exactly after a rewind, however it was stored: appended messages, replaced objects, small values", async () => {
+        const threadId = newThreadId();
+        const step = (parent: Checkpoint | undefined, turn: number): Checkpoint => {
+          const messages = (parent?.values.messages as unknown[] | undefined) ?? [];
+          const doc = parent?.values.doc as { rev: number; body: string } | undefined;
+          return makeCheckpoint(threadId, "", parent?.id ?? null, turn, {
+            values: {
+              // Appended to, replaced every third turn, unchanged, and small.
+              messages: [
+                ...messages,
+                { role: "ai", content: `message ${turn} ${"x".repeat(300)}` },
+              ],
+              doc: turn % 3 === 0 || !doc ? { rev: turn, body: "y".repeat(400) } : doc,
+              fixed: parent?.values.fixed ?? { note: "z".repeat(300) },
+              turn,
+            },
+          });
+        };
+        const chain: Checkpoint[] = [];
+        for (let turn = 0; turn < 12; turn++) {
+          const c = step(chain.at(-1), turn);
+          await store.put(c, { expectedLatestId: chain.at(-1)?.id ?? null });
+          chain.push(c);
+        }
+        const kept = chain.slice(0, 7).map((c) => structuredClone(c));
+
+        expect(await store.rewindThread(threadId, chain[6]!.id)).toBe(5);
+        expect(await store.list(threadId)).toEqual([...kept].reverse());
+        for (const c of kept) expect((await store.get(threadId, "", c.id))?.checkpoint).toEqual(c);
+        const head = (await store.getLatest(threadId))!.checkpoint;
+        expect(head).toEqual(kept[6]);
+
+        // The thread goes on from what it read, and rewinds again; every step reads exactly.
+        const more: Checkpoint[] = [head];
+        for (let turn = 7; turn < 11; turn++) {
+          const c = step(more.at(-1), turn);
+          await store.put(c, { expectedLatestId: more.at(-1)!.id });
+          more.push(c);
+        }
+        expect(await store.rewindThread(threadId, more[2]!.id)).toBe(2);
+        const after = step(more[2], 9);
+        await store.put(after, { expectedLatestId: more[2]!.id });
+        const history = [...kept, more[1]!, more[2]!, after].map((c) => structuredClone(c));
+        expect(await store.list(threadId)).toEqual([...history].reverse());
+        for (const c of history)
+          expect((await store.get(threadId, "", c.id))?.checkpoint).toEqual(c);
       });
     });
 

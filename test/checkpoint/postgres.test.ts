@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { PostgresCheckpointer } from "../../src/checkpoint/index.js";
+import { type Checkpoint, PostgresCheckpointer } from "../../src/checkpoint/index.js";
 import { ConcurrentUpdateError } from "../../src/errors/index.js";
 import type { ConformanceRow } from "../../src/testing/checkpointer-conformance.js";
 import { describeCheckpointerConformance, makeCheckpoint } from "../../src/testing/index.js";
@@ -81,6 +81,57 @@ describe.skipIf(!url)("PostgresCheckpointer", () => {
       }
     } finally {
       await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it("a rewind leaves no row of what it deleted: channel versions, writes and subgraph heads go with their checkpoints", async () => {
+    const store = new PostgresCheckpointer({ pool: sharedPool, tablePrefix });
+    // Another process's store: it remembers the checkpoint it read last.
+    const other = new PostgresCheckpointer({ connectionString: url!, tablePrefix });
+    const threadId = `rewind-rows-${randomUUID()}`;
+    const message = (n: number) => ({ role: "ai", content: `message ${n} ${"x".repeat(300)}` });
+    const step = (parent: Checkpoint | undefined, n: number) =>
+      makeCheckpoint(threadId, "", parent?.id ?? null, n, {
+        values: { messages: [...((parent?.values.messages as unknown[]) ?? []), message(n)] },
+      });
+    try {
+      const chain: Checkpoint[] = [];
+      for (let n = 0; n < 6; n++) {
+        const c = step(chain.at(-1), n);
+        await store.put(c, { expectedLatestId: chain.at(-1)?.id ?? null });
+        chain.push(c);
+      }
+      await store.put(makeCheckpoint(threadId, "child:1", null, -1), { expectedLatestId: null });
+      await store.putWrites(threadId, "", chain[5]!.id, { taskId: "t", node: "a", writes: [] });
+      const kept = chain[2]!;
+      expect((await other.getLatest(threadId))?.checkpoint).toEqual(chain[5]);
+      await other.get(threadId, "", kept.id);
+
+      expect(await store.rewindThread(threadId, kept.id)).toBe(4);
+      const count = async (table: string, where = "") =>
+        (
+          await sharedPool.query(
+            `select count(*)::int as n from ${tablePrefix}${table} t where t.thread_id = $1 ${where}`,
+            [threadId],
+          )
+        ).rows[0].n;
+      const orphan = `and not exists (select 1 from ${tablePrefix}checkpoints c
+        where c.thread_id = t.thread_id and c.ns = t.ns and c.id = t.version)`;
+      expect(await count("channel_values", orphan)).toBe(0);
+      expect(await count("channel_values")).toBe(3);
+      expect(await count("writes")).toBe(0);
+      expect(await count("threads")).toBe(1);
+
+      // The other store's next checkpoint after the kept one stores what it appended, and
+      // reads back exactly from either store.
+      const next = step(kept, 6);
+      await other.put(next, { expectedLatestId: kept.id });
+      expect((await store.getLatest(threadId))?.checkpoint).toEqual(next);
+      expect(await store.list(threadId)).toEqual([next, ...chain.slice(0, 3).reverse()]);
+      expect(await count("channel_values")).toBe(4);
+    } finally {
+      await store.deleteThread(threadId);
+      await Promise.all([store.close(), other.close()]);
     }
   });
 
@@ -208,7 +259,7 @@ describe.skipIf(!url)("PostgresCheckpointer", () => {
         undefined,
       ]);
       const { rows } = await sharedPool.query(`select version from ${prefix}schema_version`);
-      expect(rows).toEqual([1, 2, 3, 4, 5].map((version) => ({ version })));
+      expect(rows).toEqual([1, 2, 3, 4, 5, 6].map((version) => ({ version })));
 
       const only = checkpoint(threadId, null, -1);
       await stores[0]!.put(only, { expectedLatestId: null });

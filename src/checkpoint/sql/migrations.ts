@@ -160,6 +160,11 @@ const migrations: Array<(t: Tables) => string[]> = [
         for each row execute function ${fn}()`,
     ];
   },
+  (t) => [
+    // The run that stored each pending write, for a rollback to remove a stopped run's
+    // (see Checkpointer.rewindThread). Older writes name none and are never removed so.
+    `alter table ${t.writes} add column run_id text`,
+  ],
 ];
 
 /** Brings the schema up to date. Safe when several processes start at once on one database. */

@@ -188,10 +188,11 @@ export function statements(t: Tables) {
             where not exists (select 1 from ${t.values} b where b.thread_id = $1 and b.ns = $2
               and b.channel = r.channel and b.version = r.version))`),
     latestId: `select latest_id from ${t.threads} where thread_id = $1 and ns = $2`,
-    upsertWrite: `insert into ${t.writes} (thread_id, ns, checkpoint_id, task_id, node, payload)
-      values ($1, $2, $3, $4, $5, $6)
+    upsertWrite: `insert into ${t.writes}
+        (thread_id, ns, checkpoint_id, task_id, node, payload, run_id)
+      values ($1, $2, $3, $4, $5, $6, $7)
       on conflict (thread_id, ns, checkpoint_id, task_id)
-      do update set node = excluded.node, payload = excluded.payload`,
+      do update set node = excluded.node, payload = excluded.payload, run_id = excluded.run_id`,
     latestTuple: tuple("thread_id = $1 and ns = $2 order by seq desc limit 1", "one"),
     tupleById: tuple("thread_id = $1 and ns = $2 and id = $3", "one"),
     list: list("range"),
@@ -272,6 +273,37 @@ export function statements(t: Tables) {
         select 1 from k where k.ns = b.ns and k.channel = b.channel and k.version = b.version)`,
     pruneNamespaces: `delete from ${t.threads}
       where thread_id = $1 and ns <> '' and not (ns = any($2::text[]))`,
+    // Rewinds (see Checkpointer.rewindThread), in a transaction holding the thread. The head
+    // rows are locked first, so a put that did not claim the thread waits and then fails.
+    lockHeads: `select ns from ${t.threads} where thread_id = $1 for update`,
+    // The top-level checkpoint rewound to: its seq is where the cut is, in every namespace.
+    rewindTarget: `select id, parent_id, payload, seq::text as seq from ${t.checkpoints}
+      where thread_id = $1 and ns = '' and id = $2`,
+    // Everything stored after seq $2. A version belongs to the checkpoint that wrote it (its
+    // id), in one of that checkpoint's channels: a kept checkpoint never reads it.
+    rewindWrites: `delete from ${t.writes} w using ${t.checkpoints} c
+      where c.thread_id = $1 and c.seq > $2::bigint
+        and w.thread_id = $1 and w.ns = c.ns and w.checkpoint_id = c.id`,
+    rewindValues: `delete from ${t.values} b using ${t.checkpoints} c
+        cross join lateral unnest(c.channels) e(channel)
+      where c.thread_id = $1 and c.seq > $2::bigint
+        and b.thread_id = $1 and b.ns = c.ns and b.channel = e.channel and b.version = c.id`,
+    rewindCheckpoints: `delete from ${t.checkpoints} where thread_id = $1 and seq > $2::bigint`,
+    // A stopped run's writes ($2) on the checkpoints kept.
+    rewindRunWrites: `delete from ${t.writes} where thread_id = $1 and run_id = $2`,
+    // Each subgraph namespace's head names its latest kept checkpoint; namespaces (and, after
+    // a rewind to null, the thread's record) with none left lose their head row.
+    rewindNamespaceHeads: `update ${t.threads} h set latest_id = l.id
+      from (select distinct on (ns) ns, id from ${t.checkpoints}
+        where thread_id = $1 and ns <> '' order by ns, seq desc) l
+      where h.thread_id = $1 and h.ns = l.ns and h.latest_id <> l.id`,
+    rewindEmptyHeads: `delete from ${t.threads} h where h.thread_id = $1 and not exists (
+        select 1 from ${t.checkpoints} c where c.thread_id = $1 and c.ns = h.ns)`,
+    // The record, as the put of its new latest ($2) would have written it (status $3,
+    // interrupts $4); graph, metadata and createdAt stay.
+    rewindRecord: `update ${t.threads} set latest_id = $2, status = $3::text,
+        interrupts = $4::text, error = null, updated_at = ${NOW_MS}
+      where thread_id = $1 and ns = ''`,
     // One batch of pruneThreads candidates for one status ($1) and graph ($6, if given),
     // after the keyset ($3, $4):
     // walks threads_by_status in order. `at` is the exact time, for the next batch's keyset.
@@ -310,8 +342,8 @@ export function statements(t: Tables) {
       from unnest($3::text[], $4::text[], $5::text[]) with ordinality p(ns, id, payload, ord)
       join ${t.checkpoints} c on c.thread_id = $1 and c.ns = p.ns and c.id = p.id
       order by p.ord`,
-    copyWrites: `insert into ${t.writes} (thread_id, ns, checkpoint_id, task_id, node, payload)
-      select $2, ns, checkpoint_id, task_id, node, payload from ${t.writes}
+    copyWrites: `insert into ${t.writes} (thread_id, ns, checkpoint_id, task_id, node, payload, run_id)
+      select $2, ns, checkpoint_id, task_id, node, payload, run_id from ${t.writes}
       where thread_id = $1 order by seq`,
     copyValues: `insert into ${t.values} (thread_id, ns, channel, version, prev, keep, base, payload)
       select $2, ns, channel, version, prev, keep, base, payload from ${t.values}

@@ -4,6 +4,7 @@ import {
   CheckpointNotFoundError,
   ConcurrentUpdateError,
   DuplicateCheckpointError,
+  RewindTargetNotFoundError,
   ThreadBusyError,
   ThreadExistsError,
   ThreadNotFoundError,
@@ -17,6 +18,7 @@ import type {
   PruneOptions,
   PruneThreadsOptions,
   PutOptions,
+  RewindOptions,
   SearchThreadsOptions,
   ThreadClaim,
   ThreadPage,
@@ -29,6 +31,7 @@ import {
   assertListArguments,
   assertNamespace,
   assertPutIds,
+  assertRewindArguments,
   assertStoreId,
   assertWriteIds,
   readPruneArguments,
@@ -201,6 +204,7 @@ export abstract class SqlCheckpointer implements Checkpointer {
         write.taskId,
         write.node,
         payload,
+        write.runId ?? null,
       ]);
     } catch (error) {
       if (sqlState(error) !== FOREIGN_KEY_VIOLATION) throw error;
@@ -389,6 +393,56 @@ export abstract class SqlCheckpointer implements Checkpointer {
     return checkpoints;
   }
 
+  async rewindThread(
+    threadId: string,
+    toCheckpointId: string | null,
+    options?: RewindOptions,
+  ): Promise<number> {
+    assertRewindArguments(threadId, toCheckpointId, options);
+    const sql = this.#sql;
+    const driver = await this.#ready();
+    const { checkpoints, rows } = await driver.transaction(async (query) => {
+      const runId = await this.#hold(query, threadId);
+      await query(sql.lockHeads, [threadId]);
+      // Seqs start at 1: a cut at 0 leaves nothing.
+      let cut = "0";
+      let head: Checkpoint | undefined;
+      if (toCheckpointId !== null) {
+        const target = (await query(sql.rewindTarget, [threadId, toCheckpointId])).rows[0];
+        // Thrown inside the transaction: it rolls back, hold included.
+        if (!target) throw new RewindTargetNotFoundError(threadId, toCheckpointId);
+        cut = target.seq as string;
+        // Only its interrupts are read: the values are not assembled.
+        head = readStoredCheckpoint(target.payload, rowOf(target, threadId, ""), {});
+      }
+      const writes = await query(sql.rewindWrites, [threadId, cut]);
+      const values = await query(sql.rewindValues, [threadId, cut]);
+      const gone = await query(sql.rewindCheckpoints, [threadId, cut]);
+      const own =
+        options?.runId === undefined
+          ? { rowCount: 0 }
+          : await query(sql.rewindRunWrites, [threadId, options.runId]);
+      await query(sql.rewindNamespaceHeads, [threadId]);
+      const heads = await query(sql.rewindEmptyHeads, [threadId]);
+      if (head) {
+        await query(sql.rewindRecord, [
+          threadId,
+          head.id,
+          storedStatusOf(head),
+          JSON.stringify(head.interrupts),
+        ]);
+      }
+      await query(sql.unhold, [[threadId], runId]);
+      return {
+        checkpoints: gone.rowCount,
+        rows: writes.rowCount + values.rowCount + gone.rowCount + own.rowCount + heads.rowCount,
+      };
+    });
+    this.#known.forget(threadId);
+    if (rows > 0) this.afterDelete(rows);
+    return checkpoints;
+  }
+
   async pruneThreads(options: PruneThreadsOptions): Promise<number> {
     const { idleBefore, statuses, graph } = readPruneThreadsOptions(options);
     const sql = this.#sql;
@@ -496,7 +550,7 @@ export abstract class SqlCheckpointer implements Checkpointer {
   }
 
   /**
-   * Called after `deleteThread`, `prune` or `pruneThreads` removed `rows` rows. A database without autovacuum
+   * Called after `deleteThread`, `prune`, `pruneThreads` or `rewindThread` removed `rows` rows. A database without autovacuum
    * (PGlite) uses it to decide when to run `vacuumStatement`; PostgreSQL needs nothing.
    */
   protected afterDelete(_rows: number): void {}
