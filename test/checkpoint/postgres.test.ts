@@ -281,7 +281,7 @@ describe.skipIf(!url)("PostgresCheckpointer", () => {
       code: "SCHEMA_TOO_NEW",
       tablePrefix: prefix,
       version: 999,
-      knownVersion: 5,
+      knownVersion: 6,
       message: expect.stringContaining("Upgrade stateweaver"),
     });
   });
