@@ -6,6 +6,7 @@ import { MULTITASK_STRATEGIES } from "./multitask.js";
 import type { RunChange, RunConsumer, RunQueue } from "./queue.js";
 import { InProcessRunQueue } from "./queues/in-process.js";
 import { resumePoint } from "./resume-point.js";
+import { isDeadlineJob, ReviewDeadlines } from "./review-deadlines.js";
 import { rewindRun } from "./rewind-run.js";
 import {
   type BackgroundRun,
@@ -93,6 +94,8 @@ export class Runs implements RunService {
   readonly #settled = new Set<(change: RunChange) => void>();
   #timers: ReturnType<typeof setInterval>[] = [];
   #closed = false;
+  /** Review deadlines: scheduled as runs pause, applied when due (see review-deadlines.ts). */
+  readonly #deadlines: ReviewDeadlines;
 
   constructor(options: RunsOptions) {
     const graphs =
@@ -102,6 +105,12 @@ export class Runs implements RunService {
     for (const [id, graph] of graphs) this.#graphs.set(id, graph.withRuns(this, id));
     this.queue = options.queue ?? new InProcessRunQueue();
     this.#leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.#deadlines = new ReviewDeadlines({
+      queue: this.queue,
+      graph: (graphId) => this.#graphs.get(graphId),
+      graphs: () => this.#graphs.entries(),
+      create: (request) => this.create(request),
+    });
     this.#unsubscribe = this.queue.onChange((change) => {
       if (change.cancelAction) this.#stop(change.runId, change.cancelAction);
       if (FINAL_RUN_STATUSES.has(change.status)) {
@@ -233,8 +242,13 @@ export class Runs implements RunService {
       (runId, workerId) => this.#handle(runId, workerId, execute),
       {
         concurrency: options.concurrency ?? 4,
+        onScheduled: async (job) => {
+          if (isDeadlineJob(job)) await this.#deadlines.fire(job);
+        },
       },
     );
+    // An in-process queue lost its deadline timers with the last process: schedule again.
+    await this.#deadlines.armAll();
     await this.#beat();
     const beat = setInterval(() => void this.#beat(), this.#leaseMs / 3);
     const sweep = setInterval(
@@ -289,6 +303,8 @@ export class Runs implements RunService {
           emit: (event, data) => this.#log.append(runId, event, data),
         }));
       if (held.stop) throw new AbortError(held.controller.signal.reason);
+      // Before the run ends, so a worker dying in between leaves the run to arm them again.
+      if (outcome === "interrupted") await this.#deadlines.arm(run.graphId, run.threadId);
       await this.#settle(held, { status: outcome });
     } catch (error) {
       const stop = held.stop;
