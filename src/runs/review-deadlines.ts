@@ -143,7 +143,7 @@ export class ReviewDeadlines {
     const interrupt = record?.interrupts.find((i) => i.id === interruptId);
     const deadline = interrupt && deadlineOf(interrupt);
     // The review was answered (or the thread removed): the deadline has nothing to do.
-    if (!record || record.status !== "interrupted" || !interrupt || !deadline) return undefined;
+    if (record?.status !== "interrupted" || !interrupt || !deadline) return undefined;
     if (deadlineOutcomesOf(record)[interruptId]) return undefined;
     const active = await this.#host.queue.list({ threadId: job.threadId, limit: 20 });
     if (active.some((r) => r.status === "pending" || r.status === "running")) return undefined;
@@ -289,7 +289,7 @@ function rejectRefusedBy(interrupt: InterruptRecord): string | undefined {
   if (!Array.isArray(request.actionRequests) || !Array.isArray(request.reviewConfigs))
     return "this pause (it is not a tool review)";
   const config = request.reviewConfigs.find((c) => !c.allowedDecisions.includes("reject"));
-  return config && config.actionName;
+  return config?.actionName;
 }
 
 /** A UUID-shaped id made from `text`: the same text, the same id. */
