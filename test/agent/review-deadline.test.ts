@@ -44,6 +44,13 @@ const agentWith = (deadline: unknown, allowed = ["approve", "reject"] as const) 
     checkpointer: new MemoryCheckpointer(),
   });
 
+/** The interrupt a paused result carries (fails the test when it did not pause). */
+function pausedOn(r: { status: string; interrupt?: { id: string; value: unknown } }) {
+  if (r.status !== "interrupted" || !r.interrupt)
+    throw new Error(`Expected a pause, got ${r.status}`);
+  return r.interrupt;
+}
+
 describe("review deadlines in policies", () => {
   it("durations are milliseconds or a number with ms, s, m, h or d", () => {
     expect(parseDuration(250)).toBe(250);
@@ -85,7 +92,7 @@ describe("review deadlines in policies", () => {
     const before = Date.now();
     const first = await agent.invoke({ messages: [message.user("Pay twice")] }, { config });
     expect(first.status).toBe("interrupted");
-    const firstReview = HITL.fromInterrupt(first.interrupt!);
+    const firstReview = HITL.fromInterrupt(pausedOn(first));
     const at = Date.parse(firstReview.deadline!.at);
     expect(at).toBeGreaterThanOrEqual(before + 7_200_000);
     expect(at).toBeLessThanOrEqual(Date.now() + 7_200_000);
@@ -95,8 +102,8 @@ describe("review deadlines in policies", () => {
     await new Promise((r) => setTimeout(r, 5));
     const second = await agent.resume({ decisions: [{ type: "approve" }] }, { config });
     expect(second.status).toBe("interrupted");
-    const secondValue = second.interrupt!.value as ReviewRequest;
-    expect(second.interrupt!.id).not.toBe(first.interrupt!.id);
+    const secondValue = pausedOn(second).value as ReviewRequest;
+    expect(pausedOn(second).id).not.toBe(pausedOn(first).id);
     expect(Date.parse(secondValue.deadline!.at)).toBeGreaterThan(at);
 
     const state = await agent.getState(config);
@@ -118,6 +125,6 @@ describe("review deadlines in policies", () => {
       { messages: [message.user("Pay")] },
       { config: { configurable: { thread_id: "no-deadline" } } },
     );
-    expect("deadline" in (r.interrupt!.value as object)).toBe(false);
+    expect("deadline" in (pausedOn(r).value as object)).toBe(false);
   });
 });
