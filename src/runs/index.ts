@@ -20,6 +20,13 @@ export type {
 export { InProcessRunQueue } from "./queues/in-process.js";
 export { PostgresRunQueue, type PostgresRunQueueOptions } from "./queues/postgres.js";
 export {
+  DEADLINE_REVIEWER,
+  DEADLINES_KEY,
+  type DeadlineOutcome,
+  deadlineOf,
+  REVIEW_GROUP_KEY,
+} from "./review-deadlines.js";
+export {
   ACTIVE_RUN_STATUSES,
   type BackgroundRun,
   FINAL_RUN_STATUSES,

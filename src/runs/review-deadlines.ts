@@ -82,6 +82,7 @@ export function deadlineOutcomesOf(
  */
 export class ReviewDeadlines {
   readonly #host: DeadlineHost;
+  readonly #listeners = new Set<(threadId: string, outcome: DeadlineOutcome) => void>();
 
   constructor(host: DeadlineHost) {
     this.#host = host;
@@ -133,8 +134,20 @@ export class ReviewDeadlines {
     return armed;
   }
 
+  /** Hear each deadline this process applied (not the ones that found nothing to do). */
+  onApplied(listener: (threadId: string, outcome: DeadlineOutcome) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
   /** Apply a deadline that fell due (the queue's `onScheduled` for deadline jobs). */
   async fire(job: ScheduledJob): Promise<DeadlineOutcome | undefined> {
+    const outcome = await this.#apply(job);
+    if (outcome) for (const listener of this.#listeners) listener(job.threadId, outcome);
+    return outcome;
+  }
+
+  async #apply(job: ScheduledJob): Promise<DeadlineOutcome | undefined> {
     const { graphId, interruptId } = job.payload as { graphId: string; interruptId: string };
     const graph = this.#host.graph(graphId);
     const checkpointer = graph?.checkpointer;

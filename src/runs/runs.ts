@@ -6,7 +6,7 @@ import { MULTITASK_STRATEGIES } from "./multitask.js";
 import type { RunChange, RunConsumer, RunQueue } from "./queue.js";
 import { InProcessRunQueue } from "./queues/in-process.js";
 import { resumePoint } from "./resume-point.js";
-import { isDeadlineJob, ReviewDeadlines } from "./review-deadlines.js";
+import { type DeadlineOutcome, isDeadlineJob, ReviewDeadlines } from "./review-deadlines.js";
 import { rewindRun } from "./rewind-run.js";
 import {
   type BackgroundRun,
@@ -229,6 +229,14 @@ export class Runs implements RunService {
   onSettled(listener: (change: RunChange) => void): () => void {
     this.#settled.add(listener);
     return () => this.#settled.delete(listener);
+  }
+
+  /**
+   * Hear each review deadline that workers in this process applied (a reject, a hand-off, an
+   * overdue mark), e.g. to refresh an inbox. Returns an unsubscribe.
+   */
+  onDeadline(listener: (threadId: string, outcome: DeadlineOutcome) => void): () => void {
+    return this.#deadlines.onApplied(listener);
   }
 
   /**

@@ -1,8 +1,15 @@
 /**
  * Why a thread's pending set may have changed: it paused, a decision was taken, its run
- * ended, or it was deleted.
+ * ended, it was deleted, or a review's deadline passed.
  */
-export type InboxChange = "paused" | "decided" | "finished" | "failed" | "deleted" | "started";
+export type InboxChange =
+  | "paused"
+  | "decided"
+  | "finished"
+  | "failed"
+  | "deleted"
+  | "started"
+  | "deadline";
 
 /**
  * Tells inbox pages (through `GET /inbox/events`) that a thread's pending set changed, so

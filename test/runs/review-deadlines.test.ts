@@ -218,6 +218,8 @@ describe.each(setups)("review deadlines %s", (_name, makeSetup, enabled) => {
     "a hand-off deadline names the new group in the thread's metadata and leaves the review pending",
     async () => {
       const runs = await open({ after: 250, onExpiry: { handOff: { group: "oncall" } } });
+      const heard: string[] = [];
+      runs.onDeadline((threadId, outcome) => heard.push(`${threadId} ${outcome.action}`));
       const threadId = randomUUID();
       const paused = await pause(runs, threadId);
       const record = await until(
@@ -231,6 +233,12 @@ describe.each(setups)("review deadlines %s", (_name, makeSetup, enabled) => {
         [paused.interrupts[0]!.id]: { action: "handed_off", group: "oncall" },
       });
       expect(await runs.list({ threadId })).toHaveLength(1);
+      await until(
+        "the hand-off to be heard",
+        async () => heard.length,
+        (n) => n > 0,
+      );
+      expect(heard).toEqual([`${threadId} handed_off`]);
     },
   );
 
