@@ -1,7 +1,7 @@
 import { hash } from "node:crypto";
 import type { DeadlineExpiry, ReviewDeadline, ReviewRequest } from "../agent/review.js";
 import type { InterruptRecord, ThreadRecord } from "../checkpoint/index.js";
-import { ConcurrentUpdateError, ThreadBusyError } from "../errors/index.js";
+import { ConcurrentUpdateError, InvalidRunError, ThreadBusyError } from "../errors/index.js";
 import type { CompiledGraph } from "../index.js";
 import type { RunQueue, ScheduledJob } from "./queue.js";
 import type { BackgroundRun, RunCreateOptions, RunInput } from "./run.js";
@@ -150,11 +150,21 @@ export class ReviewDeadlines {
   async #apply(job: ScheduledJob): Promise<DeadlineOutcome | undefined> {
     const { graphId, interruptId } = job.payload as { graphId: string; interruptId: string };
     const graph = this.#host.graph(graphId);
-    const checkpointer = graph?.checkpointer;
+    if (!graph) {
+      // Thrown, not skipped: the queue tries the job again, perhaps in a worker hosting it.
+      throw new InvalidRunError(
+        `A review deadline of thread "${job.threadId}" is due, but this worker hosts no graph "${graphId}": start workers with the same graphs as the servers that create runs.`,
+      );
+    }
+    const checkpointer = graph.checkpointer;
     if (!checkpointer) return undefined;
     const record = await checkpointer.getThread(job.threadId);
     const interrupt = record?.interrupts.find((i) => i.id === interruptId);
     const deadline = interrupt && deadlineOf(interrupt);
+    // A claim holds the thread (a run answering it, or a dead run's, until it expires): the
+    // queue tries the job again, and then it sees whether the review was answered.
+    if (record?.status === "busy" && interrupt)
+      throw new ThreadBusyError(job.threadId, record.latestCheckpointId);
     // The review was answered (or the thread removed): the deadline has nothing to do.
     if (record?.status !== "interrupted" || !interrupt || !deadline) return undefined;
     if (deadlineOutcomesOf(record)[interruptId]) return undefined;

@@ -87,6 +87,7 @@ export class Runs implements RunService {
   readonly #graphs = new Map<string, AnyGraph>();
   readonly #leaseMs: number;
   readonly #held = new Map<string, HeldRun>();
+  readonly #taking = new Set<string>();
   readonly #log = new RunEventLog();
   readonly #waiters = new Map<string, Set<() => void>>();
   readonly #unsubscribe: () => void;
@@ -283,7 +284,13 @@ export class Runs implements RunService {
   }
 
   async #handle(runId: string, workerId: string, execute: RunExecutor): Promise<void> {
-    const taken = await this.queue.take(runId, workerId, this.#leaseMs);
+    // Marked while taking, so a heartbeat answering meanwhile does not give the run back.
+    this.#taking.add(runId);
+    const taken = await this.queue.take(runId, workerId, this.#leaseMs).catch((error) => {
+      this.#taking.delete(runId);
+      throw error;
+    });
+    if (!("taken" in taken)) this.#taking.delete(runId);
     if ("gone" in taken) return;
     if ("held" in taken) {
       // Another worker's lease is live: fail this job so the queue tries again later.
@@ -292,6 +299,7 @@ export class Runs implements RunService {
     const run = taken.taken;
     const held: HeldRun = { run, controller: new AbortController(), stop: undefined };
     this.#held.set(runId, held);
+    this.#taking.delete(runId);
     if (run.cancelAction) this.#stop(runId, run.cancelAction);
     const graph = this.#graphs.get(run.graphId);
     try {
@@ -354,14 +362,19 @@ export class Runs implements RunService {
 
   async #beat(): Promise<void> {
     const workerIds = this.#consumer?.workerIds() ?? [];
+    // Only runs held when the heartbeat was sent are judged by its answer: a run taken while
+    // it was in flight is missing from it without being lost.
+    const asked = new Map(this.#held);
     try {
       const holding = await this.queue.heartbeat(workerIds, this.#leaseMs);
       const still = new Map(holding.map((h) => [h.runId, h]));
       // A run recorded as ours that no handler here holds (its end could not be stored):
       // give it back so another worker settles it.
       for (const h of holding)
-        if (!this.#held.has(h.runId)) await this.queue.release(h.runId, h.attempt);
-      for (const [runId, held] of this.#held) {
+        if (!this.#held.has(h.runId) && !this.#taking.has(h.runId))
+          await this.queue.release(h.runId, h.attempt);
+      for (const [runId, held] of asked) {
+        if (this.#held.get(runId) !== held) continue;
         const h = still.get(runId);
         // Taken over after this process missed its lease: stop without storing more.
         if (!h || h.attempt !== held.run.attempt) this.#stop(runId, "lost");

@@ -46,6 +46,23 @@ const agentWith = (checkpointer: Checkpointer, deadline: ReviewDeadlinePolicy) =
     checkpointer,
   });
 
+const notify = tool({
+  name: "notify",
+  description: "Tell the customer.",
+  schema: z.object({ text: z.string() }),
+  run: () => "told",
+});
+// One turn with both calls, so one review holds both.
+const both: FakeResponse = (messages) =>
+  messages.at(-1)?.role === "tool"
+    ? "Done."
+    : {
+        toolCalls: [
+          { name: "transfer", args: { amount: 5 } },
+          { name: "notify", args: { text: "paid" } },
+        ],
+      };
+
 /** A real queue whose scheduled jobs are counted as they finish, so tests can wait for them. */
 function observed(queue: RunQueue, fired: ScheduledJob[]): RunQueue {
   return new Proxy(queue, {
@@ -72,7 +89,8 @@ async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => bool
     if (ok(v)) return v;
     await new Promise((r) => setTimeout(r, 25));
   }
-  throw new Error(`Gave up waiting for ${what}`);
+  const last = await read();
+  throw new Error(`Gave up waiting for ${what}; last seen: ${JSON.stringify(last)}`);
 }
 
 interface Setup {
@@ -191,10 +209,10 @@ describe.each(setups)("review deadlines %s", (_name, makeSetup, enabled) => {
       });
       // Both workers may take the job; it is applied once.
       expect(b).not.toBe(a);
-      const record = await until(
+      const { record } = await until(
         "the deadline's run to finish",
-        () => threadOf(threadId),
-        (r) => r?.status === "idle",
+        async () => ({ record: await threadOf(threadId), runs: await a.list({ threadId }), fired }),
+        (seen) => seen.record?.status === "idle",
       );
       const state = await a.graph("payments")!.getState({ configurable: { thread_id: threadId } });
       const messages = (state.values as { messages: Array<{ role: string; content: string }> })
@@ -206,6 +224,8 @@ describe.each(setups)("review deadlines %s", (_name, makeSetup, enabled) => {
       const decisions = record!.metadata["stateweaver:decisions"] as Array<Record<string, unknown>>;
       expect(decisions).toHaveLength(1);
       expect(decisions[0]).toMatchObject({ interruptId: interrupt.id, reviewer: "deadline" });
+      // The thread is idle a moment before its run's record says so.
+      expect((await a.join(decisions[0]!.runId as string)).status).toBe("success");
       const threadRuns = await a.list({ threadId });
       expect(threadRuns.map((r) => r.status).sort()).toEqual(["interrupted", "success"]);
       expect(record!.metadata[DEADLINES_KEY]).toMatchObject({
@@ -260,6 +280,47 @@ describe.each(setups)("review deadlines %s", (_name, makeSetup, enabled) => {
     expect(record!.metadata[REVIEW_GROUP_KEY]).toBeUndefined();
     expect(await runs.list({ threadId })).toHaveLength(1);
   });
+
+  it.skipIf(!enabled)(
+    "a reject deadline on a review with a call that may not be rejected marks it overdue, saying why",
+    async () => {
+      const runs = createRuns({
+        graphs: [
+          createAgent({
+            name: "payments",
+            model: new FakeChatModel({ responses: Array.from({ length: 10 }, () => both) }),
+            tools: [transfer, notify],
+            interruptOn: {
+              transfer: {
+                allowedDecisions: ["approve", "reject"],
+                deadline: { after: 250, onExpiry: { reject: { message: "Late." } } },
+              },
+              notify: { allowedDecisions: ["approve"] },
+            },
+            checkpointer: setup.checkpointer,
+          }),
+        ],
+        queue: observed(await setup.queue(), fired),
+      });
+      await runs.work({ concurrency: 2 });
+      opened.push(runs);
+      const threadId = randomUUID();
+      const paused = await pause(runs, threadId);
+      const id = paused.interrupts[0]!.id;
+      const record = await until(
+        "the review to be marked overdue",
+        () => threadOf(threadId),
+        (r) =>
+          (r?.metadata[DEADLINES_KEY] as Record<string, unknown> | undefined)?.[id] !== undefined &&
+          r?.status !== "busy",
+      );
+      expect(record!.metadata[DEADLINES_KEY]).toMatchObject({
+        [id]: { action: "overdue", reason: expect.stringContaining("notify may not be rejected") },
+      });
+      expect(record!.status).toBe("interrupted");
+      expect(await runs.list({ threadId })).toHaveLength(1);
+    },
+  );
 
   it.skipIf(!enabled)(
     "a decision made before the deadline leaves nothing for it to do",
