@@ -3,6 +3,7 @@ import type { AssistantMessage, Tool, ToolCall, ToolMessage } from "../models/in
 import { decide, type PendingAction, type ReviewOutcome } from "./decisions.js";
 import { type AgentRuntime, defineMiddleware, type Middleware } from "./middleware.js";
 import type { ReviewRequest } from "./review.js";
+import { reviewDeadlineOf } from "./review-deadline.js";
 import { type InterruptOnConfig, resolveInterruptOn } from "./review-policy.js";
 import { type AgentState, unansweredToolCalls } from "./state.js";
 
@@ -145,6 +146,7 @@ async function reviewRequest<C>(
     }
     actionRequests.push({ id: call.id, name: call.name, args: call.args, description });
   }
+  const deadline = reviewDeadlineOf(batch.map(({ policy }) => policy.deadline));
   return {
     actionRequests,
     reviewConfigs: batch.map(({ call, policy }) => ({
@@ -152,6 +154,7 @@ async function reviewRequest<C>(
       allowedDecisions: [...policy.allowedDecisions],
       ...(policy.argsSchema && { argsSchema: policy.argsSchema.json }),
     })),
+    ...(deadline && { deadline }),
   };
 }
 

@@ -40,6 +40,7 @@ export {
   type ActionRequest,
   type ApproveDecision,
   DECISION_TYPES,
+  type DeadlineExpiry,
   type DecisionType,
   type EditDecision,
   HITL,
@@ -47,13 +48,16 @@ export {
   type RejectDecision,
   type RespondDecision,
   type ReviewConfig,
+  type ReviewDeadline,
   type ReviewDecision,
   type ReviewRequest,
   type ReviewResume,
   type ToolReview,
 } from "./review.js";
+export { parseDuration } from "./review-deadline.js";
 export type {
   InterruptOnConfig,
+  ReviewDeadlinePolicy,
   ReviewPolicy,
   ToolCallDescription,
   ToolCallPredicate,

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { AgentConfigError } from "../errors/index.js";
 import type { JsonSchema, ToolCall } from "../models/index.js";
 import type { AgentRuntime } from "./middleware.js";
-import { DECISION_TYPES, type DecisionType } from "./review.js";
+import { DECISION_TYPES, type DeadlineExpiry, type DecisionType } from "./review.js";
+import { resolveDeadline } from "./review-deadline.js";
 import type { AgentState } from "./state.js";
 
 /**
@@ -43,6 +44,8 @@ export type ToolCallDescription<C = unknown> = (
  * - `description`: the text shown instead of the default, or a function that writes it.
  * - `argsSchema`: a zod schema or a JSON Schema that edited args must also satisfy (on
  *   top of the tool's own schema); it is sent to the reviewer as JSON Schema.
+ * - `deadline`: how long the review may wait, and what happens when nobody answered by
+ *   then (see `ReviewDeadlinePolicy`; it takes effect for runs executed by `createRuns`).
  *
  * @example
  * const policy: ReviewPolicy = {
@@ -56,6 +59,21 @@ export interface ReviewPolicy<C = unknown> {
   predicate?: ToolCallPredicate<C>;
   description?: string | ToolCallDescription<C>;
   argsSchema?: z.ZodType | JsonSchema;
+  deadline?: ReviewDeadlinePolicy;
+}
+
+/**
+ * A review's deadline: `after` (milliseconds, or a duration such as `"30m"`, `"2h"`,
+ * `"1d"`) counted from when the review is raised, and `onExpiry`: `{ reject: { message } }`
+ * rejects the calls (the policy must allow `reject`), `{ handOff: { group } }` hands the
+ * review to another group, `"wait"` keeps waiting, marked overdue.
+ *
+ * @example
+ * const deadline: ReviewDeadlinePolicy = { after: "2h", onExpiry: { reject: { message: "Nobody approved in time." } } };
+ */
+export interface ReviewDeadlinePolicy {
+  after: number | string;
+  onExpiry: DeadlineExpiry;
 }
 
 /**
@@ -78,6 +96,7 @@ export interface ResolvedPolicy<C = unknown> {
   when: ToolCallPredicate<C> | undefined;
   description: string | ToolCallDescription<C> | undefined;
   argsSchema: { zod: z.ZodType; json: JsonSchema } | undefined;
+  deadline: { afterMs: number; onExpiry: DeadlineExpiry } | undefined;
 }
 
 const isZod = (v: unknown): v is z.ZodType =>
@@ -111,6 +130,7 @@ export function resolveInterruptOn<C>(
         when: undefined,
         description: undefined,
         argsSchema: undefined,
+        deadline: undefined,
       });
       continue;
     }
@@ -161,6 +181,17 @@ function resolvePolicy<C>(tool: string, entry: unknown): ResolvedPolicy<C> {
       `${where}.description must be a string or a function (call, state?, runtime?) => string.`,
     );
   }
+  const deadline =
+    policy.deadline === undefined
+      ? undefined
+      : resolveDeadline(`${where}.deadline`, policy.deadline);
+  if (deadline && typeof deadline.onExpiry === "object" && "reject" in deadline.onExpiry) {
+    if (!allowed.includes("reject")) {
+      throw new AgentConfigError(
+        `${where}.deadline rejects the call when it passes, but allowedDecisions has no "reject"; add "reject" or choose onExpiry handOff or "wait".`,
+      );
+    }
+  }
   return {
     tool,
     allowedDecisions: [...new Set(allowed)],
@@ -168,6 +199,7 @@ function resolvePolicy<C>(tool: string, entry: unknown): ResolvedPolicy<C> {
     description,
     argsSchema:
       policy.argsSchema === undefined ? undefined : resolveSchema(where, policy.argsSchema),
+    deadline,
   };
 }
 

@@ -46,8 +46,34 @@ export interface ReviewConfig {
 }
 
 /**
+ * What happens when a review's deadline passes unanswered: every call of the review is
+ * rejected with `message`, the review is handed to another `group` (the thread's
+ * `review_group` metadata; it stays pending), or it keeps waiting, marked overdue.
+ *
+ * @example
+ * const onExpiry: DeadlineExpiry = { handOff: { group: "oncall", message: "No answer in 2h" } };
+ */
+export type DeadlineExpiry =
+  | { reject: { message?: string } }
+  | { handOff: { group: string; message?: string } }
+  | "wait";
+
+/**
+ * A review's deadline as its interrupt value carries it: when (`at`, ISO time, fixed when
+ * the review is first raised) and what happens then.
+ *
+ * @example
+ * const d: ReviewDeadline = { at: "2026-01-01T12:00:00.000Z", onExpiry: "wait" };
+ */
+export interface ReviewDeadline {
+  at: string;
+  onExpiry: DeadlineExpiry;
+}
+
+/**
  * The interrupt value of a tool review: action requests and review configs, index by
- * index. Plain JSON, so it is checkpointed with the paused thread.
+ * index, and the `deadline` when a policy of its calls set one. Plain JSON, so it is
+ * checkpointed with the paused thread.
  *
  * @example
  * if (r.status === "interrupted") (r.interrupt.value as ReviewRequest).actionRequests;
@@ -55,6 +81,7 @@ export interface ReviewConfig {
 export interface ReviewRequest {
   actionRequests: ActionRequest[];
   reviewConfigs: ReviewConfig[];
+  deadline?: ReviewDeadline;
 }
 
 /**
@@ -231,6 +258,7 @@ export const HITL = {
       interruptId: interrupt.id,
       actionRequests: request.actionRequests,
       reviewConfigs: request.reviewConfigs,
+      ...(request.deadline !== undefined && { deadline: request.deadline }),
       actions: request.actionRequests.map((action, i) => {
         const config = request.reviewConfigs[i]!;
         return {

@@ -8,9 +8,24 @@
  * const runs = createRuns({ graphs: [graph], queue: await PostgresRunQueue.open({ connectionString }) });
  */
 export { MULTITASK_STRATEGIES, type MultitaskDecision, multitaskDecision } from "./multitask.js";
-export type { NewRun, RunChange, RunConsumer, RunEnd, RunQueue, Taken } from "./queue.js";
+export type {
+  NewRun,
+  RunChange,
+  RunConsumer,
+  RunEnd,
+  RunQueue,
+  ScheduledJob,
+  Taken,
+} from "./queue.js";
 export { InProcessRunQueue } from "./queues/in-process.js";
 export { PostgresRunQueue, type PostgresRunQueueOptions } from "./queues/postgres.js";
+export {
+  DEADLINE_REVIEWER,
+  DEADLINES_KEY,
+  type DeadlineOutcome,
+  deadlineOf,
+  REVIEW_GROUP_KEY,
+} from "./review-deadlines.js";
 export {
   ACTIVE_RUN_STATUSES,
   type BackgroundRun,

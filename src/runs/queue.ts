@@ -41,6 +41,23 @@ export interface RunChange {
   cancelAction: StopAction | null;
 }
 
+/**
+ * A job due at a time rather than now (a review's deadline): one worker of the queue runs it
+ * once, at `at` or soon after, never while a run of its thread is working. Scheduling a `key`
+ * that already waits changes nothing, so every process may schedule what it sees.
+ *
+ * @example
+ * const job: ScheduledJob = { key: "deadline:t1:a1b2", threadId: "t1", at: "2026-01-01T12:00:00.000Z",
+ *   payload: { interruptId: "a1b2" } };
+ */
+export interface ScheduledJob {
+  key: string;
+  threadId: string;
+  /** ISO time. */
+  at: string;
+  payload: Record<string, unknown>;
+}
+
 /** What `take` found: the run is now this worker's, or why not. */
 export type Taken =
   | { taken: QueuedRun }
@@ -74,11 +91,21 @@ export interface RunQueue {
   list(options: RunListOptions): Promise<QueuedRun[]>;
   /** Pending → `cancelled` now; running → `cancelAction` set for its worker. Ended: as is. */
   requestCancel(runId: string, action: StopAction): Promise<QueuedRun | undefined>;
-  /** Start dispatching runs to `handler`, at most `concurrency` at once in this process. */
+  /**
+   * Start dispatching runs to `handler`, at most `concurrency` at once in this process, and
+   * scheduled jobs that fall due to `onScheduled` (a job whose handler throws is tried again
+   * later).
+   */
   consume(
     handler: (runId: string, workerId: string) => Promise<void>,
-    options: { concurrency: number },
+    options: { concurrency: number; onScheduled?: (job: ScheduledJob) => Promise<void> },
   ): Promise<RunConsumer>;
+  /**
+   * Keep `job` until `at`, then hand it to one consumer's `onScheduled`. Idempotent by
+   * `job.key` while the job waits. Whether it outlives this process depends on the queue:
+   * on PostgreSQL it does; in process it does not (`Runs.work` schedules again what it finds).
+   */
+  schedule(job: ScheduledJob): Promise<void>;
   /** Make the run this worker's (attempt + 1), if it is pending or its last worker's lease ran out. */
   take(runId: string, workerId: string, leaseMs: number): Promise<Taken>;
   /** End a run this attempt holds; `undefined` if it does not hold it any more (nothing changed). */

@@ -6,6 +6,7 @@ import { MULTITASK_STRATEGIES } from "./multitask.js";
 import type { RunChange, RunConsumer, RunQueue } from "./queue.js";
 import { InProcessRunQueue } from "./queues/in-process.js";
 import { resumePoint } from "./resume-point.js";
+import { type DeadlineOutcome, isDeadlineJob, ReviewDeadlines } from "./review-deadlines.js";
 import { rewindRun } from "./rewind-run.js";
 import {
   type BackgroundRun,
@@ -95,6 +96,8 @@ export class Runs implements RunService {
   readonly #settled = new Set<(change: RunChange) => void>();
   #timers: ReturnType<typeof setInterval>[] = [];
   #closed = false;
+  /** Review deadlines: scheduled as runs pause, applied when due (see review-deadlines.ts). */
+  readonly #deadlines: ReviewDeadlines;
 
   constructor(options: RunsOptions) {
     const graphs =
@@ -104,6 +107,12 @@ export class Runs implements RunService {
     for (const [id, graph] of graphs) this.#graphs.set(id, graph.withRuns(this, id));
     this.queue = options.queue ?? new InProcessRunQueue();
     this.#leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.#deadlines = new ReviewDeadlines({
+      queue: this.queue,
+      graph: (graphId) => this.#graphs.get(graphId),
+      graphs: () => this.#graphs.entries(),
+      create: (request) => this.create(request),
+    });
     this.#unsubscribe = this.queue.onChange((change) => {
       if (change.cancelAction) this.#stop(change.runId, change.cancelAction);
       if (FINAL_RUN_STATUSES.has(change.status)) {
@@ -237,6 +246,14 @@ export class Runs implements RunService {
   }
 
   /**
+   * Hear each review deadline that workers in this process applied (a reject, a hand-off, an
+   * overdue mark), e.g. to refresh an inbox. Returns an unsubscribe.
+   */
+  onDeadline(listener: (threadId: string, outcome: DeadlineOutcome) => void): () => void {
+    return this.#deadlines.onApplied(listener);
+  }
+
+  /**
    * Execute runs in this process: up to `concurrency` at once, as the queue hands them out,
    * holding each under a lease renewed in the background. Call once.
    */
@@ -246,7 +263,12 @@ export class Runs implements RunService {
     const consume = async (): Promise<void> => {
       const consumer = await this.queue.consume(
         (runId, workerId) => this.#handle(runId, workerId, execute),
-        { concurrency: options.concurrency ?? 4 },
+        {
+          concurrency: options.concurrency ?? 4,
+          onScheduled: async (job) => {
+            if (isDeadlineJob(job)) await this.#deadlines.fire(job);
+          },
+        },
       );
       if (this.#closed) return void (await consumer.stop());
       this.#consumer = consumer;
@@ -265,6 +287,8 @@ export class Runs implements RunService {
       }
     };
     await consume();
+    // An in-process queue lost its deadline timers with the last process: schedule again.
+    await this.#deadlines.armAll();
     await this.#beat();
     const beat = setInterval(() => void this.#beat(), this.#leaseMs / 3);
     const sweep = setInterval(
@@ -323,6 +347,8 @@ export class Runs implements RunService {
           emit: (event, data) => this.#log.append(runId, event, data),
         }));
       if (held.stop) throw new AbortError(held.controller.signal.reason);
+      // Before the run ends, so a worker dying in between leaves the run to arm them again.
+      if (outcome === "interrupted") await this.#deadlines.arm(run.graphId, run.threadId);
       await this.#settle(held, { status: outcome });
     } catch (error) {
       const stop = held.stop;

@@ -92,6 +92,7 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
       run.status === "interrupted" ? "paused" : run.status === "error" ? "failed" : "finished";
     context.events.publish(run.threadId, reason);
   });
+  runs.onDeadline((threadId) => context.events.publish(threadId, "deadline"));
   const concurrency = options.concurrency ?? 8;
   if (concurrency > 0) runs.work({ concurrency, execute: graphRunExecutor() }).catch(report);
   const access = { token: options.token };

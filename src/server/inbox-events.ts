@@ -2,7 +2,7 @@ import { hasThreadChangeFeed, type ThreadChangeFeed } from "../checkpoint/index.
 
 /**
  * Why a thread's pending set may have changed: it paused, a decision was taken, its run
- * ended, a run took or left it, or it was deleted.
+ * ended, a run took or left it, it was deleted, or a review's deadline passed.
  */
 export type InboxChange =
   | "paused"
@@ -11,7 +11,8 @@ export type InboxChange =
   | "failed"
   | "deleted"
   | "started"
-  | "released";
+  | "released"
+  | "deadline";
 
 type Listener = (e: { threadId: string; reason: InboxChange }) => void;
 

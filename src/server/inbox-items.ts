@@ -1,4 +1,6 @@
+import type { ReviewDeadline } from "../agent/index.js";
 import type { InterruptRecord, ThreadRecord } from "../checkpoint/index.js";
+import { deadlineOf, REVIEW_GROUP_KEY } from "../runs/review-deadlines.js";
 import { type PauseKind, pauseKind } from "./review-answer.js";
 
 /** The thread metadata key under which decisions are recorded (a list). */
@@ -10,7 +12,8 @@ export const DECISIONS_KEY = "stateweaver:decisions";
  * @example
  * const item: InboxItem = { threadId: "t1", graphId: "ops", interruptId: "a1b2…", kind: "tool_review",
  *   node: "humanInTheLoop/afterModel", ns: "", value: {}, checkpointId: "c1",
- *   waitingSince: "2026-01-01T00:00:00.000Z", threadMetadata: {}, summary: "remove_file(path: temp.txt)" };
+ *   waitingSince: "2026-01-01T00:00:00.000Z", threadMetadata: {}, summary: "remove_file(path: temp.txt)",
+ *   deadline: null, reviewGroup: null };
  */
 export interface InboxItem {
   threadId: string;
@@ -24,6 +27,10 @@ export interface InboxItem {
   waitingSince: string;
   threadMetadata: Record<string, unknown>;
   summary: string;
+  /** When the review's deadline passes and what happens then (its policy's), or null. */
+  deadline: ReviewDeadline | null;
+  /** The group the review was handed to (the thread's `review_group` metadata), or null. */
+  reviewGroup: string | null;
 }
 
 const clip = (text: string, max = 120) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
@@ -63,6 +70,7 @@ export function inboxItemsOf(record: ThreadRecord, graphId: string | undefined):
   const { [DECISIONS_KEY]: _decisions, ...threadMetadata } = record.metadata;
   const items: InboxItem[] = [];
   const seen = new Set<string>();
+  const group = record.metadata[REVIEW_GROUP_KEY];
   for (const i of record.interrupts) {
     const kind = pauseKind(i);
     const interruptId = itemIdOf(i, record.latestCheckpointId);
@@ -80,6 +88,8 @@ export function inboxItemsOf(record: ThreadRecord, graphId: string | undefined):
       waitingSince: record.updatedAt,
       threadMetadata,
       summary: summaryOf(i, kind),
+      deadline: deadlineOf(i) ?? null,
+      reviewGroup: typeof group === "string" ? group : null,
     });
   }
   return items;

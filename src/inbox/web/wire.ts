@@ -51,6 +51,10 @@ export interface InboxItem {
   waitingSince: string;
   threadMetadata: Record<string, unknown>;
   summary: string;
+  /** The review's deadline (the list is sorted by it, soonest first), or null. */
+  deadline?: { at: string; onExpiry: unknown } | null;
+  /** The group a passed deadline handed the review to, or null. */
+  reviewGroup?: string | null;
 }
 
 export interface InboxList {

@@ -1,5 +1,5 @@
 import { multitaskDecision } from "../multitask.js";
-import type { NewRun, RunChange, RunEnd, RunQueue, Taken } from "../queue.js";
+import type { NewRun, RunChange, RunEnd, RunQueue, ScheduledJob, Taken } from "../queue.js";
 import {
   ACTIVE_RUN_STATUSES,
   FINAL_RUN_STATUSES,
@@ -9,11 +9,26 @@ import {
 
 /** Ended runs kept for `get`/`list`/`join`; the oldest go first. */
 const KEPT_ENDED_RUNS = 10_000;
+/** A scheduled job whose handler threw is tried again after this, up to `JOB_ATTEMPTS` times. */
+const JOB_RETRY_MS = 1000;
+const JOB_ATTEMPTS = 25;
+/** setTimeout's longest delay; a job due later waits in steps of it. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+interface WaitingJob {
+  job: ScheduledJob;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  due: boolean;
+  running: boolean;
+  attempts: number;
+}
 
 /**
  * Runs kept and dispatched in this process: the queue of the embedded mode (PGlite or
  * memory), where one process owns the data. Nothing here outlives the process: a thread's
  * checkpoints do, and a run that was working when it stopped is simply not continued.
+ * Scheduled jobs wait on timers, so they end with the process too (`Runs.work` schedules
+ * the deadlines of paused reviews again when it starts).
  *
  * @example
  * const runs = createRuns({ graphs: [graph], queue: new InProcessRunQueue() });
@@ -22,6 +37,8 @@ export class InProcessRunQueue implements RunQueue {
   readonly #runs = new Map<string, QueuedRun>();
   readonly #listeners = new Set<(change: RunChange) => void>();
   #handler: ((runId: string, workerId: string) => Promise<void>) | undefined;
+  #onScheduled: ((job: ScheduledJob) => Promise<void>) | undefined;
+  readonly #jobs = new Map<string, WaitingJob>();
   #concurrency = 1;
   #working = new Set<string>();
   #closed = false;
@@ -82,17 +99,46 @@ export class InProcessRunQueue implements RunQueue {
 
   async consume(
     handler: (runId: string, workerId: string) => Promise<void>,
-    options: { concurrency: number },
+    options: { concurrency: number; onScheduled?: (job: ScheduledJob) => Promise<void> },
   ) {
     this.#handler = handler;
+    this.#onScheduled = options.onScheduled;
     this.#concurrency = options.concurrency;
     this.#dispatch();
     return {
       workerIds: () => ["in-process"],
       stop: async () => {
         this.#handler = undefined;
+        this.#onScheduled = undefined;
       },
     };
+  }
+
+  async schedule(job: ScheduledJob): Promise<void> {
+    if (this.#closed || this.#jobs.has(job.key)) return;
+    const waiting: WaitingJob = {
+      job: { ...job },
+      timer: undefined,
+      due: false,
+      running: false,
+      attempts: 0,
+    };
+    this.#jobs.set(job.key, waiting);
+    this.#arm(waiting, Date.parse(job.at));
+  }
+
+  /** Wake the job at `at` (a timer that does not keep the process alive). */
+  #arm(waiting: WaitingJob, at: number): void {
+    const wait = Math.max(0, at - Date.now());
+    waiting.timer = setTimeout(
+      () => {
+        if (wait > MAX_TIMER_MS) return this.#arm(waiting, at);
+        waiting.due = true;
+        this.#dispatch();
+      },
+      Math.min(wait, MAX_TIMER_MS),
+    );
+    waiting.timer.unref?.();
   }
 
   async take(runId: string, workerId: string): Promise<Taken> {
@@ -140,6 +186,9 @@ export class InProcessRunQueue implements RunQueue {
   async close(): Promise<void> {
     this.#closed = true;
     this.#handler = undefined;
+    this.#onScheduled = undefined;
+    for (const waiting of this.#jobs.values()) clearTimeout(waiting.timer);
+    this.#jobs.clear();
   }
 
   #active(threadId: string): QueuedRun[] {
@@ -166,13 +215,21 @@ export class InProcessRunQueue implements RunQueue {
     for (const listener of this.#listeners) listener(change);
   }
 
-  /** Hand the oldest pending run of each idle thread to the handler, up to the concurrency. */
+  /**
+   * Hand the oldest pending run of each idle thread to the handler, up to the concurrency;
+   * a due job goes first, when its thread has no run working.
+   */
   #dispatch(): void {
     const handler = this.#handler;
     if (!handler || this.#closed) return;
     const busy = new Set<string>();
     for (const run of this.#runs.values()) {
       if (run.status === "running" || this.#working.has(run.runId)) busy.add(run.threadId);
+    }
+    for (const waiting of this.#jobs.values()) if (waiting.running) busy.add(waiting.job.threadId);
+    for (const waiting of this.#jobs.values()) {
+      if (!waiting.due || waiting.running || busy.has(waiting.job.threadId)) continue;
+      if (this.#runJob(waiting)) busy.add(waiting.job.threadId);
     }
     for (const run of this.#runs.values()) {
       if (this.#working.size >= this.#concurrency) return;
@@ -186,6 +243,31 @@ export class InProcessRunQueue implements RunQueue {
           this.#dispatch();
         });
     }
+  }
+
+  /** Run a due job; false when nothing consumes jobs here yet (it stays due until then). */
+  #runJob(waiting: WaitingJob): boolean {
+    const onScheduled = this.#onScheduled;
+    if (!onScheduled) return false;
+    waiting.running = true;
+    waiting.attempts++;
+    onScheduled({ ...waiting.job }).then(
+      () => {
+        if (this.#jobs.get(waiting.job.key) === waiting) this.#jobs.delete(waiting.job.key);
+        queueMicrotask(() => this.#dispatch());
+      },
+      () => {
+        waiting.running = false;
+        waiting.due = false;
+        if (waiting.attempts >= JOB_ATTEMPTS || this.#closed) {
+          this.#jobs.delete(waiting.job.key);
+        } else {
+          this.#arm(waiting, Date.now() + JOB_RETRY_MS);
+        }
+        queueMicrotask(() => this.#dispatch());
+      },
+    );
+    return true;
   }
 
   #forgetOld(): void {

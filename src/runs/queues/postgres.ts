@@ -2,12 +2,14 @@ import { EventEmitter } from "node:events";
 import { Logger, runMigrations, run as runWorkers, type WorkerEvents } from "graphile-worker";
 import type { Client, Pool, PoolClient } from "pg";
 import { multitaskDecision } from "../multitask.js";
-import type { NewRun, RunChange, RunEnd, RunQueue, Taken } from "../queue.js";
+import type { NewRun, RunChange, RunEnd, RunQueue, ScheduledJob, Taken } from "../queue.js";
 import type { QueuedRun, RunListOptions, StopAction } from "../run.js";
 import { createRunTables, runTables } from "./postgres-schema.js";
 
 /** graphile-worker's task name for "execute this run". */
 const RUN_TASK = "stateweaver_run";
+/** graphile-worker's task name for a `ScheduledJob` that fell due. */
+const SCHEDULED_TASK = "stateweaver_scheduled";
 
 /** Options of `PostgresRunQueue`. */
 export interface PostgresRunQueueOptions {
@@ -17,7 +19,10 @@ export interface PostgresRunQueueOptions {
   tablePrefix?: string;
   /** graphile-worker's schema (default: the prefix followed by `queue`). */
   schema?: string;
-  /** How often idle workers look for jobs scheduled for later (ms); new jobs arrive by NOTIFY. */
+  /**
+   * How often idle workers look for jobs scheduled for later (ms); new jobs arrive by NOTIFY.
+   * A review deadline fires up to this long after its time.
+   */
   pollInterval?: number;
 }
 
@@ -161,8 +166,9 @@ export class PostgresRunQueue implements RunQueue {
 
   async consume(
     handler: (runId: string, workerId: string) => Promise<void>,
-    options: { concurrency: number },
+    options: { concurrency: number; onScheduled?: (job: ScheduledJob) => Promise<void> },
   ) {
+    const { onScheduled } = options;
     const events: WorkerEvents = new EventEmitter();
     const workerIds = new Set<string>();
     // graphile-worker locks jobs in the name of its worker pool (one per process), not of
@@ -182,6 +188,12 @@ export class PostgresRunQueue implements RunQueue {
           const { runId } = payload as { runId: string };
           await handler(runId, helpers.job.locked_by ?? "unknown");
         },
+        // Only consumers that handle scheduled jobs take them (graphile-worker asks by task).
+        ...(onScheduled && {
+          [SCHEDULED_TASK]: async (payload: unknown) => {
+            await onScheduled(payload as ScheduledJob);
+          },
+        }),
       },
     });
     let stopping = false;
@@ -198,6 +210,16 @@ export class PostgresRunQueue implements RunQueue {
       (error: unknown) => (stopping ? new Promise<never>(() => {}) : error),
     );
     return { stop, workerIds: () => [...workerIds], ended };
+  }
+
+  async schedule(job: ScheduledJob): Promise<void> {
+    // The thread's named queue: the job never runs beside a run of its thread. The key makes
+    // it one job however many processes schedule it; its time stays the first one given.
+    await this.#pool.query(
+      `select ${this.#schema}.add_job($1, $2::json, queue_name => $3, run_at => $4::timestamptz,
+         max_attempts => 25, job_key => $5, job_key_mode => 'preserve_run_at')`,
+      [SCHEDULED_TASK, JSON.stringify(job), `thread:${job.threadId}`, job.at, job.key],
+    );
   }
 
   async take(runId: string, workerId: string, leaseMs: number): Promise<Taken> {

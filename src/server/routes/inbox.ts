@@ -9,6 +9,7 @@ import { RequestError } from "../errors.js";
 import { createGraphRun } from "../graph-runs.js";
 import { timelineOf } from "../history-timeline.js";
 import { DECISIONS_KEY, type InboxItem, inboxItemsOf } from "../inbox-items.js";
+import { byTimeLeft } from "../inbox-order.js";
 import { parseBody } from "../request-body.js";
 import { findThread, type ServerContext } from "../server-context.js";
 import { submitDecision } from "../submit-decision.js";
@@ -61,6 +62,7 @@ export function inboxRoutes(ctx: ServerContext): Hono {
       const graphName = graphId === undefined ? undefined : ctx.hosted.get(graphId).name;
       const limit = Math.min(Math.max(Number(c.req.query("limit") ?? 50) || 50, 1), 500);
       const offset = Math.max(Number(c.req.query("cursor") ?? 0) || 0, 0);
+      const group = c.req.query("group") || undefined;
       const all = await interruptedThreads(ctx);
       const active = await ctx.runs.activeThreads();
       const byGraph: Record<string, number> = {};
@@ -70,8 +72,10 @@ export function inboxRoutes(ctx: ServerContext): Hono {
         const id = ctx.hosted.idOf(record.graph);
         const pending = inboxItemsOf(record, id);
         if (id !== undefined) byGraph[id] = (byGraph[id] ?? 0) + pending.length;
-        if (graphName === undefined || record.graph === graphName) items.push(...pending);
+        if (graphName !== undefined && record.graph !== graphName) continue;
+        items.push(...pending.filter((i) => group === undefined || i.reviewGroup === group));
       }
+      items.sort(byTimeLeft);
       const page = items.slice(offset, offset + limit);
       const total = Object.values(byGraph).reduce((a, b) => a + b, 0);
       return c.json({

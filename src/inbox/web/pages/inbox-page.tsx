@@ -29,6 +29,21 @@ function titleOf(item: InboxItem): string {
   return item.summary || item.node;
 }
 
+/** "2h left" or "overdue 5m" for a deadline; the list itself is sorted by the server. */
+function timeLeft(at: string, now = Date.now()): { text: string; overdue: boolean } {
+  const ms = Date.parse(at) - now;
+  const span = (n: number) => {
+    const m = Math.round(Math.abs(n) / 60_000);
+    if (m < 1) return `${Math.max(0, Math.round(Math.abs(n) / 1000))}s`;
+    if (m < 60) return `${m}m`;
+    const h = Math.round(m / 60);
+    return h < 48 ? `${h}h` : `${Math.round(h / 24)}d`;
+  };
+  return ms >= 0
+    ? { text: `${span(ms)} left`, overdue: false }
+    : { text: `overdue ${span(ms)}`, overdue: true };
+}
+
 function useInbox(graph: string | undefined) {
   const [list, setList] = useState<InboxList | null>(null);
   const [graphs, setGraphs] = useState<string[]>([]);
@@ -151,7 +166,22 @@ export function InboxPage({ graph }: { graph?: string }) {
                   <span class="muted">at {item.node}</span>
                   <span class="muted">·</span>
                   <code class="muted">{item.threadId}</code>
+                  {item.reviewGroup && (
+                    <span class="badge review-group" title="handed to this group">
+                      {item.reviewGroup}
+                    </span>
+                  )}
                 </span>
+                {item.deadline && (
+                  <span
+                    class={
+                      timeLeft(item.deadline.at).overdue ? "row-deadline overdue" : "row-deadline"
+                    }
+                    title={`deadline ${formatTime(item.deadline.at)}`}
+                  >
+                    {timeLeft(item.deadline.at).text}
+                  </span>
+                )}
                 <span class="row-age muted" title={formatTime(item.waitingSince)}>
                   {formatAge(item.waitingSince)}
                 </span>
