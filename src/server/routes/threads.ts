@@ -96,9 +96,9 @@ export function threadRoutes(ctx: ServerContext): Hono {
       );
       // Stored at once where the store can (another process, or this one after a restart,
       // finds it); else held in memory until its first run.
-      const stored = ctx.checkpointer.createThread
-        ? await ctx.checkpointer.createThread(id, metadata)
-        : (ctx.newThreads.add(id, metadata), true);
+      let stored = true;
+      if (ctx.checkpointer.createThread) stored = await ctx.checkpointer.createThread(id, metadata);
+      else ctx.newThreads.add(id, metadata);
       if (!stored) {
         if (body.if_exists === "do_nothing")
           return c.json(await wireThread(ctx, await findThread(ctx, id)));
