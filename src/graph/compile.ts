@@ -22,6 +22,7 @@ import {
 import { Channels } from "./channels.js";
 import { CompiledGraph } from "./compiled-graph.js";
 import { END, START } from "./constants.js";
+import { declaredEdges } from "./declared-edges.js";
 import type { CompileOptions, GraphSpec } from "./graph.js";
 import type { GraphInternals } from "./internals.js";
 import type { NodePolicy } from "./retry-policy.js";
@@ -58,6 +59,9 @@ export function compileGraph<S extends State, C>(
 ): CompiledGraph<S, C> {
   validateGraph(spec, options);
   const g = indexGraph(spec);
+  // PROTOTYPE (issue 18): the switch exists only to measure the edge-carrying executor.
+  const chart = options.executorChart ?? process.env.STATEWEAVER_EXECUTOR_CHART;
+  if (chart === "edges") g.edgeChart = true;
   return new CompiledGraph<S, C>(g, buildMachine(g), options);
 }
 
@@ -94,16 +98,21 @@ function indexGraph(spec: GraphSpec): GraphInternals {
  * Deep-copy a chart fragment for this graph: point `#run.` ids at this machine
  * and, given a node, bind the fragment's guards and actions to it.
  */
-function instantiate(config: unknown, id: string, node?: string): unknown {
-  if (Array.isArray(config)) return config.map((c) => instantiate(c, id, node));
-  if (typeof config === "string" && config.startsWith("#run.")) return `#${id}.${config.slice(5)}`;
+function instantiate(
+  config: unknown,
+  id: string,
+  node?: string,
+  at = (p: string) => `#${id}.${p}`,
+): unknown {
+  if (Array.isArray(config)) return config.map((c) => instantiate(c, id, node, at));
+  if (typeof config === "string" && config.startsWith("#run.")) return at(config.slice(5));
   if (typeof config !== "object" || config === null) return config;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(config)) {
     out[key] =
       node !== undefined && (key === "guard" || key === "actions" || key === "entry")
         ? bindTo(value, node)
-        : instantiate(value, id, node);
+        : instantiate(value, id, node, at);
   }
   return out;
 }
@@ -133,6 +142,11 @@ function buildMachine(g: GraphInternals) {
     states[node] = instantiate(chart.states.task, id, node);
   }
   const stepping = { ...(instantiate(chart, id) as object), states };
+  const topStates = g.edgeChart
+    ? edgeChartStates(g, base, chart)
+    : { ...(base.states as object), stepping, barrier };
+  const rootOn = g.edgeChart ? edgeChartRootOn(base) : base.on;
+  const directNext = directNextOf(g);
 
   /** The tasks a guard or action is about: one node's, or (in `__fanout__`) all of them. */
   const about = (context: GraphContext, params: NodeParams | undefined) =>
@@ -165,6 +179,9 @@ function buildMachine(g: GraphInternals) {
           (t) => t.status === "interrupted" && (event.rerun || answeredBy(t, event.answers)),
         ),
       hasAsNode: ({ event }) => event.type === "UPDATE" && event.asNode !== undefined,
+      // PROTOTYPE (issue 18): the step just finished goes straight to `to` (see directNextOf).
+      goesStraightTo: ({ context, event }, params: { to: string }) =>
+        directNext(context, event) === params.to,
     },
     actions: {
       recordTaskResults: assign(({ context, event }) => ({
@@ -283,7 +300,8 @@ function buildMachine(g: GraphInternals) {
       breakpoint: null,
       passed: [],
     }),
-    states: { ...(base.states as object), stepping, barrier },
+    on: rootOn,
+    states: topStates,
   } as never);
   return machine as unknown as AnyStateMachine;
 }
@@ -302,4 +320,140 @@ function inputValues(input: GraphInput | undefined) {
     );
   }
   return input.values;
+}
+
+// ---------------------------------------------------------------------------------------
+// PROTOTYPE (issue 18): an executor whose machine carries the user's edges.
+//
+// `workflow` holds one lifecycle state per node (START first); `runtime` holds the barrier,
+// the fan-out lifecycle and the breakpoint. Each node's `running` state, besides going to the
+// barrier, has one transition per declared target (static edge, router path, join, Command
+// end): taken when the step that just finished would leave the barrier for that target
+// alone and nothing stops there (no hold, breakpoint or recursion limit). It merges the
+// writes and checkpoints the barrier on the way, exactly as entering the barrier would.
+// ---------------------------------------------------------------------------------------
+
+type Config = { states: Record<string, any>; on: Record<string, any> };
+
+function edgeChartRootOn(base: any): Record<string, unknown> {
+  const on = structuredClone(base.on) as Record<string, any>;
+  on.INPUT = { ...on.INPUT, target: ".runtime.barrier" };
+  on.UPDATE = [{ ...on.UPDATE[0], target: ".runtime.barrier" }, on.UPDATE[1]];
+  return on;
+}
+
+function edgeChartStates(
+  g: GraphInternals,
+  base: any,
+  chart: { states: Record<string, any> },
+): Record<string, unknown> {
+  const id = g.spec.name;
+  const at = (p: string) => `#${id}.${p === "barrier" ? "runtime.barrier" : p}`;
+  const { "RUN.task": _, FANOUT: __, ...on } = base.states.barrier.on as Record<string, any>;
+  const barrier = instantiate({ ...base.states.barrier, on }, id, undefined, at) as Config;
+  barrier.on.FINISH = `#${id}.done`;
+  barrier.on.RECURSION_LIMIT = { ...barrier.on.RECURSION_LIMIT, target: `#${id}.failed` };
+  barrier.on.FANOUT = "fanout";
+  const byTarget = edgesByTarget(g);
+  const workflow: Record<string, unknown> = {};
+  for (const node of [START, ...g.spec.nodes.keys()]) {
+    barrier.on[`RUN.${node}`] = `#${id}.workflow.${node}`;
+    const lifecycle = instantiate(chart.states.task, id, node, at) as Config;
+    const running = lifecycle.states.running;
+    const [pauses, finish] = running.on["TASKS.DONE"];
+    const straight = [...(byTarget.get(node) ?? new Map())].map(([to, description]) => ({
+      guard: { type: "goesStraightTo", params: { to } },
+      target: to === END ? `#${id}.done` : `#${id}.workflow.${to}`,
+      reenter: true,
+      actions: [{ type: "mergeWrites", params: { node } }, "checkpoint"],
+      description,
+    }));
+    running.on["TASKS.DONE"] = [pauses, ...straight, finish];
+    workflow[node] = lifecycle;
+  }
+  const { stepping: ___, barrier: ____, breakpoint, ...rest } = base.states;
+  return {
+    workflow: {
+      description: "The graph's nodes; their transitions are its declared edges.",
+      initial: START,
+      states: workflow,
+    },
+    runtime: {
+      description:
+        "The runtime's own states: the barrier between super-steps, fan-out steps, breakpoints.",
+      initial: "barrier",
+      states: {
+        barrier,
+        fanout: instantiate(chart.states.__fanout__, id, undefined, at),
+        breakpoint,
+      },
+    },
+    ...rest,
+  };
+}
+
+/** Each node's declared targets, with how the graph declares them (for the chart's readers). */
+function edgesByTarget(g: GraphInternals): Map<string, Map<string, string>> {
+  const out = new Map<string, Map<string, string>>();
+  for (const e of declaredEdges(g.spec)) {
+    const from = out.get(e.from) ?? new Map<string, string>();
+    out.set(e.from, from);
+    const what =
+      e.kind === "edge"
+        ? "edge"
+        : e.kind === "join"
+          ? `join of ${g.spec.joins.find((j) => j.to === e.to && j.from.includes(e.from))!.from.join(" + ")}`
+          : e.kind === "command"
+            ? "Command goto"
+            : `router ${e.router ?? "(anonymous)"}${e.label ? `: ${e.label}` : ""}`;
+    const prior = from.get(e.to);
+    from.set(e.to, prior ? `${prior}; ${what}` : what);
+  }
+  return out;
+}
+
+/**
+ * Where the step a `TASKS.DONE` finishes goes when the barrier would send it on to one
+ * place and stop for nothing: that node, or END (the run finishes); otherwise undefined.
+ * Mirrors `decide(mergeStep(...))` without merging the values: one task, done, routed to
+ * one node (or nowhere), joins it completes included, no hold, breakpoint or recursion limit.
+ */
+function directNextOf(g: GraphInternals) {
+  let lastEvent: unknown;
+  let last: string | undefined;
+  return (context: GraphContext, event: GraphEvent): string | undefined => {
+    if (event === lastEvent) return last;
+    lastEvent = event;
+    last = undefined;
+    if (event.type !== "TASKS.DONE") return last;
+    const run = context.run;
+    if (run.holds || run.interruptAfter.length > 0 || run.interruptBefore.length > 0) return last;
+    if (context.tasks.length !== 1 || event.output.length !== 1) return last;
+    const task = context.tasks[0]!;
+    const o = event.output[0]!;
+    if (o.status !== "done" || o.id !== task.id) return last;
+    let to: string | undefined;
+    for (const s of o.next ?? []) {
+      if (s.kind !== "node" || (to !== undefined && to !== s.node)) return last;
+      to = s.node;
+    }
+    const internal = task.kind === "input" || task.kind === "update";
+    if (!internal) {
+      for (const join of g.joins) {
+        if (!join.from.includes(task.node)) continue;
+        const done = context.joins[join.key] ?? [];
+        if (!join.from.every((n) => n === task.node || done.includes(n))) continue;
+        if (join.to === END) continue;
+        if (to !== undefined && to !== join.to) return last;
+        to = join.to;
+      }
+    }
+    if (to === undefined) {
+      last = END;
+      return last;
+    }
+    if ((internal ? context.runSteps : context.runSteps + 1) >= run.recursionLimit) return last;
+    last = to;
+    return last;
+  };
 }

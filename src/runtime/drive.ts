@@ -5,6 +5,7 @@ import type { RunEvent } from "../stream/run-events.js";
 import { type CheckpointWriter, ROUTE } from "./checkpoint-writer.js";
 import { type InterruptScope, interruptId } from "./interrupt.js";
 import type { RunEnv } from "./run-env.js";
+import { storedValue } from "./snapshot-format.js";
 import { type GraphContext, opensUpdate, type TaskRecord, type TaskSeed } from "./task.js";
 
 export interface DriveOptions {
@@ -120,7 +121,7 @@ export async function drive(
       if (failure !== undefined) throw failure;
       if (snap.status === "error") throw snap.error;
       const context = snap.context as GraphContext;
-      const value = snap.value;
+      const value = storedValue(snap.value);
       if (value === "failed") throw context.error;
       if (value === "done") {
         await writer?.flush();

@@ -191,3 +191,28 @@ export function contextOf(checkpoint: Checkpoint): GraphContext {
 export function stepOriginOf(checkpoint: Checkpoint): string {
   return (checkpoint.metadata.stepOrigin as string | undefined) ?? checkpoint.id;
 }
+
+/**
+ * A graph machine's state value in the stored form (PROTOTYPE, issue 18): the edge-carrying
+ * chart nests the runtime's states (`{ runtime: "barrier" }`, `{ runtime: { fanout: s } }`)
+ * and the nodes (`{ workflow: { node: s } }`); checkpoints keep the star chart's form
+ * (`"barrier"`, `{ stepping: { node | "__fanout__": s } }`), so either executor reads them.
+ */
+export function storedValue(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  const v = value as { workflow?: unknown; runtime?: unknown };
+  if (v.workflow !== undefined) return { stepping: v.workflow };
+  if (v.runtime === undefined) return value;
+  if (typeof v.runtime === "string") return v.runtime;
+  return { stepping: { __fanout__: (v.runtime as { fanout: unknown }).fanout } };
+}
+
+/** The edge-carrying chart's value for a stored one (the inverse of `storedValue`). */
+export function edgeChartValue(stored: unknown): unknown {
+  if (stored === "barrier" || stored === "breakpoint") return { runtime: stored };
+  if (typeof stored !== "object" || stored === null) return stored;
+  const stepping = (stored as { stepping?: Record<string, unknown> }).stepping;
+  if (!stepping) return stored;
+  if ("__fanout__" in stepping) return { runtime: { fanout: stepping.__fanout__ } };
+  return { workflow: stepping };
+}
