@@ -345,7 +345,8 @@ export class GraphRunner<S extends State = State, C = unknown> {
         ...(options.interruptBefore ?? []),
       ],
       interruptAfter: [...(this.#options.interruptAfter ?? []), ...(options.interruptAfter ?? [])],
-      holds: persistent && durability === "sync",
+      holds: persistent && durability === "sync" && !this.#g.edgeChart,
+      waitsForWrites: persistent && durability === "sync" && this.#g.edgeChart === true,
     };
   }
 

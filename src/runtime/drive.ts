@@ -81,11 +81,14 @@ export async function drive(
     if (!beforeInput)
       env.emit?.({ type: "values", ns: env.ns, step: context.step, values: context.values });
   };
-  const holds = (actor.getSnapshot() as AnyMachineSnapshot).context.run.holds as boolean;
+  const run = (actor.getSnapshot() as AnyMachineSnapshot).context.run as GraphContext["run"];
+  const holds = run.holds;
+  // Held runs, and (PROTOTYPE, issue 18) sync runs that do not rest at barriers, wait for writes.
+  const waits = holds || run.waitsForWrites === true;
   // Before a step's tasks start: wait for the store if the run got too far ahead of it,
   // and let the event loop run if the run has kept it for MAX_UNBROKEN_STEPS steps.
   env.beforeTasks = () => {
-    if (writer?.lagging) {
+    if (writer?.lagging || (writer && run.waitsForWrites)) {
       unbroken = 0;
       return writer.flush();
     }
@@ -99,7 +102,7 @@ export async function drive(
       if (!env.stepOrigin) return;
       const written = writer.taskFinished(env.stepOrigin, task, outcome);
       // Held runs wait for each write; the others only for the last, before returning.
-      return holds ? written : undefined;
+      return waits ? written : undefined;
     };
     env.saveTaskError = (task, error) => {
       if (env.stepOrigin) writer.taskFailed(env.stepOrigin, task, error);

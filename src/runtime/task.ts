@@ -90,6 +90,11 @@ export interface RunOptions {
   interruptAfter: readonly string[];
   /** The driver holds the run at each barrier until it sends `STEP` (durability "sync", updateState). */
   holds: boolean;
+  /**
+   * PROTOTYPE (issue 18): durability "sync" for the edge-carrying executor, which does not
+   * rest at barriers: each step's tasks start once every queued write is stored.
+   */
+  waitsForWrites?: boolean;
 }
 
 /**
