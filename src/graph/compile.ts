@@ -48,10 +48,11 @@ interface NodeParams {
 }
 
 /**
- * Compile a graph definition into one XState machine: the run loop of
- * `machines/run.machine.ts` whose `stepping` state has one child state per node
- * (each following `machines/task.machine.ts`) plus `__fanout__` for steps of several
- * tasks; only the running step's state is active. That machine is the executor.
+ * Compile a graph definition into one XState machine, the executor: the run loop of
+ * `machines/run.machine.ts` with the graph's nodes in `workflow` (one lifecycle state each,
+ * following `machines/task.machine.ts`) and the loop's own states in `runtime` (the
+ * barrier, `fanout` for steps of several tasks, the breakpoint). A node's state carries
+ * its declared edges as transitions; only the running step's state is active.
  */
 export function compileGraph<S extends State, C>(
   spec: GraphSpec,
@@ -59,9 +60,6 @@ export function compileGraph<S extends State, C>(
 ): CompiledGraph<S, C> {
   validateGraph(spec, options);
   const g = indexGraph(spec);
-  // PROTOTYPE (issue 18): the switch exists only to measure the edge-carrying executor.
-  const chart = options.executorChart ?? process.env.STATEWEAVER_EXECUTOR_CHART;
-  if (chart === "edges") g.edgeChart = true;
   return new CompiledGraph<S, C>(g, buildMachine(g), options);
 }
 
@@ -124,31 +122,11 @@ function bindTo(names: unknown, node: string): unknown {
 }
 
 function buildMachine(g: GraphInternals) {
-  const id = g.spec.name;
-  const nodes = [START, ...g.spec.nodes.keys()];
-
-  // The run loop, with one lifecycle state per graph node under `stepping` (instead of the
-  // chart's `task`), each entered from the barrier by its own `RUN.<node>`.
   const base = runMachine.config;
-  const chart = base.states!.stepping as { states: Record<string, any> };
-  const { "RUN.task": _, ...barrierOn } = (base.states!.barrier as { on: Record<string, unknown> })
-    .on;
-  const barrier = instantiate({ ...base.states!.barrier, on: barrierOn }, id) as {
-    on: Record<string, unknown>;
-  };
-  const states: Record<string, unknown> = { __fanout__: instantiate(chart.states.__fanout__, id) };
-  for (const node of nodes) {
-    barrier.on[`RUN.${node}`] = `stepping.${node}`;
-    states[node] = instantiate(chart.states.task, id, node);
-  }
-  const stepping = { ...(instantiate(chart, id) as object), states };
-  const topStates = g.edgeChart
-    ? edgeChartStates(g, base, chart)
-    : { ...(base.states as object), stepping, barrier };
-  const rootOn = g.edgeChart ? edgeChartRootOn(base) : base.on;
+  const states = executorStates(g, base, base.states!.stepping as { states: Record<string, any> });
   const directNext = directNextOf(g);
 
-  /** The tasks a guard or action is about: one node's, or (in `__fanout__`) all of them. */
+  /** The tasks a guard or action is about: one node's, or (in `runtime.fanout`) all of them. */
   const about = (context: GraphContext, params: NodeParams | undefined) =>
     params ? context.tasks.filter((t) => t.node === params.node) : context.tasks;
   /** What the runner's answer says of the tasks it ran (nothing, for any other event). */
@@ -179,7 +157,7 @@ function buildMachine(g: GraphInternals) {
           (t) => t.status === "interrupted" && (event.rerun || answeredBy(t, event.answers)),
         ),
       hasAsNode: ({ event }) => event.type === "UPDATE" && event.asNode !== undefined,
-      // PROTOTYPE (issue 18): the step just finished goes straight to `to` (see directNextOf).
+      // The step just finished goes straight on to `to`, past the barrier (see directNextOf).
       goesStraightTo: ({ context, event }, params: { to: string }) =>
         directNext(context, event) === params.to,
     },
@@ -300,8 +278,8 @@ function buildMachine(g: GraphInternals) {
       breakpoint: null,
       passed: [],
     }),
-    on: rootOn,
-    states: topStates,
+    on: rootOn(base),
+    states,
   } as never);
   return machine as unknown as AnyStateMachine;
 }
@@ -322,27 +300,27 @@ function inputValues(input: GraphInput | undefined) {
   return input.values;
 }
 
-// ---------------------------------------------------------------------------------------
-// PROTOTYPE (issue 18): an executor whose machine carries the user's edges.
-//
-// `workflow` holds one lifecycle state per node (START first); `runtime` holds the barrier,
-// the fan-out lifecycle and the breakpoint. Each node's `running` state, besides going to the
-// barrier, has one transition per declared target (static edge, router path, join, Command
-// end): taken when the step that just finished would leave the barrier for that target
-// alone and nothing stops there (no hold, breakpoint or recursion limit). It merges the
-// writes and checkpoints the barrier on the way, exactly as entering the barrier would.
-// ---------------------------------------------------------------------------------------
-
 type Config = { states: Record<string, any>; on: Record<string, any> };
 
-function edgeChartRootOn(base: any): Record<string, unknown> {
+/** The run loop's own events, entering the barrier where it now sits (in `runtime`). */
+function rootOn(base: any): Record<string, unknown> {
   const on = structuredClone(base.on) as Record<string, any>;
   on.INPUT = { ...on.INPUT, target: ".runtime.barrier" };
   on.UPDATE = [{ ...on.UPDATE[0], target: ".runtime.barrier" }, on.UPDATE[1]];
   return on;
 }
 
-function edgeChartStates(
+/**
+ * The executor's states: `workflow` first, one lifecycle state per node (START first),
+ * then `runtime` (the barrier, the fan-out lifecycle, the breakpoint), then `idle`, `done`,
+ * `failed`. A node's `running` state finishes at the barrier, or, through one transition
+ * per declared target (static edge, router path, join, `Command` end), straight at that
+ * target when the barrier would only send the run there (see `directNextOf`): the
+ * transition merges the writes and checkpoints the barrier on its way, as entering the
+ * barrier would, and saves the barrier's two microsteps. The transitions are the user's
+ * edges, so Stately tools and the inspector draw the workflow.
+ */
+function executorStates(
   g: GraphInternals,
   base: any,
   chart: { states: Record<string, any> },

@@ -56,12 +56,6 @@ export interface CompileOptions {
   interruptBefore?: readonly string[];
   /** Static breakpoints: pause after these nodes ran. */
   interruptAfter?: readonly string[];
-  /**
-   * PROTOTYPE, for measuring issue 18 only: `"edges"` compiles an executor whose machine
-   * carries the declared edges (see compile.ts). Defaults to `STATEWEAVER_EXECUTOR_CHART`.
-   * @internal
-   */
-  executorChart?: "star" | "edges";
 }
 
 /**

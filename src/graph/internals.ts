@@ -14,6 +14,4 @@ export interface GraphInternals {
   conditionalFrom: Map<string, ConditionalEdgeSpec[]>;
   /** Join edges keyed by `src1+src2>target`. */
   joins: Array<{ key: string; from: readonly string[]; to: string }>;
-  /** PROTOTYPE (issue 18): the executor's machine carries the declared edges. */
-  edgeChart?: boolean;
 }

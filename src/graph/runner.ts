@@ -21,8 +21,8 @@ import {
 import { attachRunEnv, type RunEnv } from "../runtime/run-env.js";
 import {
   contextOf,
-  edgeChartValue,
   expandSnapshot,
+  machineValue,
   stepOriginOf,
   storedValue,
 } from "../runtime/snapshot-format.js";
@@ -110,7 +110,7 @@ export class GraphRunner<S extends State = State, C = unknown> {
       if (snapshot.value === "barrier" && tuple.pendingWrites.length > 0) {
         snapshot.context.tasks = recoverTasks(snapshot.context.tasks, tuple.pendingWrites);
       }
-      if (this.#g.edgeChart) snapshot = { ...snapshot, value: edgeChartValue(snapshot.value) };
+      snapshot = { ...snapshot, value: machineValue(snapshot.value) };
       actor = createActor(this.#machine, { snapshot: snapshot as never, inspect });
     } else {
       actor = createActor(this.#machine, {
@@ -345,8 +345,8 @@ export class GraphRunner<S extends State = State, C = unknown> {
         ...(options.interruptBefore ?? []),
       ],
       interruptAfter: [...(this.#options.interruptAfter ?? []), ...(options.interruptAfter ?? [])],
-      holds: persistent && durability === "sync" && !this.#g.edgeChart,
-      waitsForWrites: persistent && durability === "sync" && this.#g.edgeChart === true,
+      holds: false,
+      waitsForWrites: persistent && durability === "sync",
     };
   }
 

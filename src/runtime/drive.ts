@@ -83,7 +83,7 @@ export async function drive(
   };
   const run = (actor.getSnapshot() as AnyMachineSnapshot).context.run as GraphContext["run"];
   const holds = run.holds;
-  // Held runs, and (PROTOTYPE, issue 18) sync runs that do not rest at barriers, wait for writes.
+  // Held runs and durability "sync" wait for each write.
   const waits = holds || run.waitsForWrites === true;
   // Before a step's tasks start: wait for the store if the run got too far ahead of it,
   // and let the event loop run if the run has kept it for MAX_UNBROKEN_STEPS steps.

@@ -193,10 +193,11 @@ export function stepOriginOf(checkpoint: Checkpoint): string {
 }
 
 /**
- * A graph machine's state value in the stored form (PROTOTYPE, issue 18): the edge-carrying
- * chart nests the runtime's states (`{ runtime: "barrier" }`, `{ runtime: { fanout: s } }`)
- * and the nodes (`{ workflow: { node: s } }`); checkpoints keep the star chart's form
- * (`"barrier"`, `{ stepping: { node | "__fanout__": s } }`), so either executor reads them.
+ * A graph machine's state value in its stored form. The executor nests the runtime's states
+ * (`{ runtime: "barrier" }`, `{ runtime: { fanout: s } }`) and the nodes (`{ workflow:
+ * { node: s } }`); checkpoints keep the form of the executor before it carried the edges
+ * (`"barrier"`, `{ stepping: { node | "__fanout__": s } }`), so threads written by either
+ * read in both.
  */
 export function storedValue(value: unknown): unknown {
   if (typeof value !== "object" || value === null) return value;
@@ -207,8 +208,8 @@ export function storedValue(value: unknown): unknown {
   return { stepping: { __fanout__: (v.runtime as { fanout: unknown }).fanout } };
 }
 
-/** The edge-carrying chart's value for a stored one (the inverse of `storedValue`). */
-export function edgeChartValue(stored: unknown): unknown {
+/** The executor's state value for a stored one (the inverse of `storedValue`). */
+export function machineValue(stored: unknown): unknown {
   if (stored === "barrier" || stored === "breakpoint") return { runtime: stored };
   if (typeof stored !== "object" || stored === null) return stored;
   const stepping = (stored as { stepping?: Record<string, unknown> }).stepping;
