@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type AnyStateMachine, createMachine, type StateNode } from "xstate";
 import { createAgent } from "../../src/agent/index.js";
+import { MemoryCheckpointer } from "../../src/checkpoint/index.js";
 import {
   Command,
   type CompiledGraph,
@@ -233,5 +234,47 @@ describe("graph.machine, the executor", () => {
     for (const node of [START, ...review.nodes]) {
       expect(barrier.on[`RUN.${node}`]![0]!.target![0]!.id).toBe(`ReviewLoop.workflow.${node}`);
     }
+  });
+
+  it("takes a lone step's edge straight to its target, checkpointing the barrier on the way; a fan-out passes the barrier", async () => {
+    const graph = new Graph({ name: "Straight" })
+      .addReducer("log", (a: string[] = [], b: string[]) => a.concat(b))
+      .addNode("a", () => ({ log: ["a"] }))
+      .addNode("b", () => ({ log: ["b"] }))
+      .addNode("c", () => ({ log: ["c"] }))
+      .addNode("d", () => ({ log: ["d"] }))
+      .addEdge(START, "a")
+      .addEdge("a", "b")
+      .addEdge("b", "c")
+      .addEdge("b", "d")
+      .compile({ checkpointer: new MemoryCheckpointer() });
+    const decisions: string[] = [];
+    const config = { configurable: { thread_id: "straight" } };
+    const result = await graph.invoke(
+      { log: [] },
+      {
+        config,
+        inspect: (e) => {
+          const type = e.type === "@xstate.microstep" ? e.event.type : "";
+          if (/^(RUN\.|FANOUT|FINISH)/.test(type)) decisions.push(type);
+        },
+      },
+    );
+    expect(result.state.log).toEqual(["a", "b", "c", "d"]);
+    // The input's barrier starts START; START -> a -> b went along the edges; b's fan-out
+    // and the end were the barrier's.
+    expect(decisions).toEqual([`RUN.${START}`, "FANOUT", "FINISH"]);
+    // Every step still has its barrier checkpoint, with what ran before it.
+    const history: Array<[number, string[], unknown]> = [];
+    for await (const s of graph.getStateHistory(config)) {
+      history.unshift([s.metadata.step as number, s.next, s.values.log]);
+    }
+    expect(history).toEqual([
+      [0, [START], undefined],
+      [1, ["a"], []],
+      [2, ["b"], ["a"]],
+      [3, ["c", "d"], ["a", "b"]],
+      [4, [], ["a", "b", "c", "d"]],
+    ]);
   });
 });
