@@ -267,7 +267,7 @@ describe("graph.machine, the executor", () => {
     // Every step still has its barrier checkpoint, with what ran before it.
     const history: Array<[number, string[], unknown]> = [];
     for await (const s of graph.getStateHistory(config)) {
-      history.unshift([s.metadata.step as number, s.next, s.values.log]);
+      history.unshift([s.metadata?.step as number, s.next, s.values.log]);
     }
     expect(history).toEqual([
       [0, [START], undefined],
