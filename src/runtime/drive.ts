@@ -33,12 +33,13 @@ const isSettled = (snap: AnyMachineSnapshot) => snap.status !== "active" || !sna
 
 /**
  * Drive a started graph actor to its next resting point: until the run is
- * done, pauses, or fails. The machine decides everything. As it enters each
- * barrier it calls `env.atBarrier`, where the driver queues that barrier's
- * checkpoint and streams its values, and steps on by itself — unless the run
- * holds there (`context.run.holds`: durability `"sync"`, or updateState), when
- * the driver waits for the writes and sends `STEP`. Every queued write is
- * stored before this returns.
+ * done, pauses, or fails. The machine decides everything. At each barrier
+ * (entered, or passed along an edge) it calls `env.atBarrier`, where the driver
+ * queues that barrier's checkpoint and streams its values, and steps on by
+ * itself — unless the run holds there (`context.run.holds`: updateState), when
+ * the driver waits for the writes and sends `STEP`. Under durability `"sync"`
+ * (`run.waitsForWrites`) each step's tasks start once the writes are stored.
+ * Every queued write is stored before this returns.
  */
 export async function drive(
   actor: AnyActor,
