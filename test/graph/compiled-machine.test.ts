@@ -69,8 +69,8 @@ type Step = AnyEventObject | ((s: Snap) => AnyEventObject);
  * `"breakpoint"`, and `{ stepping: { <node> | "__fanout__": … } }` for the executor's
  * `runtime.barrier`, `runtime.breakpoint`, `workflow.<node>` and `runtime.fanout`.
  */
-const valueOf = (s: Snap) => storedValue(s.value) as StateValue;
-const isAt = (s: Snap, value: StateValue) => matchesState(value, valueOf(s));
+const storedStateOf = (s: Snap) => storedValue(s.value) as StateValue;
+const isAt = (s: Snap, value: StateValue) => matchesState(value, storedStateOf(s));
 const passesThrough = (...args: Parameters<typeof passesThroughValues>) =>
   passesThroughValues(...args).map(storedValue);
 /** The id of a lifecycle state: a node's (in `workflow`) or the fan-out's (in `runtime`). */
@@ -205,7 +205,9 @@ interface RunRequest {
 /** The lifecycle state (a graph node or `__fanout__`) that is running in `s`, if any. */
 function runningLifecycle(s: Snap): string | undefined {
   if (s.status !== "active" || !s.hasTag("running")) return undefined;
-  const [lifecycle] = Object.keys((valueOf(s) as { stepping: Record<string, string> }).stepping);
+  const [lifecycle] = Object.keys(
+    (storedStateOf(s) as { stepping: Record<string, string> }).stepping,
+  );
   return lifecycle;
 }
 
@@ -368,7 +370,7 @@ const activeNodes = (g: Example, s: Snap) => g.nodes.filter((n) => isAt(s, { ste
 /** The lifecycle state of `node` (a graph node or `__fanout__`), if active. */
 const nodeState = (s: Snap, node: string): string | undefined =>
   isAt(s, { stepping: node })
-    ? (valueOf(s) as { stepping: Record<string, string> }).stepping[node]
+    ? (storedStateOf(s) as { stepping: Record<string, string> }).stepping[node]
     : undefined;
 
 /** The runner's answer of `type` while `node`'s state (`__fanout__`: the fan-out's) runs. */
@@ -635,7 +637,7 @@ describe("a compiled graph's machine", () => {
   });
 
   it("runs the example to done: plan, research and write together, review, approve", () => {
-    const done = plainPaths.find((p) => valueOf(p.state) === "done")!;
+    const done = plainPaths.find((p) => storedStateOf(p.state) === "done")!;
     const answered = done.steps.flatMap((step, i) =>
       step.event.type === "TASKS.DONE"
         ? [[runningLifecycle(done.steps[i - 1]!.state), step.event.output as TaskOutcome[]]]
@@ -690,7 +692,7 @@ describe("a compiled graph's machine", () => {
     ]);
     expect(requests(transition(machine, barrier, STEP)[1])).toEqual([["tasks", "RUN", undefined]]);
     const [fanned, merged] = walk(ex, ...toReview).slice(-2);
-    expect(valueOf(fanned!)).toEqual({ stepping: { __fanout__: "running" } });
+    expect(storedStateOf(fanned!)).toEqual({ stepping: { __fanout__: "running" } });
     expect(activeNodes(ex, fanned!)).toEqual([]);
     for (const node of ex.nodes) expect(isAt(fanned!, { stepping: node })).toBe(false);
     expect(running(fanned!).map((t) => t.id)).toEqual(["2:research:0", "2:write:0"]);
@@ -701,7 +703,7 @@ describe("a compiled graph's machine", () => {
     ]);
     expect(passesThrough(ex.machine, fanned!, answer)).toEqual(["barrier"]);
     // Both merge at once: review runs once, after both.
-    expect([valueOf(merged!), merged!.hasTag("running")]).toEqual(["barrier", false]);
+    expect([storedStateOf(merged!), merged!.hasTag("running")]).toEqual(["barrier", false]);
     expect(merged!.context.tasks.map((t) => t.node)).toEqual(["review"]);
     expect(merged!.context.joins).toEqual({});
     expect(merged!.context.values).toMatchObject({ research: "by research", write: "by write" });
@@ -732,20 +734,20 @@ describe("a compiled graph's machine", () => {
     expect(requests(transition(machine, wrong!, resumeAll(wrong!))[1])).toEqual([
       ["tasks", "RUN", "approve"],
     ]);
-    expect(valueOf(finished!)).toBe("barrier");
-    expect(valueOf(end!)).toBe("done");
+    expect(storedStateOf(finished!)).toBe("barrier");
+    expect(storedStateOf(end!)).toBe("done");
     expect(end!.context.values.approve).toBe("yes");
   });
 
   it("a fan-out where one task pauses waits in __fanout__.interrupted with nothing running; RESUME re-runs only that task", () => {
     const fanned = last(fork, INPUT, STEP, finish(START, fork), STEP);
-    expect([valueOf(fanned), runningLifecycle(fanned)]).toEqual([
+    expect([storedStateOf(fanned), runningLifecycle(fanned)]).toEqual([
       { stepping: { __fanout__: "running" } },
       "__fanout__",
     ]);
     expect(running(fanned).map((t) => t.id)).toEqual(["1:ask:0", "1:work:0"]);
     const paused = transition(fork.machine, fanned, fanout(fork)(fanned))[0] as Snap;
-    expect([valueOf(paused), paused.hasTag("running"), activeNodes(fork, paused)]).toEqual([
+    expect([storedStateOf(paused), paused.hasTag("running"), activeNodes(fork, paused)]).toEqual([
       { stepping: { __fanout__: "interrupted" } },
       false,
       [],
@@ -759,7 +761,7 @@ describe("a compiled graph's machine", () => {
       Snap,
       never,
     ];
-    expect([valueOf(resumed), requests(resuming)]).toEqual([
+    expect([storedStateOf(resumed), requests(resuming)]).toEqual([
       { stepping: { __fanout__: "running" } },
       [["tasks", "RUN", undefined]],
     ]);
@@ -771,9 +773,9 @@ describe("a compiled graph's machine", () => {
     ]);
     expect(passesThrough(fork.machine, resumed, answer)).toEqual(["barrier"]);
     const merged = transition(fork.machine, resumed, answer)[0] as Snap;
-    expect([valueOf(merged), merged.hasTag("running")]).toEqual(["barrier", false]);
+    expect([storedStateOf(merged), merged.hasTag("running")]).toEqual(["barrier", false]);
     expect(merged.context.values).toEqual({ topic: "statecharts", ask: "yes", work: "by work" });
-    expect(valueOf(transition(fork.machine, merged, STEP)[0] as Snap)).toBe("done");
+    expect(storedStateOf(transition(fork.machine, merged, STEP)[0] as Snap)).toBe("done");
     // The traversal found the same paused fan-out.
     expect(forkPaths.some((p) => nodeState(p.state, "__fanout__") === "interrupted")).toBe(true);
   });
@@ -810,7 +812,7 @@ describe("a compiled graph's machine", () => {
       ["work", "done"],
     ]);
     expect(running(resumed2!).map((t) => t.node)).toEqual(["check"]);
-    expect(valueOf(merged!)).toBe("barrier");
+    expect(storedStateOf(merged!)).toBe("barrier");
     expect(merged!.context.values).toEqual({
       topic: "statecharts",
       ask: "yes",
@@ -838,9 +840,9 @@ describe("a compiled graph's machine", () => {
       CONTINUE,
       STEP,
     ).slice(-3);
-    expect(valueOf(atBreakpoint!)).toBe("breakpoint");
+    expect(storedStateOf(atBreakpoint!)).toBe("breakpoint");
     expect(atBreakpoint!.context.breakpoint).toMatchObject({ node: "review", timing: "before" });
-    expect(valueOf(back!)).toBe("barrier");
+    expect(storedStateOf(back!)).toBe("barrier");
     expect(nodeState(stepping!, "review")).toBe("running");
   });
 
@@ -854,7 +856,7 @@ describe("a compiled graph's machine", () => {
       [polled, "work failed"],
     ] as const) {
       expect([
-        valueOf(failed),
+        storedStateOf(failed),
         failed.status,
         failed.context.error,
         failed.hasTag("running"),
@@ -865,7 +867,7 @@ describe("a compiled graph's machine", () => {
   it("fails the run at the barrier once the recursion limit is spent", () => {
     const limited = withRun(ex, { recursionLimit: 1 });
     const failed = last(limited, INPUT, STEP, finish(START), STEP, finish("plan"), STEP);
-    expect(valueOf(failed)).toBe("failed");
+    expect(storedStateOf(failed)).toBe("failed");
     expect(failed.context.error).toBeInstanceOf(RecursionLimitError);
   });
 
@@ -924,14 +926,14 @@ describe("a compiled graph's machine", () => {
       { node: "approve", kind: "update", status: "pending" },
     ]);
     expect([nodeState(solo!, "approve"), runningLifecycle(solo!)]).toEqual(["running", "approve"]);
-    expect([valueOf(merged!), valueOf(end!), end!.context.values.approve]).toEqual([
+    expect([storedStateOf(merged!), storedStateOf(end!), end!.context.values.approve]).toEqual([
       "barrier",
       "done",
       "edited",
     ]);
     // A plain update changes values only.
     const plain = transition(machine, paused, { type: "UPDATE", update: { note: "n" } })[0] as Snap;
-    expect([valueOf(plain), plain.context.values.note]).toEqual([valueOf(paused), "n"]);
+    expect([storedStateOf(plain), plain.context.values.note]).toEqual([storedStateOf(paused), "n"]);
   });
 
   it("updateState as a node on a paused fan-out replaces the step's tasks, keeping finished writes", () => {
@@ -949,7 +951,7 @@ describe("a compiled graph's machine", () => {
     ).slice(-3);
     expect(solo!.context.tasks).toMatchObject([{ node: "ask", kind: "update", status: "pending" }]);
     expect([activeNodes(fork, solo!), runningLifecycle(solo!)]).toEqual([["ask"], "ask"]);
-    expect([valueOf(merged!), valueOf(end!)]).toEqual(["barrier", "done"]);
+    expect([storedStateOf(merged!), storedStateOf(end!)]).toEqual(["barrier", "done"]);
     // The paused step's tasks are replaced, but work had finished: its write is merged first.
     expect(end!.context.values).toMatchObject({ topic: "statecharts", ask: "edited" });
     expect(Object.keys(end!.context.values).sort()).toEqual(["ask", "topic", "work"]);
