@@ -22,6 +22,7 @@ import {
 import { Channels } from "./channels.js";
 import { CompiledGraph } from "./compiled-graph.js";
 import { END, START } from "./constants.js";
+import { declaredEdges } from "./declared-edges.js";
 import type { CompileOptions, GraphSpec } from "./graph.js";
 import type { GraphInternals } from "./internals.js";
 import type { NodePolicy } from "./retry-policy.js";
@@ -47,10 +48,11 @@ interface NodeParams {
 }
 
 /**
- * Compile a graph definition into one XState machine: the run loop of
- * `machines/run.machine.ts` whose `stepping` state has one child state per node
- * (each following `machines/task.machine.ts`) plus `__fanout__` for steps of several
- * tasks; only the running step's state is active. That machine is the executor.
+ * Compile a graph definition into one XState machine, the executor: the run loop of
+ * `machines/run.machine.ts` with the graph's nodes in `workflow` (one lifecycle state each,
+ * following `machines/task.machine.ts`) and the loop's own states in `runtime` (the
+ * barrier, `fanout` for steps of several tasks, the breakpoint). A node's state carries
+ * its declared edges as transitions; only the running step's state is active.
  */
 export function compileGraph<S extends State, C>(
   spec: GraphSpec,
@@ -94,16 +96,21 @@ function indexGraph(spec: GraphSpec): GraphInternals {
  * Deep-copy a chart fragment for this graph: point `#run.` ids at this machine
  * and, given a node, bind the fragment's guards and actions to it.
  */
-function instantiate(config: unknown, id: string, node?: string): unknown {
-  if (Array.isArray(config)) return config.map((c) => instantiate(c, id, node));
-  if (typeof config === "string" && config.startsWith("#run.")) return `#${id}.${config.slice(5)}`;
+function instantiate(
+  config: unknown,
+  id: string,
+  node?: string,
+  at = (p: string) => `#${id}.${p}`,
+): unknown {
+  if (Array.isArray(config)) return config.map((c) => instantiate(c, id, node, at));
+  if (typeof config === "string" && config.startsWith("#run.")) return at(config.slice(5));
   if (typeof config !== "object" || config === null) return config;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(config)) {
     out[key] =
       node !== undefined && (key === "guard" || key === "actions" || key === "entry")
         ? bindTo(value, node)
-        : instantiate(value, id, node);
+        : instantiate(value, id, node, at);
   }
   return out;
 }
@@ -115,26 +122,11 @@ function bindTo(names: unknown, node: string): unknown {
 }
 
 function buildMachine(g: GraphInternals) {
-  const id = g.spec.name;
-  const nodes = [START, ...g.spec.nodes.keys()];
-
-  // The run loop, with one lifecycle state per graph node under `stepping` (instead of the
-  // chart's `task`), each entered from the barrier by its own `RUN.<node>`.
   const base = runMachine.config;
-  const chart = base.states!.stepping as { states: Record<string, any> };
-  const { "RUN.task": _, ...barrierOn } = (base.states!.barrier as { on: Record<string, unknown> })
-    .on;
-  const barrier = instantiate({ ...base.states!.barrier, on: barrierOn }, id) as {
-    on: Record<string, unknown>;
-  };
-  const states: Record<string, unknown> = { __fanout__: instantiate(chart.states.__fanout__, id) };
-  for (const node of nodes) {
-    barrier.on[`RUN.${node}`] = `stepping.${node}`;
-    states[node] = instantiate(chart.states.task, id, node);
-  }
-  const stepping = { ...(instantiate(chart, id) as object), states };
+  const states = executorStates(g, base, base.states!.stepping as { states: Record<string, any> });
+  const directNext = directNextOf(g);
 
-  /** The tasks a guard or action is about: one node's, or (in `__fanout__`) all of them. */
+  /** The tasks a guard or action is about: one node's, or (in `runtime.fanout`) all of them. */
   const about = (context: GraphContext, params: NodeParams | undefined) =>
     params ? context.tasks.filter((t) => t.node === params.node) : context.tasks;
   /** What the runner's answer says of the tasks it ran (nothing, for any other event). */
@@ -165,6 +157,9 @@ function buildMachine(g: GraphInternals) {
           (t) => t.status === "interrupted" && (event.rerun || answeredBy(t, event.answers)),
         ),
       hasAsNode: ({ event }) => event.type === "UPDATE" && event.asNode !== undefined,
+      // The step just finished goes straight on to `to`, past the barrier (see directNextOf).
+      goesStraightTo: ({ context, event }, params: { to: string }) =>
+        directNext(context, event) === params.to,
     },
     actions: {
       recordTaskResults: assign(({ context, event }) => ({
@@ -283,7 +278,8 @@ function buildMachine(g: GraphInternals) {
       breakpoint: null,
       passed: [],
     }),
-    states: { ...(base.states as object), stepping, barrier },
+    on: rootOn(base),
+    states,
   } as never);
   return machine as unknown as AnyStateMachine;
 }
@@ -302,4 +298,140 @@ function inputValues(input: GraphInput | undefined) {
     );
   }
   return input.values;
+}
+
+type Config = { states: Record<string, any>; on: Record<string, any> };
+
+/** The run loop's own events, entering the barrier where it now sits (in `runtime`). */
+function rootOn(base: any): Record<string, unknown> {
+  const on = structuredClone(base.on) as Record<string, any>;
+  on.INPUT = { ...on.INPUT, target: ".runtime.barrier" };
+  on.UPDATE = [{ ...on.UPDATE[0], target: ".runtime.barrier" }, on.UPDATE[1]];
+  return on;
+}
+
+/**
+ * The executor's states: `workflow` first, one lifecycle state per node (START first),
+ * then `runtime` (the barrier, the fan-out lifecycle, the breakpoint), then `idle`, `done`,
+ * `failed`. A node's `running` state finishes at the barrier, or, through one transition
+ * per declared target (static edge, router path, join, `Command` end), straight at that
+ * target when the barrier would only send the run there (see `directNextOf`): the
+ * transition merges the writes and checkpoints the barrier on its way, as entering the
+ * barrier would, and saves the barrier's two microsteps. The transitions are the user's
+ * edges, so Stately tools and the inspector draw the workflow.
+ */
+function executorStates(
+  g: GraphInternals,
+  base: any,
+  chart: { states: Record<string, any> },
+): Record<string, unknown> {
+  const id = g.spec.name;
+  const at = (p: string) => `#${id}.${p === "barrier" ? "runtime.barrier" : p}`;
+  const { "RUN.task": _, FANOUT: __, ...on } = base.states.barrier.on as Record<string, any>;
+  const barrier = instantiate({ ...base.states.barrier, on }, id, undefined, at) as Config;
+  barrier.on.FINISH = `#${id}.done`;
+  barrier.on.RECURSION_LIMIT = { ...barrier.on.RECURSION_LIMIT, target: `#${id}.failed` };
+  barrier.on.FANOUT = "fanout";
+  const byTarget = edgesByTarget(g);
+  const workflow: Record<string, unknown> = {};
+  for (const node of [START, ...g.spec.nodes.keys()]) {
+    barrier.on[`RUN.${node}`] = `#${id}.workflow.${node}`;
+    const lifecycle = instantiate(chart.states.task, id, node, at) as Config;
+    const running = lifecycle.states.running;
+    const [pauses, finish] = running.on["TASKS.DONE"];
+    const straight = [...(byTarget.get(node) ?? new Map())].map(([to, description]) => ({
+      guard: { type: "goesStraightTo", params: { to } },
+      target: to === END ? `#${id}.done` : `#${id}.workflow.${to}`,
+      reenter: true,
+      actions: [{ type: "mergeWrites", params: { node } }, "checkpoint"],
+      description,
+    }));
+    running.on["TASKS.DONE"] = [pauses, ...straight, finish];
+    workflow[node] = lifecycle;
+  }
+  const { stepping: ___, barrier: ____, breakpoint, ...rest } = base.states;
+  return {
+    workflow: {
+      description: "The graph's nodes; their transitions are its declared edges.",
+      initial: START,
+      states: workflow,
+    },
+    runtime: {
+      description:
+        "The runtime's own states: the barrier between super-steps, fan-out steps, breakpoints.",
+      initial: "barrier",
+      states: {
+        barrier,
+        fanout: instantiate(chart.states.__fanout__, id, undefined, at),
+        breakpoint,
+      },
+    },
+    ...rest,
+  };
+}
+
+/** Each node's declared targets, with how the graph declares them (for the chart's readers). */
+function edgesByTarget(g: GraphInternals): Map<string, Map<string, string>> {
+  const out = new Map<string, Map<string, string>>();
+  for (const e of declaredEdges(g.spec)) {
+    const from = out.get(e.from) ?? new Map<string, string>();
+    out.set(e.from, from);
+    const what =
+      e.kind === "edge"
+        ? "edge"
+        : e.kind === "join"
+          ? `join of ${g.spec.joins.find((j) => j.to === e.to && j.from.includes(e.from))!.from.join(" + ")}`
+          : e.kind === "command"
+            ? "Command goto"
+            : `router ${e.router ?? "(anonymous)"}${e.label ? `: ${e.label}` : ""}`;
+    const prior = from.get(e.to);
+    from.set(e.to, prior ? `${prior}; ${what}` : what);
+  }
+  return out;
+}
+
+/**
+ * Where the step a `TASKS.DONE` finishes goes when the barrier would send it on to one
+ * place and stop for nothing: that node, or END (the run finishes); otherwise undefined.
+ * Mirrors `decide(mergeStep(...))` without merging the values: one task, done, routed to
+ * one node (or nowhere), joins it completes included, no hold, breakpoint or recursion limit.
+ */
+function directNextOf(g: GraphInternals) {
+  let lastEvent: unknown;
+  let last: string | undefined;
+  return (context: GraphContext, event: GraphEvent): string | undefined => {
+    if (event === lastEvent) return last;
+    lastEvent = event;
+    last = undefined;
+    if (event.type !== "TASKS.DONE") return last;
+    const run = context.run;
+    if (run.holds || run.interruptAfter.length > 0 || run.interruptBefore.length > 0) return last;
+    if (context.tasks.length !== 1 || event.output.length !== 1) return last;
+    const task = context.tasks[0]!;
+    const o = event.output[0]!;
+    if (o.status !== "done" || o.id !== task.id) return last;
+    let to: string | undefined;
+    for (const s of o.next ?? []) {
+      if (s.kind !== "node" || (to !== undefined && to !== s.node)) return last;
+      to = s.node;
+    }
+    const internal = task.kind === "input" || task.kind === "update";
+    if (!internal) {
+      for (const join of g.joins) {
+        if (!join.from.includes(task.node)) continue;
+        const done = context.joins[join.key] ?? [];
+        if (!join.from.every((n) => n === task.node || done.includes(n))) continue;
+        if (join.to === END) continue;
+        if (to !== undefined && to !== join.to) return last;
+        to = join.to;
+      }
+    }
+    if (to === undefined) {
+      last = END;
+      return last;
+    }
+    if ((internal ? context.runSteps : context.runSteps + 1) >= run.recursionLimit) return last;
+    last = to;
+    return last;
+  };
 }

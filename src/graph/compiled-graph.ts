@@ -53,6 +53,7 @@ export type { GraphEdge } from "./declared-edges.js";
 /**
  * A runnable graph. `machine` is the XState machine that executes it: every
  * run is an actor of that machine, and every checkpoint is its persisted snapshot.
+ * Its `workflow` state holds the graph's nodes, with the declared edges as transitions.
  *
  * @example
  * const r = await graph.invoke({ details: "Transfer $500" }, { config });
@@ -182,7 +183,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
   /**
    * The graph as code the Stately editor imports as it is: `createMachine({...})` of an
    * inspection-only chart whose states are this graph's nodes and whose transitions are
-   * its edges (see `inspectionChart`). `machine` stays the executor.
+   * its edges (see `inspectionChart`): the executor's workflow without its run loop.
    *
    * @example
    * writeFileSync("approval.stately.js", graph.toStately()); // then Import it in Stately

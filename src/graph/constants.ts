@@ -5,5 +5,5 @@ export const END = "__end__";
 export type START = typeof START;
 export type END = typeof END;
 
-/** Node names the runtime keeps for itself (`__fanout__` is a state of the run loop's `stepping`). */
+/** Node names the runtime keeps for itself (`__fanout__` names the fan-out in stored state values). */
 export const RESERVED_NODE_NAMES: ReadonlySet<string> = new Set([START, END, "__fanout__"]);

@@ -19,7 +19,13 @@ import {
   type Scratchpad,
 } from "../runtime/interrupt.js";
 import { attachRunEnv, type RunEnv } from "../runtime/run-env.js";
-import { contextOf, expandSnapshot, stepOriginOf } from "../runtime/snapshot-format.js";
+import {
+  contextOf,
+  expandSnapshot,
+  machineValue,
+  stepOriginOf,
+  storedValue,
+} from "../runtime/snapshot-format.js";
 import { DEFAULT_RUN, type GraphContext, type RunOptions } from "../runtime/task.js";
 import { valuesWithFinished } from "./barrier.js";
 import { Command } from "./command.js";
@@ -104,6 +110,7 @@ export class GraphRunner<S extends State = State, C = unknown> {
       if (snapshot.value === "barrier" && tuple.pendingWrites.length > 0) {
         snapshot.context.tasks = recoverTasks(snapshot.context.tasks, tuple.pendingWrites);
       }
+      snapshot = { ...snapshot, value: machineValue(snapshot.value) };
       actor = createActor(this.#machine, { snapshot: snapshot as never, inspect });
     } else {
       actor = createActor(this.#machine, {
@@ -275,7 +282,7 @@ export class GraphRunner<S extends State = State, C = unknown> {
           pad.raised = true;
           throw new GraphInterrupt(pad, pending);
         }
-        const atBreakpoint = actor.getSnapshot().matches("breakpoint");
+        const atBreakpoint = storedValue(actor.getSnapshot().value) === "breakpoint";
         first = { type: "RESUME", answers: atBreakpoint ? {} : answers };
       } else if (!tuple) {
         first = this.#input(actor, input, { journal: true });
@@ -339,7 +346,8 @@ export class GraphRunner<S extends State = State, C = unknown> {
         ...(options.interruptBefore ?? []),
       ],
       interruptAfter: [...(this.#options.interruptAfter ?? []), ...(options.interruptAfter ?? [])],
-      holds: persistent && durability === "sync",
+      holds: false,
+      waitsForWrites: persistent && durability === "sync",
     };
   }
 
@@ -370,7 +378,7 @@ export class GraphRunner<S extends State = State, C = unknown> {
     const threadId = thread?.threadId ?? "<none>";
     let first: DriveOptions["first"];
     try {
-      if (plan.kind !== "input" && emit && !snap.matches("barrier")) {
+      if (plan.kind !== "input" && emit && storedValue(snap.value) !== "barrier") {
         // A streamed resume starts from the thread's current values (a barrier emits its own).
         emit({
           type: "values",
@@ -381,7 +389,7 @@ export class GraphRunner<S extends State = State, C = unknown> {
       }
       if (plan.kind === "resume") {
         const pending = pendingInterrupts(context, env);
-        const atBreakpoint = snap.matches("breakpoint");
+        const atBreakpoint = storedValue(snap.value) === "breakpoint";
         const answers = resumeAnswers(pending, plan.value, { threadId, atBreakpoint });
         // Command({ resume, update }): the update goes through the reducers first, so the
         // resumed tasks see it (as in LangGraph.js). Checked before anything is sent.
@@ -390,8 +398,8 @@ export class GraphRunner<S extends State = State, C = unknown> {
         first = { type: "RESUME", answers };
       } else if (plan.kind === "continue") {
         // From a barrier the driver steps on by itself; past a breakpoint, RESUME goes on.
-        if (snap.matches("breakpoint")) first = { type: "RESUME", answers: {} };
-        else if (!snap.matches("barrier")) {
+        if (storedValue(snap.value) === "breakpoint") first = { type: "RESUME", answers: {} };
+        else if (storedValue(snap.value) !== "barrier") {
           const answers = continueAnswers(pendingInterrupts(context, env), threadId);
           first = { type: "RESUME", answers, rerun: true };
         }

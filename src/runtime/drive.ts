@@ -5,6 +5,7 @@ import type { RunEvent } from "../stream/run-events.js";
 import { type CheckpointWriter, ROUTE } from "./checkpoint-writer.js";
 import { type InterruptScope, interruptId } from "./interrupt.js";
 import type { RunEnv } from "./run-env.js";
+import { storedValue } from "./snapshot-format.js";
 import { type GraphContext, opensUpdate, type TaskRecord, type TaskSeed } from "./task.js";
 
 export interface DriveOptions {
@@ -32,12 +33,13 @@ const isSettled = (snap: AnyMachineSnapshot) => snap.status !== "active" || !sna
 
 /**
  * Drive a started graph actor to its next resting point: until the run is
- * done, pauses, or fails. The machine decides everything. As it enters each
- * barrier it calls `env.atBarrier`, where the driver queues that barrier's
- * checkpoint and streams its values, and steps on by itself — unless the run
- * holds there (`context.run.holds`: durability `"sync"`, or updateState), when
- * the driver waits for the writes and sends `STEP`. Every queued write is
- * stored before this returns.
+ * done, pauses, or fails. The machine decides everything. At each barrier
+ * (entered, or passed along an edge) it calls `env.atBarrier`, where the driver
+ * queues that barrier's checkpoint and streams its values, and steps on by
+ * itself — unless the run holds there (`context.run.holds`: updateState), when
+ * the driver waits for the writes and sends `STEP`. Under durability `"sync"`
+ * (`run.waitsForWrites`) each step's tasks start once the writes are stored.
+ * Every queued write is stored before this returns.
  */
 export async function drive(
   actor: AnyActor,
@@ -80,11 +82,14 @@ export async function drive(
     if (!beforeInput)
       env.emit?.({ type: "values", ns: env.ns, step: context.step, values: context.values });
   };
-  const holds = (actor.getSnapshot() as AnyMachineSnapshot).context.run.holds as boolean;
+  const run = (actor.getSnapshot() as AnyMachineSnapshot).context.run as GraphContext["run"];
+  const holds = run.holds;
+  // Held runs and durability "sync" wait for each write.
+  const waits = holds || run.waitsForWrites === true;
   // Before a step's tasks start: wait for the store if the run got too far ahead of it,
   // and let the event loop run if the run has kept it for MAX_UNBROKEN_STEPS steps.
   env.beforeTasks = () => {
-    if (writer?.lagging) {
+    if (writer?.lagging || (writer && run.waitsForWrites)) {
       unbroken = 0;
       return writer.flush();
     }
@@ -98,7 +103,7 @@ export async function drive(
       if (!env.stepOrigin) return;
       const written = writer.taskFinished(env.stepOrigin, task, outcome);
       // Held runs wait for each write; the others only for the last, before returning.
-      return holds ? written : undefined;
+      return waits ? written : undefined;
     };
     env.saveTaskError = (task, error) => {
       if (env.stepOrigin) writer.taskFailed(env.stepOrigin, task, error);
@@ -120,7 +125,7 @@ export async function drive(
       if (failure !== undefined) throw failure;
       if (snap.status === "error") throw snap.error;
       const context = snap.context as GraphContext;
-      const value = snap.value;
+      const value = storedValue(snap.value);
       if (value === "failed") throw context.error;
       if (value === "done") {
         await writer?.flush();

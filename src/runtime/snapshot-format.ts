@@ -191,3 +191,29 @@ export function contextOf(checkpoint: Checkpoint): GraphContext {
 export function stepOriginOf(checkpoint: Checkpoint): string {
   return (checkpoint.metadata.stepOrigin as string | undefined) ?? checkpoint.id;
 }
+
+/**
+ * A graph machine's state value in its stored form. The executor nests the runtime's states
+ * (`{ runtime: "barrier" }`, `{ runtime: { fanout: s } }`) and the nodes (`{ workflow:
+ * { node: s } }`); checkpoints keep the form of the executor before it carried the edges
+ * (`"barrier"`, `{ stepping: { node | "__fanout__": s } }`), so threads written by either
+ * read in both.
+ */
+export function storedValue(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  const v = value as { workflow?: unknown; runtime?: unknown };
+  if (v.workflow !== undefined) return { stepping: v.workflow };
+  if (v.runtime === undefined) return value;
+  if (typeof v.runtime === "string") return v.runtime;
+  return { stepping: { __fanout__: (v.runtime as { fanout: unknown }).fanout } };
+}
+
+/** The executor's state value for a stored one (the inverse of `storedValue`). */
+export function machineValue(stored: unknown): unknown {
+  if (stored === "barrier" || stored === "breakpoint") return { runtime: stored };
+  if (typeof stored !== "object" || stored === null) return stored;
+  const stepping = (stored as { stepping?: Record<string, unknown> }).stepping;
+  if (!stepping) return stored;
+  if ("__fanout__" in stepping) return { runtime: { fanout: stepping.__fanout__ } };
+  return { workflow: stepping };
+}

@@ -88,8 +88,13 @@ export interface RunOptions {
   recursionLimit: number;
   interruptBefore: readonly string[];
   interruptAfter: readonly string[];
-  /** The driver holds the run at each barrier until it sends `STEP` (durability "sync", updateState). */
+  /** The driver holds the run at each barrier until it sends `STEP` (updateState). */
   holds: boolean;
+  /**
+   * Durability "sync": each step's tasks start once every queued write is stored (the run
+   * need not rest at its barriers for that).
+   */
+  waitsForWrites?: boolean;
 }
 
 /**

@@ -27,13 +27,15 @@ import {
   type AnyStateMachine,
   initialTransition,
   type MachineSnapshot,
+  matchesState,
+  type StateValue,
   transition,
 } from "xstate";
 import {
   type ChartPath,
   children,
   microsteps,
-  passesThrough,
+  passesThrough as passesThroughValues,
   replayExtendedPaths,
   same,
   sent,
@@ -48,6 +50,7 @@ import { ROUTE } from "../../src/runtime/checkpoint-writer.js";
 import { recoverTasks } from "../../src/runtime/drive.js";
 import { interruptId } from "../../src/runtime/interrupt.js";
 import { attachRunEnv, type RunEnv } from "../../src/runtime/run-env.js";
+import { storedValue } from "../../src/runtime/snapshot-format.js";
 import {
   DEFAULT_RUN,
   type GraphContext,
@@ -60,6 +63,19 @@ import {
 type Snap = MachineSnapshot<GraphContext, AnyEventObject, any, any, any, any, any, any>;
 type Path = ChartPath<Snap>;
 type Step = AnyEventObject | ((s: Snap) => AnyEventObject);
+
+/*
+ * States are named here as a checkpoint stores them (see storedValue): `"barrier"`,
+ * `"breakpoint"`, and `{ stepping: { <node> | "__fanout__": … } }` for the executor's
+ * `runtime.barrier`, `runtime.breakpoint`, `workflow.<node>` and `runtime.fanout`.
+ */
+const storedStateOf = (s: Snap) => storedValue(s.value) as StateValue;
+const isAt = (s: Snap, value: StateValue) => matchesState(value, storedStateOf(s));
+const passesThrough = (...args: Parameters<typeof passesThroughValues>) =>
+  passesThroughValues(...args).map(storedValue);
+/** The id of a lifecycle state: a node's (in `workflow`) or the fan-out's (in `runtime`). */
+const lifecycleId = (machineId: string, node: string) =>
+  node === "__fanout__" ? `${machineId}.runtime.fanout` : `${machineId}.workflow.${node}`;
 
 /** A graph under test: its machine, and what the model of its runner needs to answer. */
 interface Example {
@@ -189,7 +205,9 @@ interface RunRequest {
 /** The lifecycle state (a graph node or `__fanout__`) that is running in `s`, if any. */
 function runningLifecycle(s: Snap): string | undefined {
   if (s.status !== "active" || !s.hasTag("running")) return undefined;
-  const [lifecycle] = Object.keys((s.value as { stepping: Record<string, string> }).stepping);
+  const [lifecycle] = Object.keys(
+    (storedStateOf(s) as { stepping: Record<string, string> }).stepping,
+  );
   return lifecycle;
 }
 
@@ -287,9 +305,9 @@ function restarts(g: Example, s: Snap): Snap[] {
  */
 function events(g: Example, s: Snap, updates = true): AnyEventObject[] {
   if (s.status !== "active") return [];
-  if (s.matches("idle")) return [INPUT];
-  if (s.matches("barrier")) return [STEP];
-  if (s.matches("breakpoint")) return [CONTINUE];
+  if (isAt(s, "idle")) return [INPUT];
+  if (isAt(s, "barrier")) return [STEP];
+  if (isAt(s, "breakpoint")) return [CONTINUE];
   const out = [...answers(g, s), STEP, WRONG_ANSWER];
   const waiting = s.context.tasks.filter((t) => t.status === "interrupted");
   if (waiting.length > 0 && s.hasTag("running")) out.push(resumeAll(s));
@@ -327,7 +345,7 @@ const plainPaths = traverse(ex, false);
 /** The traversal from every barrier of `traversal` restored after a crash (see `restarts`). */
 const traverseRestored = (g: Example, traversal: Path[]) =>
   traversal
-    .flatMap((p) => (p.state.matches("barrier") ? restarts(g, p.state) : []))
+    .flatMap((p) => (isAt(p.state, "barrier") ? restarts(g, p.state) : []))
     .flatMap(
       (fromState) =>
         getShortestPaths(g.machine, {
@@ -348,11 +366,11 @@ const passed = (g: Example, traversal: Path[]) =>
   microsteps(g.machine, g.input, traversal, (s: Snap) => events(g, s));
 
 /** The graph nodes whose lifecycle state is active. */
-const activeNodes = (g: Example, s: Snap) => g.nodes.filter((n) => s.matches({ stepping: n }));
+const activeNodes = (g: Example, s: Snap) => g.nodes.filter((n) => isAt(s, { stepping: n }));
 /** The lifecycle state of `node` (a graph node or `__fanout__`), if active. */
 const nodeState = (s: Snap, node: string): string | undefined =>
-  s.matches({ stepping: node })
-    ? (s.value as { stepping: Record<string, string> }).stepping[node]
+  isAt(s, { stepping: node })
+    ? (storedStateOf(s) as { stepping: Record<string, string> }).stepping[node]
     : undefined;
 
 /** The runner's answer of `type` while `node`'s state (`__fanout__`: the fan-out's) runs. */
@@ -408,8 +426,21 @@ const replayOptions = {
 };
 
 describe("a compiled graph's machine", () => {
-  it("keeps the run loop's states at the root", () => {
-    expect(Object.keys(machine.root.states)).toEqual(Object.keys(runMachine.root.states));
+  it("puts the workflow first, then the run loop's states: its own grouped in runtime", () => {
+    expect(Object.keys(machine.root.states)).toEqual([
+      "workflow",
+      "runtime",
+      "idle",
+      "done",
+      "failed",
+    ]);
+    const runtime = machine.getStateNodeById("Example.runtime");
+    expect(Object.keys(runtime.states)).toEqual(["barrier", "fanout", "breakpoint"]);
+    // Every state of the run loop's chart is there, `stepping` split between the two groups.
+    const { stepping: _, ...loop } = runMachine.root.states;
+    for (const key of Object.keys(loop)) {
+      expect(machine.root.states[key] ?? runtime.states[key]).toBeDefined();
+    }
   });
 
   it("invokes one task runner for the whole run, which the machine implements", () => {
@@ -421,11 +452,10 @@ describe("a compiled graph's machine", () => {
     ]);
   });
 
-  it("has one task-lifecycle state per graph node under stepping, beside __fanout__, each entered from the barrier", () => {
-    const stepping = machine.getStateNodeById("Example.stepping");
+  it("has one task-lifecycle state per graph node in workflow, and fanout in runtime, each entered from the barrier", () => {
+    const stepping = machine.getStateNodeById("Example.workflow");
     expect(stepping.type).toBe("compound");
     expect(Object.keys(stepping.states)).toEqual([
-      "__fanout__",
       START,
       "plan",
       "research",
@@ -435,7 +465,7 @@ describe("a compiled graph's machine", () => {
     ]);
     expect(Object.keys(stepping.on)).toEqual([]);
     // The barrier takes the decisions it raises: one RUN.<node> per node, and the chart's others.
-    const dispatch = machine.getStateNodeById("Example.barrier");
+    const dispatch = machine.getStateNodeById("Example.runtime.barrier");
     expect(Object.keys(dispatch.on).sort()).toEqual(
       [
         "STEP",
@@ -447,9 +477,10 @@ describe("a compiled graph's machine", () => {
         ...ex.nodes.map((n) => `RUN.${n}`),
       ].sort(),
     );
-    expect(dispatch.on.SETTLED![0]!.target!.map((t) => t.id)).toEqual(["Example.barrier"]);
+    expect(dispatch.on.SETTLED![0]!.target!.map((t) => t.id)).toEqual(["Example.runtime.barrier"]);
     // Each lifecycle asks the runner for its node's tasks (the fan-out: for all of them),
-    // and goes straight to the barrier when they are done.
+    // and when they are done goes to the barrier, or (a node) straight along one of its
+    // declared edges when the barrier would only send the run there.
     const lifecycles: Array<[string, unknown, string]> = [
       ["__fanout__", "runTasks", "FANOUT"],
       ...ex.nodes.map((node): [string, unknown, string] => [
@@ -460,7 +491,7 @@ describe("a compiled graph's machine", () => {
     ];
     const lifecycleStates = Object.keys(taskMachine.root.states).filter((k) => k !== "done");
     for (const [name, runTasks, dispatchedBy] of lifecycles) {
-      const state = machine.getStateNodeById(`Example.stepping.${name}`);
+      const state = machine.getStateNodeById(lifecycleId("Example", name));
       expect(Object.keys(state.states)).toEqual(lifecycleStates);
       expect(state.initial.target.map((t) => t.key)).toEqual(["running"]);
       const { running } = state.states;
@@ -470,7 +501,17 @@ describe("a compiled graph's machine", () => {
         [],
       ]);
       const finished = running!.on["TASKS.DONE"]!.map((t) => t.target!.map((s) => s.id));
-      expect(finished).toEqual([[`${state.id}.interrupted`], ["Example.barrier"]]);
+      // Its edges, then its joins (research and write each join into review).
+      const joined = ["research", "write"].includes(name) ? ["review"] : [];
+      const along = [
+        ...ex.edges.filter(([from]) => from === name).map(([, to]) => to),
+        ...joined,
+      ].map((to) => [to === END ? "Example.done" : `Example.workflow.${to}`]);
+      expect(finished).toEqual([
+        [`${state.id}.interrupted`],
+        ...along,
+        ["Example.runtime.barrier"],
+      ]);
       const [target] = dispatch.on[dispatchedBy]![0]!.target!;
       expect(target).toBe(state);
     }
@@ -496,13 +537,13 @@ describe("a compiled graph's machine", () => {
     const unreached = all.filter((id) => !reached.has(id));
     expect(unreached.sort()).toEqual(
       ["__fanout__", START, "plan", "research", "write", "review"]
-        .map((node) => `Example.stepping.${node}.interrupted`)
+        .map((node) => `${lifecycleId("Example", node)}.interrupted`)
         .sort(),
     );
     for (const node of ["__fanout__", ...ex.nodes]) {
-      expect(reached).toContain(`Example.stepping.${node}.running`);
+      expect(reached).toContain(`${lifecycleId("Example", node)}.running`);
     }
-    expect(reached).toContain("Example.stepping.approve.interrupted");
+    expect(reached).toContain("Example.workflow.approve.interrupted");
     // Every lifecycle's finished work passes through no other state on its way to the barrier.
     const finished = new Set<string>();
     for (const { state } of explored.filter(([g]) => g === ex).flatMap(([, t]) => t)) {
@@ -525,7 +566,7 @@ describe("a compiled graph's machine", () => {
       const lifecycles = g === fork ? ["__fanout__", "ask"] : ["__fanout__"];
       for (const node of lifecycles) {
         for (const state of ["running", "interrupted"]) {
-          expect(entered).toContain(`${g.machine.id}.stepping.${node}.${state}`);
+          expect(entered).toContain(`${lifecycleId(g.machine.id, node)}.${state}`);
         }
       }
     }
@@ -541,13 +582,13 @@ describe("a compiled graph's machine", () => {
         // Always the one runner (a final snapshot still lists it, stopped).
         expect(children(s)).toEqual(["tasks"]);
         const lifecycle = runningLifecycle(s);
-        if (!s.matches("stepping")) {
+        if (!isAt(s, "stepping")) {
           expect(lifecycle).toBeUndefined();
           continue;
         }
         const active = activeNodes(g, s);
         const { tasks } = s.context;
-        if (s.matches({ stepping: "__fanout__" })) {
+        if (isAt(s, { stepping: "__fanout__" })) {
           // Several tasks, one request for all of them; no node's state is active.
           count(fanned, g);
           expect(active).toEqual([]);
@@ -596,7 +637,7 @@ describe("a compiled graph's machine", () => {
   });
 
   it("runs the example to done: plan, research and write together, review, approve", () => {
-    const done = plainPaths.find((p) => p.state.value === "done")!;
+    const done = plainPaths.find((p) => storedStateOf(p.state) === "done")!;
     const answered = done.steps.flatMap((step, i) =>
       step.event.type === "TASKS.DONE"
         ? [[runningLifecycle(done.steps[i - 1]!.state), step.event.output as TaskOutcome[]]]
@@ -651,9 +692,9 @@ describe("a compiled graph's machine", () => {
     ]);
     expect(requests(transition(machine, barrier, STEP)[1])).toEqual([["tasks", "RUN", undefined]]);
     const [fanned, merged] = walk(ex, ...toReview).slice(-2);
-    expect(fanned!.value).toEqual({ stepping: { __fanout__: "running" } });
+    expect(storedStateOf(fanned!)).toEqual({ stepping: { __fanout__: "running" } });
     expect(activeNodes(ex, fanned!)).toEqual([]);
-    for (const node of ex.nodes) expect(fanned!.matches({ stepping: node })).toBe(false);
+    for (const node of ex.nodes) expect(isAt(fanned!, { stepping: node })).toBe(false);
     expect(running(fanned!).map((t) => t.id)).toEqual(["2:research:0", "2:write:0"]);
     const answer = fanout()(fanned!);
     expect((answer.output as TaskOutcome[]).map((o) => [o.id, o.status])).toEqual([
@@ -662,7 +703,7 @@ describe("a compiled graph's machine", () => {
     ]);
     expect(passesThrough(ex.machine, fanned!, answer)).toEqual(["barrier"]);
     // Both merge at once: review runs once, after both.
-    expect([merged!.value, merged!.hasTag("running")]).toEqual(["barrier", false]);
+    expect([storedStateOf(merged!), merged!.hasTag("running")]).toEqual(["barrier", false]);
     expect(merged!.context.tasks.map((t) => t.node)).toEqual(["review"]);
     expect(merged!.context.joins).toEqual({});
     expect(merged!.context.values).toMatchObject({ research: "by research", write: "by write" });
@@ -693,20 +734,20 @@ describe("a compiled graph's machine", () => {
     expect(requests(transition(machine, wrong!, resumeAll(wrong!))[1])).toEqual([
       ["tasks", "RUN", "approve"],
     ]);
-    expect(finished!.value).toBe("barrier");
-    expect(end!.value).toBe("done");
+    expect(storedStateOf(finished!)).toBe("barrier");
+    expect(storedStateOf(end!)).toBe("done");
     expect(end!.context.values.approve).toBe("yes");
   });
 
   it("a fan-out where one task pauses waits in __fanout__.interrupted with nothing running; RESUME re-runs only that task", () => {
     const fanned = last(fork, INPUT, STEP, finish(START, fork), STEP);
-    expect([fanned.value, runningLifecycle(fanned)]).toEqual([
+    expect([storedStateOf(fanned), runningLifecycle(fanned)]).toEqual([
       { stepping: { __fanout__: "running" } },
       "__fanout__",
     ]);
     expect(running(fanned).map((t) => t.id)).toEqual(["1:ask:0", "1:work:0"]);
     const paused = transition(fork.machine, fanned, fanout(fork)(fanned))[0] as Snap;
-    expect([paused.value, paused.hasTag("running"), activeNodes(fork, paused)]).toEqual([
+    expect([storedStateOf(paused), paused.hasTag("running"), activeNodes(fork, paused)]).toEqual([
       { stepping: { __fanout__: "interrupted" } },
       false,
       [],
@@ -720,7 +761,7 @@ describe("a compiled graph's machine", () => {
       Snap,
       never,
     ];
-    expect([resumed.value, requests(resuming)]).toEqual([
+    expect([storedStateOf(resumed), requests(resuming)]).toEqual([
       { stepping: { __fanout__: "running" } },
       [["tasks", "RUN", undefined]],
     ]);
@@ -732,9 +773,9 @@ describe("a compiled graph's machine", () => {
     ]);
     expect(passesThrough(fork.machine, resumed, answer)).toEqual(["barrier"]);
     const merged = transition(fork.machine, resumed, answer)[0] as Snap;
-    expect([merged.value, merged.hasTag("running")]).toEqual(["barrier", false]);
+    expect([storedStateOf(merged), merged.hasTag("running")]).toEqual(["barrier", false]);
     expect(merged.context.values).toEqual({ topic: "statecharts", ask: "yes", work: "by work" });
-    expect(transition(fork.machine, merged, STEP)[0].value).toBe("done");
+    expect(storedStateOf(transition(fork.machine, merged, STEP)[0] as Snap)).toBe("done");
     // The traversal found the same paused fan-out.
     expect(forkPaths.some((p) => nodeState(p.state, "__fanout__") === "interrupted")).toBe(true);
   });
@@ -771,7 +812,7 @@ describe("a compiled graph's machine", () => {
       ["work", "done"],
     ]);
     expect(running(resumed2!).map((t) => t.node)).toEqual(["check"]);
-    expect(merged!.value).toBe("barrier");
+    expect(storedStateOf(merged!)).toBe("barrier");
     expect(merged!.context.values).toEqual({
       topic: "statecharts",
       ask: "yes",
@@ -799,9 +840,9 @@ describe("a compiled graph's machine", () => {
       CONTINUE,
       STEP,
     ).slice(-3);
-    expect(atBreakpoint!.value).toBe("breakpoint");
+    expect(storedStateOf(atBreakpoint!)).toBe("breakpoint");
     expect(atBreakpoint!.context.breakpoint).toMatchObject({ node: "review", timing: "before" });
-    expect(back!.value).toBe("barrier");
+    expect(storedStateOf(back!)).toBe("barrier");
     expect(nodeState(stepping!, "review")).toBe("running");
   });
 
@@ -814,16 +855,19 @@ describe("a compiled graph's machine", () => {
       [fanned, "research failed"],
       [polled, "work failed"],
     ] as const) {
-      expect([failed.value, failed.status, failed.context.error, failed.hasTag("running")]).toEqual(
-        ["failed", "done", error, false],
-      );
+      expect([
+        storedStateOf(failed),
+        failed.status,
+        failed.context.error,
+        failed.hasTag("running"),
+      ]).toEqual(["failed", "done", error, false]);
     }
   });
 
   it("fails the run at the barrier once the recursion limit is spent", () => {
     const limited = withRun(ex, { recursionLimit: 1 });
     const failed = last(limited, INPUT, STEP, finish(START), STEP, finish("plan"), STEP);
-    expect(failed.value).toBe("failed");
+    expect(storedStateOf(failed)).toBe("failed");
     expect(failed.context.error).toBeInstanceOf(RecursionLimitError);
   });
 
@@ -882,14 +926,14 @@ describe("a compiled graph's machine", () => {
       { node: "approve", kind: "update", status: "pending" },
     ]);
     expect([nodeState(solo!, "approve"), runningLifecycle(solo!)]).toEqual(["running", "approve"]);
-    expect([merged!.value, end!.value, end!.context.values.approve]).toEqual([
+    expect([storedStateOf(merged!), storedStateOf(end!), end!.context.values.approve]).toEqual([
       "barrier",
       "done",
       "edited",
     ]);
     // A plain update changes values only.
     const plain = transition(machine, paused, { type: "UPDATE", update: { note: "n" } })[0] as Snap;
-    expect([plain.value, plain.context.values.note]).toEqual([paused.value, "n"]);
+    expect([storedStateOf(plain), plain.context.values.note]).toEqual([storedStateOf(paused), "n"]);
   });
 
   it("updateState as a node on a paused fan-out replaces the step's tasks, keeping finished writes", () => {
@@ -907,7 +951,7 @@ describe("a compiled graph's machine", () => {
     ).slice(-3);
     expect(solo!.context.tasks).toMatchObject([{ node: "ask", kind: "update", status: "pending" }]);
     expect([activeNodes(fork, solo!), runningLifecycle(solo!)]).toEqual([["ask"], "ask"]);
-    expect([merged!.value, end!.value]).toEqual(["barrier", "done"]);
+    expect([storedStateOf(merged!), storedStateOf(end!)]).toEqual(["barrier", "done"]);
     // The paused step's tasks are replaced, but work had finished: its write is merged first.
     expect(end!.context.values).toMatchObject({ topic: "statecharts", ask: "edited" });
     expect(Object.keys(end!.context.values).sort()).toEqual(["ask", "topic", "work"]);
@@ -926,7 +970,7 @@ describe("a compiled graph's machine", () => {
       [poll, last(poll, INPUT, STEP, finish(START, poll), STEP, fanout(poll), resume("ask"))],
     ];
     for (const [g, s] of cases) {
-      expect(s.matches("stepping")).toBe(true);
+      expect(isAt(s, "stepping")).toBe(true);
       const ignored: AnyEventObject[] = [STEP, WRONG_ANSWER];
       if (s.hasTag("running")) ignored.push(resumeAll(s));
       for (const event of ignored) {
@@ -953,7 +997,7 @@ describe("a compiled graph's machine", () => {
         { type: "RECURSION_LIMIT", limit: 1 },
       ];
       for (const { state } of traversal) {
-        if (state.status !== "active" || state.matches("barrier")) continue;
+        if (state.status !== "active" || isAt(state, "barrier")) continue;
         for (const event of decisions) {
           expect(state.can(event as never)).toBe(false);
           same(view(transition(g.machine, state, event)[0] as Snap), view(state));

@@ -93,7 +93,7 @@ describe("invoke(…, { inspect }) with @statelyai/inspect", () => {
       );
       const values = snapshots.map((s) => (s as unknown as { value?: unknown }).value);
       // The pause shows as the node's own lifecycle state, then the run loop ends in `done`.
-      expect(values).toContainEqual({ stepping: { approve: "interrupted" } });
+      expect(values).toContainEqual({ workflow: { approve: "interrupted" } });
       expect(values.at(-1)).toBe("done");
       expect(
         (snapshots.at(-1) as unknown as { context: { values: unknown } }).context.values,

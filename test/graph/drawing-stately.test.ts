@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type AnyStateMachine, createMachine, type StateNode } from "xstate";
 import { createAgent } from "../../src/agent/index.js";
+import { MemoryCheckpointer } from "../../src/checkpoint/index.js";
 import {
   Command,
   type CompiledGraph,
@@ -124,13 +125,19 @@ describe("graph.toStately()", () => {
     ]);
   });
 
-  it("is the JSON chart inside a createMachine call, and leaves the executor as it was", () => {
+  it("is the JSON chart inside a createMachine call, a machine apart from the executor", () => {
     const code = review.toStately();
     expect(code.startsWith("createMachine(")).toBe(true);
     const json = code.slice("createMachine(".length, code.lastIndexOf(")"));
     expect(JSON.parse(json)).toEqual(inspectionChart(review.drawing()));
-    // The executor keeps its run loop: the chart is a separate, inspection-only machine.
-    expect(Object.keys(review.machine.root.states)).toContain("barrier");
+    // The executor carries the same workflow, beside the run loop's own states.
+    expect(Object.keys(review.machine.root.states)).toEqual([
+      "workflow",
+      "runtime",
+      "idle",
+      "done",
+      "failed",
+    ]);
     expect(review.machine).not.toBe(importAsStately(code));
   });
 
@@ -174,5 +181,100 @@ describe("graph.toStately()", () => {
     for (const type of ["NEXT", "NEXT", "JOIN", "GOTO", "shouldNotify"]) actor.send({ type });
     expect(actor.getSnapshot().value).toEqual({ workflow: END });
     actor.stop();
+  });
+});
+
+describe("graph.machine, the executor", () => {
+  /** The executor's transitions out of a node's running state that go straight to a target. */
+  const straight = (graph: CompiledGraph<any, any>, node: string) =>
+    graph.machine
+      .getStateNodeById(`${graph.name}.workflow.${node}.running`)
+      .on["TASKS.DONE"]!.filter(
+        (t) => t.guard !== undefined && t.target?.[0]?.key !== "interrupted",
+      )
+      .map((t) => [t.target![0]!.id, t.description]);
+
+  for (const graph of [review, agent] as CompiledGraph<any, any>[]) {
+    it(`${graph.name}: carries every declared edge as a transition from its node's state`, () => {
+      const workflow = graph.machine.root.states.workflow!;
+      expect(Object.keys(workflow.states)).toEqual([START, ...graph.nodes]);
+      const carried = [START, ...graph.nodes].flatMap((node) =>
+        straight(graph, node).map(([to]) => `${node} -> ${to}`),
+      );
+      const declared = graph.edges.map(
+        (e) => `${e.from} -> ${graph.name}.${e.to === END ? "done" : `workflow.${e.to}`}`,
+      );
+      expect(carried.sort()).toEqual([...new Set(declared)].sort());
+    });
+  }
+
+  it("describes each edge as declared: edge, router and path label, join, Command goto", () => {
+    expect(straight(review, "publish")).toEqual([
+      ["ReviewLoop.workflow.notify", "router shouldNotify: yes"],
+      ["ReviewLoop.done", "router shouldNotify: no"],
+    ]);
+    expect(straight(review, "research")).toEqual([
+      ["ReviewLoop.workflow.review", "join of research + draft"],
+    ]);
+    expect(straight(review, "review")).toEqual([
+      ["ReviewLoop.workflow.revise", "Command goto"],
+      ["ReviewLoop.workflow.publish", "Command goto"],
+    ]);
+    expect(straight(review, "plan")).toEqual([
+      ["ReviewLoop.workflow.research", "edge"],
+      ["ReviewLoop.workflow.draft", "edge"],
+    ]);
+  });
+
+  it("groups the run loop's own states in runtime: the barrier, fan-out steps, the breakpoint", () => {
+    const runtime = review.machine.root.states.runtime!;
+    expect(Object.keys(runtime.states)).toEqual(["barrier", "fanout", "breakpoint"]);
+    const barrier = runtime.states.barrier!;
+    // The barrier still starts any node's step: for Sends, fan-ins and restored threads.
+    for (const node of [START, ...review.nodes]) {
+      expect(barrier.on[`RUN.${node}`]![0]!.target![0]!.id).toBe(`ReviewLoop.workflow.${node}`);
+    }
+  });
+
+  it("takes a lone step's edge straight to its target, checkpointing the barrier on the way; a fan-out passes the barrier", async () => {
+    const graph = new Graph({ name: "Straight" })
+      .addReducer("log", (a: string[] = [], b: string[]) => a.concat(b))
+      .addNode("a", () => ({ log: ["a"] }))
+      .addNode("b", () => ({ log: ["b"] }))
+      .addNode("c", () => ({ log: ["c"] }))
+      .addNode("d", () => ({ log: ["d"] }))
+      .addEdge(START, "a")
+      .addEdge("a", "b")
+      .addEdge("b", "c")
+      .addEdge("b", "d")
+      .compile({ checkpointer: new MemoryCheckpointer() });
+    const decisions: string[] = [];
+    const config = { configurable: { thread_id: "straight" } };
+    const result = await graph.invoke(
+      { log: [] },
+      {
+        config,
+        inspect: (e) => {
+          const type = e.type === "@xstate.microstep" ? e.event.type : "";
+          if (/^(RUN\.|FANOUT|FINISH)/.test(type)) decisions.push(type);
+        },
+      },
+    );
+    expect(result.state.log).toEqual(["a", "b", "c", "d"]);
+    // The input's barrier starts START; START -> a -> b went along the edges; b's fan-out
+    // and the end were the barrier's.
+    expect(decisions).toEqual([`RUN.${START}`, "FANOUT", "FINISH"]);
+    // Every step still has its barrier checkpoint, with what ran before it.
+    const history: Array<[number, string[], unknown]> = [];
+    for await (const s of graph.getStateHistory(config)) {
+      history.unshift([s.metadata?.step as number, s.next, s.values.log]);
+    }
+    expect(history).toEqual([
+      [0, [START], undefined],
+      [1, ["a"], []],
+      [2, ["b"], ["a"]],
+      [3, ["c", "d"], ["a", "b"]],
+      [4, [], ["a", "b", "c", "d"]],
+    ]);
   });
 });
