@@ -27,6 +27,7 @@ const KNOWN_EXPORTS: Record<string, { name: string; type: string }> = {
   "./models": { name: "initChatModel", type: "function" },
   "./testing": { name: "graphPaths", type: "function" },
   "./server": { name: "createServer", type: "function" },
+  "./runs": { name: "createRuns", type: "function" },
 };
 
 interface PackageJson {
