@@ -18,7 +18,7 @@ import {
   type ScheduledJob,
 } from "../../src/runs/index.js";
 import { DEADLINES_KEY, REVIEW_GROUP_KEY } from "../../src/runs/review-deadlines.js";
-import { dropStoreTables } from "../setup/store-tables.js";
+import { dropRunQueueTables, dropStoreTables } from "../setup/store-tables.js";
 
 const pgUrl = process.env.STATEWEAVER_PG_URL;
 
@@ -140,8 +140,7 @@ const setups: Array<[string, () => Setup, boolean]> = [
           ).rows[0].n,
         cleanup: async () => {
           await dropStoreTables(pool, tablePrefix);
-          await pool.query(`drop table if exists ${tablePrefix}runs, ${tablePrefix}run_workers`);
-          await pool.query(`drop schema if exists ${tablePrefix}queue cascade`);
+          await dropRunQueueTables(pool, tablePrefix);
           await pool.end();
         },
       };

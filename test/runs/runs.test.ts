@@ -14,7 +14,7 @@ import {
   type RunQueue,
   type Runs,
 } from "../../src/runs/index.js";
-import { dropStoreTables } from "../setup/store-tables.js";
+import { dropRunQueueTables, dropStoreTables } from "../setup/store-tables.js";
 import { STEPS, stepsGraph } from "./fixtures/steps-graph.js";
 
 const pgUrl = process.env.STATEWEAVER_PG_URL;
@@ -47,8 +47,7 @@ const setups: Array<[string, () => Setup, boolean]> = [
         cleanup: async () => {
           const pool = new pg.Pool({ connectionString: pgUrl });
           await dropStoreTables(pool, tablePrefix);
-          await pool.query(`drop table if exists ${tablePrefix}runs, ${tablePrefix}run_workers`);
-          await pool.query(`drop schema if exists ${tablePrefix}queue cascade`);
+          await dropRunQueueTables(pool, tablePrefix);
           await pool.end();
         },
       };

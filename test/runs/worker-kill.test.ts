@@ -11,7 +11,7 @@ import pg from "pg";
 import { afterAll, expect, it } from "vitest";
 import { MemoryCheckpointer, PostgresCheckpointer } from "../../src/checkpoint/index.js";
 import { createRuns, PostgresRunQueue, type Runs } from "../../src/runs/index.js";
-import { dropStoreTables } from "../setup/store-tables.js";
+import { dropRunQueueTables, dropStoreTables } from "../setup/store-tables.js";
 import { STEPS, stepsGraph } from "./fixtures/steps-graph.js";
 import { WORKER_BIN, WorkerFleet } from "./fixtures/worker-fleet.js";
 
@@ -45,8 +45,7 @@ afterAll(async () => {
   if (!pgUrl) return;
   const pool = new pg.Pool({ connectionString: pgUrl });
   await dropStoreTables(pool, tablePrefix);
-  await pool.query(`drop table if exists ${tablePrefix}runs, ${tablePrefix}run_workers`);
-  await pool.query(`drop schema if exists ${tablePrefix}queue cascade`);
+  await dropRunQueueTables(pool, tablePrefix);
   await pool.end();
 });
 

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresCheckpointer } from "../../src/checkpoint/index.js";
 import { PostgresRunQueue } from "../../src/runs/index.js";
 import { startWorker } from "../../src/server/index.js";
+import { dropRunQueueTables } from "../setup/store-tables.js";
 import { type RunningServer, startServer, testGraphs } from "./fixtures/server.js";
 
 // Runs against a real server only: STATEWEAVER_PG_URL=postgres://postgres@127.0.0.1:5432/test
@@ -28,7 +29,7 @@ describe.skipIf(!url)("the server on PostgreSQL", () => {
     ]);
     for (const { tablename } of rows)
       await pool.query(`drop table if exists "${tablename}" cascade`);
-    await pool.query(`drop schema if exists ${tablePrefix}queue cascade`);
+    await dropRunQueueTables(pool, tablePrefix);
     await pool.query(`drop function if exists ${tablePrefix}notify_thread_change()`);
     await pool.end();
   });

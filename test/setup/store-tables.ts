@@ -1,4 +1,5 @@
 import { tables } from "../../src/checkpoint/sql/statements.js";
+import { runTables } from "../../src/runs/queues/postgres-schema.js";
 
 /**
  * Drops every table (and the trigger function) of the SQL store with `prefix` (at the current schema) from a shared
@@ -13,4 +14,17 @@ export async function dropStoreTables(
     await pool.query(`drop table if exists ${table} cascade`);
   // The schema's trigger function (migration 5) outlives its tables.
   await pool.query(`drop function if exists ${prefix}notify_thread_change()`);
+}
+
+/**
+ * Drops what a `PostgresRunQueue` with `prefix` made: its run tables and graphile-worker's
+ * schema (`<prefix>queue`).
+ */
+export async function dropRunQueueTables(
+  pool: { query(text: string): Promise<unknown> },
+  prefix: string,
+): Promise<void> {
+  const t = runTables(prefix);
+  await pool.query(`drop table if exists ${t.runs}, ${t.workers}`);
+  await pool.query(`drop schema if exists ${prefix}queue cascade`);
 }

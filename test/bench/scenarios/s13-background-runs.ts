@@ -15,7 +15,7 @@ import { PostgresCheckpointer } from "stateweaver/checkpoint";
 import { createRuns, PostgresRunQueue } from "stateweaver/runs";
 import { stepsGraph } from "../../runs/fixtures/steps-graph.js";
 import { WORKER_BIN, WorkerFleet } from "../../runs/fixtures/worker-fleet.js";
-import { dropStoreTables } from "../../setup/store-tables.js";
+import { dropRunQueueTables, dropStoreTables } from "../../setup/store-tables.js";
 import { check, result, round, type Scenario } from "../scenario.js";
 
 const BUDGET_MS = 20;
@@ -62,8 +62,7 @@ async function measure(url: string, workers: number, pickups: number, bulk: numb
     await checkpointer.close();
     const pool = new pg.Pool({ connectionString: url });
     await dropStoreTables(pool, tablePrefix);
-    await pool.query(`drop table if exists ${tablePrefix}runs, ${tablePrefix}run_workers`);
-    await pool.query(`drop schema if exists ${tablePrefix}queue cascade`);
+    await dropRunQueueTables(pool, tablePrefix);
     await pool.end();
   }
 }
