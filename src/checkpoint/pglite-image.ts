@@ -59,7 +59,9 @@ export async function imageKey(tablePrefix: string): Promise<string | undefined>
     statements.push(text, JSON.stringify(params ?? []));
     return { rows: [{ version: 0 }], rowCount: 1 };
   };
-  await migrate({ query: record, transaction: (fn) => fn(record) }, tables(tablePrefix));
+  await migrate({ query: record, transaction: (fn) => fn(record) }, tables(tablePrefix), {
+    threadChanges: false,
+  });
   return createHash("sha256")
     .update(JSON.stringify({ format: IMAGE_FORMAT, pglite: version, statements }))
     .digest("hex")

@@ -172,6 +172,7 @@ export class PGliteCheckpointer extends SqlCheckpointer {
     await migrate(
       { query, transaction: (fn) => db.transaction((tx) => fn(queryOn(tx))) },
       tables(this.#tablePrefix),
+      { threadChanges: false },
     );
     try {
       // Everything in the data files, so that loading the image replays almost no WAL.
@@ -180,6 +181,11 @@ export class PGliteCheckpointer extends SqlCheckpointer {
     } catch {
       // Only the speed-up of later stores is lost.
     }
+  }
+
+  // One process owns a PGlite database.
+  protected override get sharesDatabase(): boolean {
+    return false;
   }
 
   protected override afterDelete(rows: number): void {

@@ -6,7 +6,16 @@ import type { Tables } from "./statements.js";
  * Schema migrations; migration N brings the schema to version N. Append, never edit:
  * databases already at a version skip everything up to it.
  */
-const migrations: Array<(t: Tables) => string[]> = [
+/** What a database's migrations may leave out. */
+export interface MigrationOptions {
+  /**
+   * The thread-change triggers (migration 5) that tell other processes sharing the
+   * database: a PGlite database has one process, which hears its own changes directly.
+   */
+  threadChanges: boolean;
+}
+
+const migrations: Array<(t: Tables, o: MigrationOptions) => string[]> = [
   (t) => [
     // One head row per (thread, ns): the row `put` locks to check `expectedLatestId`.
     `create table ${t.threads} (
@@ -122,10 +131,12 @@ const migrations: Array<(t: Tables) => string[]> = [
     // Arrays, not JSON: `unnest` lets the planner expect a handful of channels per row.
     `alter table ${t.checkpoints} add column channels text[], add column versions text[]`,
   ],
-  (t) => {
+  (t, o) => {
     // Thread changes an inbox shows, sent on `${prefix}thread_changes` (see thread-changes.ts)
     // by the transaction that makes them, so servers sharing the database hear each other's.
-    // Only a status or interrupts change notifies: the steps inside a run do not.
+    // Only a status or interrupts change notifies: the steps inside a run do not. The
+    // triggers cost each checkpoint write some 60–80 µs on PGlite (S6), where nobody listens.
+    if (!o.threadChanges) return [];
     const fn = `${t.prefix}notify_thread_change`;
     const send = (thread: string, change: string) =>
       `perform pg_notify('${t.prefix}thread_changes', json_build_object('threadId', ${thread}, 'change', ${change})::text);`;
@@ -168,7 +179,11 @@ const migrations: Array<(t: Tables) => string[]> = [
 ];
 
 /** Brings the schema up to date. Safe when several processes start at once on one database. */
-export async function migrate(driver: SqlDriver, t: Tables): Promise<void> {
+export async function migrate(
+  driver: SqlDriver,
+  t: Tables,
+  options: MigrationOptions = { threadChanges: true },
+): Promise<void> {
   await driver.transaction(async (query) => {
     // Serialises concurrent initialisers; released at commit.
     await query("select pg_advisory_xact_lock(hashtext($1))", [`stateweaver:${t.prefix}`]);
@@ -184,7 +199,7 @@ export async function migrate(driver: SqlDriver, t: Tables): Promise<void> {
       throw new SchemaTooNewError(t.prefix, current, migrations.length);
     }
     for (let version = current + 1; version <= migrations.length; version++) {
-      for (const statement of migrations[version - 1]!(t)) await query(statement);
+      for (const statement of migrations[version - 1]!(t, options)) await query(statement);
       await query(`insert into ${t.version} (version) values ($1)`, [version]);
     }
   });

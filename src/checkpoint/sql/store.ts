@@ -103,6 +103,11 @@ export abstract class SqlCheckpointer implements Checkpointer {
     this.#sql = statements(this.#tables);
   }
 
+  /** Whether other processes may use the same database (then they hear its thread changes). */
+  protected get sharesDatabase(): boolean {
+    return true;
+  }
+
   /** Opens the connection (pool, embedded database…) the store will use. */
   protected abstract connect(): Promise<SqlDriver>;
   /** Releases what `connect` opened, if this store owns it. */
@@ -114,7 +119,7 @@ export abstract class SqlCheckpointer implements Checkpointer {
     }
     if (this.#driver) return this.#driver;
     const starting = this.connect().then(async (driver) => {
-      await migrate(driver, this.#tables);
+      await migrate(driver, this.#tables, { threadChanges: this.sharesDatabase });
       return driver;
     });
     // A failed start (database down, bad URL) is retried by the next call instead of sticking.
