@@ -8,8 +8,11 @@ import { promisify } from "node:util";
 import { gunzip, gzip } from "node:zlib";
 import { LOCK_FILE } from "./data-dir-lock.js";
 import type { Query } from "./sql/index.js";
-import { migrate } from "./sql/migrations.js";
+import { type MigrationOptions, migrate } from "./sql/migrations.js";
 import { tables } from "./sql/statements.js";
+
+/** One process owns a PGlite database: it needs no thread-change triggers to tell others. */
+export const PGLITE_MIGRATIONS: MigrationOptions = { threadChanges: false };
 
 /**
  * A prepared image: the tarball of a data directory that Postgres' initdb made and our
@@ -59,9 +62,11 @@ export async function imageKey(tablePrefix: string): Promise<string | undefined>
     statements.push(text, JSON.stringify(params ?? []));
     return { rows: [{ version: 0 }], rowCount: 1 };
   };
-  await migrate({ query: record, transaction: (fn) => fn(record) }, tables(tablePrefix), {
-    threadChanges: false,
-  });
+  await migrate(
+    { query: record, transaction: (fn) => fn(record) },
+    tables(tablePrefix),
+    PGLITE_MIGRATIONS,
+  );
   return createHash("sha256")
     .update(JSON.stringify({ format: IMAGE_FORMAT, pglite: version, statements }))
     .digest("hex")

@@ -8,6 +8,7 @@ import {
   defaultImageCacheDir,
   forgetImage,
   imageKey,
+  PGLITE_MIGRATIONS,
   readImage,
   saveImage,
   unpackImage,
@@ -172,7 +173,7 @@ export class PGliteCheckpointer extends SqlCheckpointer {
     await migrate(
       { query, transaction: (fn) => db.transaction((tx) => fn(queryOn(tx))) },
       tables(this.#tablePrefix),
-      { threadChanges: false },
+      PGLITE_MIGRATIONS,
     );
     try {
       // Everything in the data files, so that loading the image replays almost no WAL.
@@ -183,9 +184,8 @@ export class PGliteCheckpointer extends SqlCheckpointer {
     }
   }
 
-  // One process owns a PGlite database.
-  protected override get sharesDatabase(): boolean {
-    return false;
+  protected override get migrationOptions() {
+    return PGLITE_MIGRATIONS;
   }
 
   protected override afterDelete(rows: number): void {

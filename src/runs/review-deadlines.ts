@@ -12,9 +12,11 @@ type AnyGraph = CompiledGraph<any, any>;
 export const REVIEW_GROUP_KEY = "review_group";
 /** Thread metadata recording each deadline that passed, by interrupt id (`DeadlineOutcome`). */
 export const DEADLINES_KEY = "stateweaver:deadlines";
-// The server's DECISIONS_KEY (server/inbox-items.ts): a deadline's reject is recorded in the
-// thread's decisions like a reviewer's. Runs sit below the server, so the name is repeated.
-const DECISIONS_KEY = "stateweaver:decisions";
+/**
+ * The thread metadata key under which review decisions are recorded (a list): a reviewer's
+ * through the server, a deadline's reject here.
+ */
+export const DECISIONS_KEY = "stateweaver:decisions";
 /** The reviewer a deadline's decision is recorded under. */
 export const DEADLINE_REVIEWER = "deadline";
 

@@ -1,10 +1,9 @@
 import type { ReviewDeadline } from "../agent/index.js";
 import type { InterruptRecord, ThreadRecord } from "../checkpoint/index.js";
-import { deadlineOf, REVIEW_GROUP_KEY } from "../runs/review-deadlines.js";
+import { DECISIONS_KEY, deadlineOf, REVIEW_GROUP_KEY } from "../runs/review-deadlines.js";
 import { type PauseKind, pauseKind } from "./review-answer.js";
 
-/** The thread metadata key under which decisions are recorded (a list). */
-export const DECISIONS_KEY = "stateweaver:decisions";
+export { DECISIONS_KEY };
 
 /**
  * One thing waiting for a person: a tool review, a plain `interrupt()`, or a breakpoint.

@@ -60,7 +60,7 @@ import {
   storedStatusOf,
 } from "../thread-records.js";
 import type { Query, SqlDriver } from "./driver.js";
-import { migrate } from "./migrations.js";
+import { type MigrationOptions, migrate } from "./migrations.js";
 import {
   DEFAULT_TABLE_PREFIX,
   type Statements,
@@ -103,9 +103,9 @@ export abstract class SqlCheckpointer implements Checkpointer {
     this.#sql = statements(this.#tables);
   }
 
-  /** Whether other processes may use the same database (then they hear its thread changes). */
-  protected get sharesDatabase(): boolean {
-    return true;
+  /** What this store's database gets of the migrations (see `MigrationOptions`). */
+  protected get migrationOptions(): MigrationOptions {
+    return { threadChanges: true };
   }
 
   /** Opens the connection (pool, embedded database…) the store will use. */
@@ -119,7 +119,7 @@ export abstract class SqlCheckpointer implements Checkpointer {
     }
     if (this.#driver) return this.#driver;
     const starting = this.connect().then(async (driver) => {
-      await migrate(driver, this.#tables, { threadChanges: this.sharesDatabase });
+      await migrate(driver, this.#tables, this.migrationOptions);
       return driver;
     });
     // A failed start (database down, bad URL) is retried by the next call instead of sticking.

@@ -199,6 +199,7 @@ const ALL_MODES: readonly StreamMode[] = ["values", "updates", "messages-tuple",
  */
 export function runRoutes(ctx: ServerContext): Hono {
   const location = (run: BackgroundRun) => `/threads/${run.threadId}/runs/${run.runId}`;
+  const endedWith = async (run: BackgroundRun) => finalValues(ctx, await ctx.runs.join(run.runId));
   const known = async (threadId: string, runId: string): Promise<BackgroundRun> => {
     const run = await ctx.runs.get(runId);
     if (run && run.threadId === threadId) return run;
@@ -227,7 +228,7 @@ export function runRoutes(ctx: ServerContext): Hono {
       const run = await startRun(ctx, c.req.param("threadId"), body, ["values"]);
       return streamRun(c, ctx.runs, run.runId, {
         headers: { "Content-Location": location(run) },
-        ended: async () => finalValues(ctx, await ctx.runs.join(run.runId)),
+        ended: () => endedWith(run),
       });
     })
     .get("/:threadId/runs", async (c) => {
@@ -251,7 +252,7 @@ export function runRoutes(ctx: ServerContext): Hono {
       const run = await known(c.req.param("threadId"), c.req.param("runId"));
       return streamRun(c, ctx.runs, run.runId, {
         modes: c.req.queries("stream_mode") ?? [],
-        ended: async () => finalValues(ctx, await ctx.runs.join(run.runId)),
+        ended: () => endedWith(run),
       });
     })
     .post("/:threadId/runs/:runId/cancel", async (c) => {
