@@ -155,7 +155,10 @@ export function InboxPage({ graph }: { graph?: string }) {
               class={i === selected ? "row selected" : "row"}
               data-thread={item.threadId}
             >
-              <a {...linkTo(href.thread(item.threadId))} class="row-link">
+              <a
+                {...linkTo(href.thread(item.threadId))}
+                class={item.deadline ? "row-link with-deadline" : "row-link"}
+              >
                 <span class={`badge kind ${item.kind}`}>{KIND_LABEL[item.kind]}</span>
                 <span class={item.kind === "interrupt" ? "row-title prose" : "row-title"}>
                   {titleOf(item)}
