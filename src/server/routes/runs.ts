@@ -2,6 +2,8 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { InterruptRecord } from "../../checkpoint/index.js";
 import type { BackgroundRun } from "../../runs/index.js";
+import type { RequestIdentity } from "../auth/identity.js";
+import { checkResumeRights } from "../decision-rights.js";
 import { RequestError } from "../errors.js";
 import {
   createGraphRun,
@@ -80,6 +82,7 @@ export async function checkResume(
   view: ThreadView,
   resume: unknown,
   toolSchema: (toolName: string) => z.ZodType | undefined,
+  who?: RequestIdentity,
 ): Promise<void> {
   if (view.status !== "interrupted") {
     throw new RequestError(
@@ -106,6 +109,7 @@ export async function checkResume(
         { fields },
       );
     }
+    checkResumeRights(interrupt, answer, who);
   }
 }
 
@@ -115,6 +119,7 @@ async function startRun(
   threadId: string,
   body: RunBody,
   defaultModes: readonly StreamMode[],
+  who: RequestIdentity | undefined,
 ): Promise<BackgroundRun> {
   ctx.hosted.get(body.assistant_id);
   const strategy = body.multitask_strategy ?? "reject";
@@ -144,7 +149,12 @@ async function startRun(
     body.command && "resume" in body.command ? { value: body.command.resume } : undefined;
   // An answer is checked against what waits now; a queued one is checked when it runs.
   if (resume && view.status !== "busy") {
-    await checkResume(view, resume.value, (name) => ctx.hosted.toolSchema(body.assistant_id, name));
+    await checkResume(
+      view,
+      resume.value,
+      (name) => ctx.hosted.toolSchema(body.assistant_id, name),
+      who,
+    );
   }
   const modes = body.stream_mode
     ? knownModes(Array.isArray(body.stream_mode) ? body.stream_mode : [body.stream_mode])
@@ -212,20 +222,20 @@ export function runRoutes(ctx: ServerContext): Hono {
   return new Hono()
     .post("/:threadId/runs", async (c) => {
       const body = await parseBody(c, runBody);
-      const run = await startRun(ctx, c.req.param("threadId"), body, ALL_MODES);
+      const run = await startRun(ctx, c.req.param("threadId"), body, ALL_MODES, c.get("identity"));
       c.header("Content-Location", location(run));
       return c.json(toWireRun(run));
     })
     .post("/:threadId/runs/wait", async (c) => {
       const body = await parseBody(c, runBody);
-      const run = await startRun(ctx, c.req.param("threadId"), body, ALL_MODES);
+      const run = await startRun(ctx, c.req.param("threadId"), body, ALL_MODES, c.get("identity"));
       c.header("Content-Location", location(run));
       const done = await ctx.runs.join(run.runId);
       return c.json(await finalValues(ctx, done));
     })
     .post("/:threadId/runs/stream", async (c) => {
       const body = await parseBody(c, runBody);
-      const run = await startRun(ctx, c.req.param("threadId"), body, ["values"]);
+      const run = await startRun(ctx, c.req.param("threadId"), body, ["values"], c.get("identity"));
       return streamRun(c, ctx.runs, run.runId, {
         headers: { "Content-Location": location(run) },
         ended: () => endedWith(run),
