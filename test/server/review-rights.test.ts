@@ -1,75 +1,11 @@
 import { Client } from "@langchain/langgraph-sdk";
-import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
-import { createAgent } from "../../src/agent/index.js";
 import { MemoryCheckpointer } from "../../src/checkpoint/index.js";
-import { FakeChatModel, type FakeResponse, type Message, tool } from "../../src/models/index.js";
 import { createServer, type StateweaverServer } from "../../src/server/index.js";
+import { auth, dbAgent, ran } from "./fixtures/review-rights.js";
 
 // Who may decide a review, and two-person approval, through the HTTP API with a custom
 // auth handler (LangGraph's own Auth class) and the real SDK client.
-
-const ran: string[] = [];
-const reply: FakeResponse = (messages: readonly Message[]) => {
-  const last = messages.at(-1)!;
-  if (last.role === "tool") return `Done: ${last.content}`;
-  const sql = /sql (.+)/.exec(last.content)?.[1];
-  if (sql) return { toolCalls: [{ name: "execute_sql", args: { query: sql } }] };
-  const path = /remove (.+)/.exec(last.content)?.[1];
-  if (path) return { toolCalls: [{ name: "remove_file", args: { path } }] };
-  return `You said ${last.content}`;
-};
-
-function dbAgent(deadline?: number) {
-  return createAgent({
-    name: "db",
-    model: new FakeChatModel({ responses: Array.from({ length: 500 }, () => reply) }),
-    tools: [
-      tool({
-        name: "execute_sql",
-        description: "Run SQL.",
-        schema: z.object({ query: z.string() }),
-        run: async ({ query }) => {
-          ran.push(`sql:${query}`);
-          return `ran ${query}`;
-        },
-      }),
-      tool({
-        name: "remove_file",
-        description: "Remove a file.",
-        schema: z.object({ path: z.string() }),
-        run: async ({ path }) => {
-          ran.push(`rm:${path}`);
-          return `removed ${path}`;
-        },
-      }),
-    ],
-    interruptOn: {
-      // Anyone may reject; only a dba may approve or edit.
-      execute_sql: {
-        allowedDecisions: ["approve", "edit", "reject"],
-        reviewers: { approve: { permission: "dba" }, edit: { permission: "dba" } },
-        ...(deadline !== undefined && {
-          deadline: { after: deadline, onExpiry: { reject: { message: "Too late." } } },
-        }),
-      },
-      remove_file: { allowedDecisions: ["approve", "edit", "reject"], approvals: 2 },
-    },
-  });
-}
-
-const users: Record<string, { identity: string; permissions: string[]; display_name: string }> = {
-  "token-dana": { identity: "dana", permissions: ["dba"], display_name: "Dana" },
-  "token-olga": { identity: "olga", permissions: ["ops"], display_name: "Olga" },
-  "token-ana": { identity: "ana", permissions: [], display_name: "Ana" },
-  "token-bo": { identity: "bo", permissions: [], display_name: "Bo" },
-};
-const auth = new Auth().authenticate(async (request: Request) => {
-  const user = users[request.headers.get("authorization")?.replace(/^Bearer /, "") ?? ""];
-  if (!user) throw new HTTPException(401, { message: "Unknown token." });
-  return user;
-});
 
 async function serve(options: { auth?: boolean; deadline?: number } = {}) {
   const server: StateweaverServer = createServer({
@@ -157,7 +93,7 @@ describe("rights per tool, through the auth handler's users", () => {
     expect(ran).toContain("sql:SELECT 1");
   });
 
-  it("lets anyone reject where the policy names no one for reject", async () => {
+  it("lets people the reject rule names reject what they may not approve", async () => {
     const { threadId, item } = await pausedThread(s, "sql DELETE FROM t2");
     const res = await decide(s, "olga", threadId, item, { type: "reject", message: "No." });
     expect(res.status).toBe(202);
@@ -267,7 +203,7 @@ describe("without an auth file", () => {
   });
   afterAll(() => s.server.close());
 
-  it("gives typed names no rights and does not count them as approvers, but lets them reject", async () => {
+  it("gives typed names no rights and does not count them as approvers, but lets them take unrestricted decisions", async () => {
     const sql = await pausedThread(s, "sql SELECT 2");
     const refused = await decide(s, "dana", sql.threadId, sql.item, { type: "approve" });
     expect(refused.status).toBe(403);
@@ -276,7 +212,7 @@ describe("without an auth file", () => {
     const unverified = await decide(s, "dana", rm.threadId, rm.item, { type: "approve" });
     expect(unverified.status).toBe(403);
     expect(unverified.body.error.code).toBe("APPROVER_NOT_VERIFIED");
-    const rejected = await decide(s, "dana", sql.threadId, sql.item, { type: "reject" });
+    const rejected = await decide(s, "dana", rm.threadId, rm.item, { type: "reject" });
     expect(rejected.status).toBe(202);
     expect(rejected.body.decision).toMatchObject({
       reviewer: "dana",
