@@ -177,6 +177,7 @@ async function startRun(
     }),
     ...(body.interrupt_after && { interruptAfter: all(body.interrupt_after, body.assistant_id) }),
     ...(body.checkpoint_id && { checkpointId: body.checkpoint_id }),
+    ...(who && { authUser: who.user }),
     multitaskStrategy: strategy,
   };
   const run = await createGraphRun(ctx.hosted, ctx.runs, request);
