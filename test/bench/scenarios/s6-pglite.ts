@@ -12,7 +12,7 @@ import * as ours from "../graphs/ours.js";
 import { median, timeBatch } from "../measure.js";
 import { check, result, round, type Scenario } from "../scenario.js";
 
-export const TARGET = 1.5;
+export const TARGET = 1.25;
 
 /** Times every `put` this store makes. */
 class TimedPGliteCheckpointer extends PGliteCheckpointer {
