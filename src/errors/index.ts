@@ -678,3 +678,13 @@ export class InvalidRunError extends StateweaverError {
     super("INVALID_RUN", message);
   }
 }
+
+/**
+ * A long-term store call was given something it cannot take: an empty namespace or one with
+ * a label containing `.`, a value that is not a JSON object, a bad TTL, filter or page.
+ */
+export class InvalidStoreRequestError extends StateweaverError {
+  constructor(message: string) {
+    super("INVALID_STORE_REQUEST", message);
+  }
+}
