@@ -15,7 +15,7 @@ import {
 import {
   currentTask,
   GraphInterrupt,
-  ParentCommand,
+  isParentCommand,
   type Scratchpad,
 } from "../runtime/interrupt.js";
 import { attachRunEnv, type RunEnv } from "../runtime/run-env.js";
@@ -28,7 +28,7 @@ import {
 } from "../runtime/snapshot-format.js";
 import { DEFAULT_RUN, type GraphContext, type RunOptions } from "../runtime/task.js";
 import { valuesWithFinished } from "./barrier.js";
-import { Command } from "./command.js";
+import { isCommand } from "./command.js";
 import type { GraphEvent } from "./compile.js";
 import { START } from "./constants.js";
 import type { CompileOptions } from "./graph.js";
@@ -297,7 +297,7 @@ export class GraphRunner<S extends State = State, C = unknown> {
     } catch (error) {
       // Command.PARENT ends the child run: what it wrote before goes up with the command's
       // own update, in order, so the parent's reducers see every write exactly once.
-      if (error instanceof ParentCommand) throw error.after(journalOf(actor));
+      if (isParentCommand(error)) throw error.after(journalOf(actor));
       throw error;
     }
     const journal = journalOf(actor);
@@ -437,7 +437,7 @@ function journalOf(actor: AnyActor): Array<[string, unknown]> {
 }
 
 export function planFor(input: unknown): Plan {
-  if (input instanceof Command) {
+  if (isCommand(input)) {
     if (input.hasResume) return { kind: "resume", value: input.resume, update: input.update };
     return { kind: "input", update: input.update, goto: input.goto };
   }

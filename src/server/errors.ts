@@ -1,4 +1,4 @@
-import { StateweaverError } from "../errors/index.js";
+import { isStateweaverError, StateweaverError } from "../errors/index.js";
 
 /** One problem with a request field, for showing at that field. */
 export interface FieldProblem {
@@ -78,7 +78,7 @@ export function errorResponse(error: unknown): { status: number; body: Record<st
       },
     };
   }
-  if (error instanceof StateweaverError) {
+  if (isStateweaverError(error)) {
     const status = STATUS_BY_CODE[error.code];
     if (status) return { status, body: { error: { code: error.code, message: error.message } } };
   }
