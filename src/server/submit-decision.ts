@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { HITL } from "../agent/index.js";
+import { clauses } from "../errors/sentences.js";
 import { ACTIVE_RUN_STATUSES } from "../runs/index.js";
 import { type Decision, decisionsOf } from "./decisions.js";
 import { RequestError } from "./errors.js";
@@ -111,7 +112,7 @@ export function submitDecision(
       throw new RequestError(
         400,
         "INVALID_DECISION",
-        `The decision was refused: ${fields.map((f) => `${f.path}: ${f.message}`).join("; ")}. The thread is unchanged.`,
+        `The decision was refused: ${clauses(fields.map((f) => `${f.path}: ${f.message}`))} The thread is unchanged.`,
         { fields },
       );
     }
