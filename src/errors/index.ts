@@ -1,4 +1,5 @@
 import { brandClass, hasBrand, isBrandedInstance } from "../control/brand.js";
+import { clauses, sentences } from "./sentences.js";
 
 /**
  * Every error stateweaver throws is a `StateweaverError`: it has a stable `code`
@@ -231,7 +232,9 @@ export class AbortError extends StateweaverError {
   constructor(reason?: unknown) {
     super(
       "ABORTED",
-      `The run was aborted${reason instanceof Error ? `: ${reason.message}` : reason ? `: ${String(reason)}` : ""}.`,
+      sentences(
+        `The run was aborted${reason instanceof Error ? `: ${reason.message}` : reason ? `: ${String(reason)}` : ""}`,
+      ),
       { cause: reason },
     );
   }
@@ -496,7 +499,10 @@ export class CorruptCheckpointError extends StateweaverError {
     const from = parentId ? ` (its parent is ${parentId})` : "";
     super(
       "CORRUPT_CHECKPOINT",
-      `${row} of thread "${threadId}"${inNamespace(ns)} is damaged in the store: ${problem}. Fork the thread from an earlier checkpoint${from} by invoking with its checkpoint_id (getStateHistory() lists them), or delete the thread with the checkpointer's deleteThread(). Nothing was changed.`,
+      sentences(
+        `${row} of thread "${threadId}"${inNamespace(ns)} is damaged in the store: ${problem}`,
+        `Fork the thread from an earlier checkpoint${from} by invoking with its checkpoint_id (getStateHistory() lists them), or delete the thread with the checkpointer's deleteThread(). Nothing was changed.`,
+      ),
       options,
     );
     this.threadId = threadId;
@@ -640,7 +646,7 @@ export class StructuredOutputError extends StateweaverError {
   constructor(schemaName: string, attempts: number, issues: string[], output: string) {
     super(
       "STRUCTURED_OUTPUT",
-      `The model's answer did not match schema "${schemaName}" after ${attempts} ${attempts === 1 ? "try" : "tries"}: ${issues.join("; ")}. Describe the fields in the schema (.describe()), simplify it, or allow more corrections with { maxRetries }.`,
+      `The model's answer did not match schema "${schemaName}" after ${attempts} ${attempts === 1 ? "try" : "tries"}: ${clauses(issues)} Describe the fields in the schema (.describe()), simplify it, or allow more corrections with { maxRetries }.`,
     );
     this.attempts = attempts;
     this.issues = issues;
