@@ -204,7 +204,9 @@ export class GraphRunner<S extends State = State, C = unknown> {
     const ended: { failed?: unknown } = {};
     try {
       if (writer && env.ns === "") await writer.claim(writer.runId ?? randomUUID());
-      const result = await drive(actor, env, writer, options);
+      // A streamed top-level run shows a paused step's finished writes before the pause.
+      const pauseValues = env.emit && env.ns === "" ? this.#pauseValues : undefined;
+      const result = await drive(actor, env, writer, pauseValues ? { ...options, pauseValues } : options);
       if (result.status !== "interrupted") return result;
       // A paused step shows what its finished tasks wrote, as getState does.
       const context = actor.getSnapshot().context as GraphContext;
@@ -217,6 +219,16 @@ export class GraphRunner<S extends State = State, C = unknown> {
       await writer?.close(ended);
     }
   }
+
+  /** The values a paused step shows if some of its tasks finished with writes; else none. */
+  readonly #pauseValues = (context: GraphContext): Record<string, unknown> | undefined => {
+    for (const t of context.tasks) {
+      if (t.status === "done" && t.kind !== "input" && t.writes && t.writes.length > 0) {
+        return valuesWithFinished(this.#g.channels, context);
+      }
+    }
+    return undefined;
+  };
 
   /**
    * Run this graph inside a task of another graph: same thread, its own
@@ -378,14 +390,12 @@ export class GraphRunner<S extends State = State, C = unknown> {
     const threadId = thread?.threadId ?? "<none>";
     let first: DriveOptions["first"];
     try {
-      if (plan.kind !== "input" && emit && storedValue(snap.value) !== "barrier") {
-        // A streamed resume starts from the thread's current values (a barrier emits its own).
-        emit({
-          type: "values",
-          ns: "",
-          step: context.step,
-          values: valuesWithFinished(this.#g.channels, context),
-        });
+      const at = storedValue(snap.value);
+      if (plan.kind !== "input" && emit && at !== "barrier" && at !== "breakpoint") {
+        // A streamed resume starts from the checkpoint's values, as in LangGraph.js: what the
+        // paused step's finished tasks wrote shows at its barrier. A barrier, and a breakpoint
+        // (continued through the barrier), emit their own.
+        emit({ type: "values", ns: "", step: context.step, values: context.values });
       }
       if (plan.kind === "resume") {
         const pending = pendingInterrupts(context, env);
