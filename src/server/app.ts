@@ -5,7 +5,7 @@ import type { Checkpointer } from "../checkpoint/index.js";
 import type { CompiledGraph } from "../index.js";
 import { createRuns, type RunQueue } from "../runs/index.js";
 import { type Store, storeFor } from "../store/index.js";
-import { authRoutes, requireAccess } from "./auth.js";
+import { authRoutes, checkToken, requireAccess } from "./auth.js";
 import { errorResponse } from "./errors.js";
 import { graphRunExecutor } from "./graph-runs.js";
 import { HostedGraphs } from "./hosted-graphs.js";
@@ -35,7 +35,12 @@ export interface ServerOptions {
   graphs: Record<string, CompiledGraph<any, any>>;
   /** Where every hosted graph keeps its threads (the graphs' own checkpointers are not used). */
   checkpointer: Checkpointer;
-  /** When set, every API call needs it (bearer token, or a browser login). */
+  /**
+   * When set, every API call needs it (bearer token, or a browser login); it must not be
+   * empty (`ServerConfigError`). Without it, the API answers only this machine: requests
+   * over a loopback connection (through `listen()` or `@hono/node-server`) to a loopback
+   * `Host`; `app.request()` and other runtimes, whose connection cannot be seen, need it.
+   */
   token?: string;
   /** The built inbox to serve at `/`; the package's own `dist/inbox` by default. */
   inboxDir?: string;
@@ -78,6 +83,8 @@ const packageInbox = () =>
  * const res = await app.request("/ok");
  */
 export function createApp(options: ServerOptions): { app: Hono; context: ServerContext } {
+  // Checked before anything starts (the run workers below), so a refused config leaks nothing.
+  const access = { token: checkToken(options.token) };
   const hosted = new HostedGraphs(options.graphs, options.checkpointer);
   const runs = createRuns({
     graphs: Object.fromEntries(hosted.ids.map((id) => [id, hosted.get(id)])),
@@ -103,7 +110,6 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   runs.onDeadline((threadId) => context.events.publish(threadId, "deadline"));
   const concurrency = options.concurrency ?? 8;
   if (concurrency > 0) runs.work({ concurrency, execute: graphRunExecutor() }).catch(report);
-  const access = { token: options.token };
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
 
   const app = new Hono();
