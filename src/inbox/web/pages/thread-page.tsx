@@ -48,8 +48,12 @@ function PendingItem(props: {
           {review ? "Tool review" : props.item.kind === "breakpoint" ? "Breakpoint" : "Question"}
         </h2>
         <span class="muted">
-          at <span class="node-name">{nodeName(props.item.node)}</span> since{" "}
-          {formatTime(props.item.waitingSince)}
+          {!review && (
+            <>
+              at <span class="node-name">{nodeName(props.item.node)}</span>{" "}
+            </>
+          )}
+          since {formatTime(props.item.waitingSince)}
         </span>
       </div>
       {review ? (
