@@ -4,6 +4,7 @@ import { bodyLimit } from "hono/body-limit";
 import type { Checkpointer } from "../checkpoint/index.js";
 import type { CompiledGraph } from "../index.js";
 import { createRuns, type RunQueue } from "../runs/index.js";
+import { type Store, storeFor } from "../store/index.js";
 import { authRoutes, requireAccess } from "./auth.js";
 import { errorResponse } from "./errors.js";
 import { graphRunExecutor } from "./graph-runs.js";
@@ -14,6 +15,7 @@ import { assistantRoutes } from "./routes/assistants.js";
 import { healthRoutes } from "./routes/health.js";
 import { inboxRoutes } from "./routes/inbox.js";
 import { runRoutes } from "./routes/runs.js";
+import { storeRoutes } from "./routes/store.js";
 import { threadRoutes } from "./routes/threads.js";
 import { securityHeaders } from "./security-headers.js";
 import type { ServerContext } from "./server-context.js";
@@ -48,6 +50,11 @@ export interface ServerOptions {
   concurrency?: number;
   /** How long a run's worker holds it without renewing its lease (see `createRuns`). */
   leaseMs?: number;
+  /**
+   * The long-term store behind `/store` (and `runtime.store`): by default `storeFor(checkpointer)`,
+   * the same PGlite or PostgreSQL database.
+   */
+  store?: Store;
   /** Called with errors no route expected (answered with a 500); `console.error` by default. */
   onUnexpectedError?: (error: unknown) => void;
 }
@@ -81,6 +88,7 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   const context: ServerContext = {
     hosted,
     checkpointer: options.checkpointer,
+    store: options.store ?? storeFor(options.checkpointer),
     runs,
     events: new InboxEvents(options.checkpointer, (error) => report(error)),
     newThreads: new NewThreads(),
@@ -123,6 +131,7 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   app.route("/threads", threadRoutes(context));
   app.route("/threads", runRoutes(context));
   app.route("/inbox", inboxRoutes(context));
+  app.route("/store", storeRoutes(context));
   app.notFound((c) =>
     c.json(
       { error: { code: "NOT_FOUND", message: `No route ${c.req.method} ${c.req.path}.` } },

@@ -1,5 +1,6 @@
 import type { Checkpointer, ThreadRecord, ThreadStatus } from "../checkpoint/index.js";
 import type { Runs } from "../runs/index.js";
+import type { Store } from "../store/index.js";
 import { RequestError } from "./errors.js";
 import type { HostedGraphs } from "./hosted-graphs.js";
 import type { InboxEvents } from "./inbox-events.js";
@@ -12,6 +13,8 @@ import type { NewThreads } from "./new-threads.js";
 export interface ServerContext {
   hosted: HostedGraphs;
   checkpointer: Checkpointer;
+  /** The long-term store (`/store`). */
+  store: Store;
   runs: Runs;
   events: InboxEvents;
   newThreads: NewThreads;

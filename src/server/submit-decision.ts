@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { HITL } from "../agent/index.js";
+import { clauses } from "../errors/sentences.js";
+import { ACTIVE_RUN_STATUSES } from "../runs/index.js";
 import { type Decision, decisionsOf } from "./decisions.js";
 import { RequestError } from "./errors.js";
 import { createGraphRun } from "./graph-runs.js";
@@ -18,9 +20,8 @@ export interface DecisionRequest {
 }
 
 // Decisions are taken one at a time per thread, so two submissions cannot both see the
-// pause as pending; answers by idempotency key are remembered until the store has them.
+// pause as pending. A thread's entry is dropped once its queue is empty.
 const queues = new WeakMap<ServerContext, Map<string, Promise<unknown>>>();
-const answered = new WeakMap<ServerContext, Map<string, Decision>>();
 
 function inTurn<T>(ctx: ServerContext, threadId: string, work: () => Promise<T>): Promise<T> {
   const byThread = queues.get(ctx) ?? new Map<string, Promise<unknown>>();
@@ -36,9 +37,22 @@ function inTurn<T>(ctx: ServerContext, threadId: string, work: () => Promise<T>)
 }
 
 /**
+ * The decisions carried by the thread's runs that have not settled: a decision's run
+ * stores it with the thread when it claims the thread, so until then the queued run (kept
+ * by the run queue, as durable as the queue is) is where the decision is.
+ */
+async function decisionsInFlight(ctx: ServerContext, threadId: string): Promise<Decision[]> {
+  const active = await Promise.all(
+    ACTIVE_RUN_STATUSES.map((status) => ctx.runs.list({ threadId, status, limit: 100 })),
+  );
+  return active.flat().flatMap((run) => decisionsOf({ metadata: run.metadata }));
+}
+
+/**
  * Take a reviewer's decision: stale-proof (the pause must still be the one pending, at
  * the checkpoint named), idempotent (the same key answers with the first decision and
- * runs nothing), checked (a refused answer is a 400 with fields; nothing runs), recorded
+ * runs nothing, across restarts: the decisions stored with the thread and its queued runs
+ * are the only record), checked (a refused answer is a 400 with fields; nothing runs), recorded
  * in the thread's metadata with who and when, then resumed as a background run.
  */
 export function submitDecision(
@@ -47,13 +61,11 @@ export function submitDecision(
   request: DecisionRequest,
 ): Promise<Decision> {
   return inTurn(ctx, threadId, async () => {
-    const memory = answered.get(ctx) ?? new Map<string, Decision>();
-    answered.set(ctx, memory);
     const view = await findThread(ctx, threadId);
     const recorded = decisionsOf(view.record);
-    const earlier =
-      memory.get(`${threadId}\n${request.idempotencyKey}`) ??
-      recorded.find((d) => d.idempotencyKey === request.idempotencyKey);
+    const earlier = (await decisionsInFlight(ctx, threadId))
+      .concat(recorded)
+      .find((d) => d.idempotencyKey === request.idempotencyKey);
     if (earlier) {
       if (earlier.interruptId !== request.interruptId) {
         throw new RequestError(
@@ -100,7 +112,7 @@ export function submitDecision(
       throw new RequestError(
         400,
         "INVALID_DECISION",
-        `The decision was refused: ${fields.map((f) => `${f.path}: ${f.message}`).join("; ")}. The thread is unchanged.`,
+        `The decision was refused: ${clauses(fields.map((f) => `${f.path}: ${f.message}`))} The thread is unchanged.`,
         { fields },
       );
     }
@@ -134,7 +146,6 @@ export function submitDecision(
       // decision is stored before anything it allows runs.
       metadata: { [DECISIONS_KEY]: [...recorded, decision] },
     });
-    memory.set(`${threadId}\n${request.idempotencyKey}`, decision);
     ctx.events.publish(threadId, "decided");
     return decision;
   });

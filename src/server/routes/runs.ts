@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { InterruptRecord } from "../../checkpoint/index.js";
+import { clauses } from "../../errors/sentences.js";
 import type { BackgroundRun } from "../../runs/index.js";
 import { RequestError } from "../errors.js";
 import {
@@ -102,7 +103,7 @@ export async function checkResume(
       throw new RequestError(
         400,
         "INVALID_RESUME",
-        `The answer to interrupt ${interrupt.id} was refused: ${fields.map((f) => `${f.path}: ${f.message}`).join("; ")}. The thread is unchanged.`,
+        `The answer to interrupt ${interrupt.id} was refused: ${clauses(fields.map((f) => `${f.path}: ${f.message}`))} The thread is unchanged.`,
         { fields },
       );
     }
