@@ -29,7 +29,7 @@ import {
 import { DEFAULT_RUN, type GraphContext, type RunOptions } from "../runtime/task.js";
 import { valuesWithFinished } from "./barrier.js";
 import { isCommand } from "./command.js";
-import type { GraphEvent } from "./compile.js";
+import { type GraphEvent, RUN_INPUT } from "./compile.js";
 import { START } from "./constants.js";
 import type { CompileOptions } from "./graph.js";
 import type { GraphInternals } from "./internals.js";
@@ -114,14 +114,14 @@ export class GraphRunner<S extends State = State, C = unknown> {
       actor = createActor(this.#machine, { snapshot: snapshot as never, inspect });
     } else {
       actor = createActor(this.#machine, {
-        input: { values: this.#g.channels.initialValues(), run },
+        input: { [RUN_INPUT]: true, values: this.#g.channels.initialValues(), run },
         inspect,
       });
     }
     // The driver reads failures off the snapshot; without an error observer XState would
     // also rethrow them from a timer, where nobody can catch them.
     actor.subscribe({ error: ignoreError });
-    attachRunEnv(actor.system, env);
+    attachRunEnv(actor, env);
     actor.start();
     return actor;
   }
