@@ -4,6 +4,7 @@ import { bodyLimit } from "hono/body-limit";
 import type { Checkpointer } from "../checkpoint/index.js";
 import type { CompiledGraph } from "../index.js";
 import { createRuns, type RunQueue } from "../runs/index.js";
+import { Assistants } from "./assistants.js";
 import { authRoutes, requireAccess } from "./auth.js";
 import { errorResponse } from "./errors.js";
 import { graphRunExecutor } from "./graph-runs.js";
@@ -80,6 +81,7 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   const report = options.onUnexpectedError ?? ((error: unknown) => console.error(error));
   const context: ServerContext = {
     hosted,
+    assistants: new Assistants(hosted),
     checkpointer: options.checkpointer,
     runs,
     events: new InboxEvents(options.checkpointer, (error) => report(error)),
