@@ -7,9 +7,12 @@
 
 import { RemoteGraph } from "@langchain/langgraph/remote";
 import { Client } from "@langchain/langgraph-sdk";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { suiteGraphs } from "./fixtures/langgraph-suite-graphs.js";
 import { type RunningServer, startServer, tempDataDir } from "./fixtures/server.js";
+
+// Whole conversations on PGlite on a shared machine: more time than a unit test's default.
+vi.setConfig({ testTimeout: 60_000 });
 
 const globalConfig = { configurable: { user_id: "123" } };
 
@@ -328,7 +331,7 @@ describe("threads crud", () => {
 });
 
 describe("threads copy", () => {
-  it.skip("copy [not yet: POST /threads/:id/copy is not built]", async () => {
+  it("copy", async () => {
     const assistantId = "agent";
     const thread = await client.threads.create();
     const input = { messages: [{ type: "human", content: "foo" }] };
@@ -362,7 +365,7 @@ describe("threads copy", () => {
     }
   });
 
-  it.skip("copy runs [not yet: POST /threads/:id/copy is not built]", async () => {
+  it("copy runs", async () => {
     const assistantId = "agent";
     const thread = await client.threads.create();
     const input = { messages: [{ type: "human", content: "foo" }] };
@@ -429,7 +432,7 @@ describe("threads copy", () => {
     expect(filteredHistory.at(-1)?.values.messages.length).toBe(4);
   });
 
-  it.skip("copy update [not yet: POST /threads/:id/copy is not built]", async () => {
+  it("copy update", async () => {
     const assistantId = "agent";
     const thread = await client.threads.create();
     const input = { messages: [{ type: "human", content: "foo", id: "initial-message" }] };
