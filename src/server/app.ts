@@ -6,6 +6,7 @@ import type { CompiledGraph } from "../index.js";
 import { createRuns, type RunQueue } from "../runs/index.js";
 import { type Store, storeFor } from "../store/index.js";
 import { authRoutes, checkToken, requireAccess } from "./auth.js";
+import { Assistants } from "./assistants.js";
 import { errorResponse } from "./errors.js";
 import { graphRunExecutor } from "./graph-runs.js";
 import { HostedGraphs } from "./hosted-graphs.js";
@@ -94,6 +95,7 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   const report = options.onUnexpectedError ?? ((error: unknown) => console.error(error));
   const context: ServerContext = {
     hosted,
+    assistants: new Assistants(hosted),
     checkpointer: options.checkpointer,
     store: options.store ?? storeFor(options.checkpointer),
     runs,
