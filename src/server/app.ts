@@ -5,8 +5,9 @@ import type { Checkpointer } from "../checkpoint/index.js";
 import type { CompiledGraph } from "../index.js";
 import { createRuns, type RunQueue } from "../runs/index.js";
 import { type Store, storeFor } from "../store/index.js";
-import { authRoutes, checkToken, requireAccess } from "./auth.js";
 import { Assistants } from "./assistants.js";
+import { type AuthHandlers, authenticateRequests } from "./auth/custom-auth.js";
+import { authRoutes, checkToken, requireAccess } from "./auth.js";
 import { errorResponse } from "./errors.js";
 import { graphRunExecutor } from "./graph-runs.js";
 import { HostedGraphs } from "./hosted-graphs.js";
@@ -43,6 +44,12 @@ export interface ServerOptions {
    * `Host`; `app.request()` and other runtimes, whose connection cannot be seen, need it.
    */
   token?: string;
+  /**
+   * Custom auth in LangGraph's `Auth` shape (`new Auth().authenticate(…)`): it runs on
+   * every API call in place of the shared token, and the user it returns is who decides
+   * reviews (their permissions are what review policies' `reviewers` check).
+   */
+  auth?: AuthHandlers;
   /** The built inbox to serve at `/`; the package's own `dist/inbox` by default. */
   inboxDir?: string;
   /** Largest request body in bytes; `DEFAULT_BODY_LIMIT` by default. */
@@ -134,7 +141,7 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   app.use(staticInbox(options.inboxDir ?? packageInbox()));
   app.route("/", healthRoutes(context));
   app.route("/auth", authRoutes(access));
-  app.use(requireAccess(access));
+  app.use(options.auth ? authenticateRequests(options.auth) : requireAccess(access));
   app.route("/assistants", assistantRoutes(context));
   app.route("/threads", threadRoutes(context));
   app.route("/threads", runRoutes(context));
