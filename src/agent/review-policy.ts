@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { AgentConfigError } from "../errors/index.js";
+import { sentences } from "../errors/sentences.js";
 import type { JsonSchema, ToolCall } from "../models/index.js";
 import type { AgentRuntime } from "./middleware.js";
 import {
@@ -240,7 +241,7 @@ function resolveSchema(where: string, schema: unknown): { zod: z.ZodType; json: 
     }
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new AgentConfigError(`${where}.argsSchema cannot be used: ${reason}.`);
+    throw new AgentConfigError(sentences(`${where}.argsSchema cannot be used: ${reason}`));
   }
   throw new AgentConfigError(
     `${where}.argsSchema must be a zod schema or a JSON Schema object, got ${typeof schema}.`,

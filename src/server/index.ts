@@ -10,7 +10,7 @@
 export { createApp, DEFAULT_BODY_LIMIT, type ServerOptions } from "./app.js";
 export type { AuthHandlers } from "./auth/custom-auth.js";
 export type { AuthUser, RequestIdentity } from "./auth/identity.js";
-export { SESSION_COOKIE } from "./auth.js";
+export { checkToken, SESSION_COOKIE } from "./auth.js";
 export { CSRF_COOKIE, CSRF_HEADER } from "./csrf.js";
 export type { ArgChange, Decision } from "./decisions.js";
 export { type FieldProblem, RequestError, ServerConfigError } from "./errors.js";

@@ -113,15 +113,21 @@ export interface WireMessage {
   status?: string;
 }
 
+/** One step of the thread (see src/server/history-timeline.ts), oldest first. */
 export interface HistoryEntry {
   step: number;
   checkpointId: string;
   createdAt: string;
+  /** "ran", "waiting" (for a person) or "next" (runs next). */
+  status: "ran" | "waiting" | "next";
   nodes: string[];
   writes: Record<string, unknown> | null;
-  /** Nodes that run next from this checkpoint (optional: shown when `nodes` is empty). */
-  next?: string[];
-  decision?: Decision;
+  next: string[];
+  pausedAt?: string;
+  /** The answers that let this step run (or that it waits on), oldest first. */
+  decisions: Decision[];
+  /** The step ended the run. */
+  finished: boolean;
 }
 
 export interface ThreadView {

@@ -132,13 +132,8 @@ export function inboxRoutes(ctx: ServerContext): Hono {
       if (graph && !view.unwritten) {
         const page: StateSnapshot[] = [];
         for await (const s of graph.getStateHistory(config, { limit: 100 })) page.push(s);
-        for (const entry of timelineOf(page)) {
-          const decision = decisions.find((d) => d.checkpointId === entry.checkpointId);
-          history.push({
-            ...entry,
-            writes: toWireValues(entry.writes),
-            ...(decision && { decision }),
-          });
+        for (const entry of timelineOf(page, decisions)) {
+          history.push({ ...entry, writes: toWireValues(entry.writes) });
         }
       }
       const who = c.get("identity") ?? sharedTokenIdentity(undefined);

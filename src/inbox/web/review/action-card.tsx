@@ -3,6 +3,8 @@
  * as the agent's words), the args, and only the decisions its review config allows.
  */
 import { useEffect, useLayoutEffect, useRef } from "preact/hooks";
+import { markHidden } from "../../hidden-characters.js";
+import { HiddenCharactersWarning, VisibleText } from "../visible-text.js";
 import type { ActionRequest, DecisionType, ReviewConfig } from "../wire.js";
 import { type ActionDraft, draftChanges, unopened } from "./action-draft.js";
 import { ArgsView } from "./args-view.js";
@@ -49,21 +51,31 @@ export function ActionCard(props: {
       ref={card}
       class={props.selected ? "action selected" : "action"}
       data-action-index={index}
-      aria-label={`Action ${index + 1}: ${action.name}`}
+      aria-label={`Action ${index + 1}: ${markHidden(action.name)}`}
     >
       <header class="action-head">
-        <span class="badge tool">{action.name}</span>
+        <span class="badge tool">
+          <VisibleText text={action.name} />
+        </span>
         {props.count > 1 && (
           <span class="muted">
             action {index + 1} of {props.count}
           </span>
         )}
-        <code class="muted call-id">{action.id}</code>
+        <code class="muted call-id">
+          <VisibleText text={action.id} />
+        </code>
       </header>
+      <HiddenCharactersWarning
+        value={{ name: action.name, description: action.description ?? "", args: action.args }}
+        what="this action"
+      />
       {action.description && (
         <blockquote class="model-text" aria-label="The agent's description">
           <span class="model-label">Agent's description</span>
-          <pre>{action.description}</pre>
+          <pre>
+            <VisibleText text={action.description} />
+          </pre>
         </blockquote>
       )}
       <ArgsView

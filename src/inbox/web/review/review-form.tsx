@@ -4,7 +4,7 @@
  * a/e/r/s choose for the selected one, Ctrl+Enter submits.
  */
 import { useEffect, useState } from "preact/hooks";
-import { useKeys } from "../keyboard.js";
+import { useKeys, useSubmitKey } from "../keyboard.js";
 import type { ActionRequest, InboxItem, ReviewConfig, ReviewDecision } from "../wire.js";
 import { ActionCard } from "./action-card.js";
 import { type ActionDraft, decisionOf, newDraft, unopened } from "./action-draft.js";
@@ -77,6 +77,9 @@ export function ReviewForm(props: {
     r: () => choose("reject"),
     s: () => choose("respond"),
   });
+  useSubmitKey(() => {
+    if (state.status !== "stale") send();
+  });
 
   if (state.status === "stale")
     return (
@@ -95,12 +98,6 @@ export function ReviewForm(props: {
       onSubmit={(e) => {
         e.preventDefault();
         send();
-      }}
-      onKeyDown={(e) => {
-        if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
-          e.preventDefault();
-          send();
-        }
       }}
     >
       {readOnly && (

@@ -18,6 +18,20 @@ export type DecisionState =
 
 const newKey = () => crypto.randomUUID();
 
+// Pauses this tab has answered (or is answering). When one of them leaves the thread, the
+// thread page knows the change is the reviewer's own, not someone else's under them.
+const answeredHere = new Set<string>();
+
+/**
+ * Whether this tab sent the decision on `interruptId` (a refused one does not count).
+ *
+ * @example
+ * if (gone.every(sentFromThisTab)) showLatest(); else sayItChanged();
+ */
+export function sentFromThisTab(interruptId: string): boolean {
+  return answeredHere.has(interruptId);
+}
+
 export function useDecision(item: InboxItem, onSent: (runId: string) => void) {
   const [state, setState] = useState<DecisionState>({ status: "idle" });
   // The parent keys this by interrupt id, so one key per item and attempt.
@@ -27,6 +41,9 @@ export function useDecision(item: InboxItem, onSent: (runId: string) => void) {
     if (state.status === "sending" || state.status === "sent" || state.status === "approved")
       return;
     setState({ status: "sending" });
+    // Marked before the request: the server's change feed can report the decision before
+    // its own answer arrives here.
+    answeredHere.add(item.interruptId);
     try {
       const res = await api.decide(item.threadId, {
         checkpointId: item.checkpointId,
@@ -53,6 +70,7 @@ export function useDecision(item: InboxItem, onSent: (runId: string) => void) {
         return;
       }
       key.current = newKey();
+      answeredHere.delete(item.interruptId);
       // Only a stale decision gets the page's own explanation; other refusals say their own.
       if (e.code === "STALE_DECISION") setState({ status: "stale", ...stalePending(e) });
       else if (e.status === 400) setState({ status: "invalid", error: e });
