@@ -1,4 +1,5 @@
 import { brandClass, hasBrand, isBrandedInstance } from "../control/brand.js";
+import { clauses, sentences } from "./sentences.js";
 
 /**
  * Every error stateweaver throws is a `StateweaverError`: it has a stable `code`
@@ -231,7 +232,9 @@ export class AbortError extends StateweaverError {
   constructor(reason?: unknown) {
     super(
       "ABORTED",
-      `The run was aborted${reason instanceof Error ? `: ${reason.message}` : reason ? `: ${String(reason)}` : ""}.`,
+      sentences(
+        `The run was aborted${reason instanceof Error ? `: ${reason.message}` : reason ? `: ${String(reason)}` : ""}`,
+      ),
       { cause: reason },
     );
   }
@@ -496,7 +499,10 @@ export class CorruptCheckpointError extends StateweaverError {
     const from = parentId ? ` (its parent is ${parentId})` : "";
     super(
       "CORRUPT_CHECKPOINT",
-      `${row} of thread "${threadId}"${inNamespace(ns)} is damaged in the store: ${problem}. Fork the thread from an earlier checkpoint${from} by invoking with its checkpoint_id (getStateHistory() lists them), or delete the thread with the checkpointer's deleteThread(). Nothing was changed.`,
+      sentences(
+        `${row} of thread "${threadId}"${inNamespace(ns)} is damaged in the store: ${problem}`,
+        `Fork the thread from an earlier checkpoint${from} by invoking with its checkpoint_id (getStateHistory() lists them), or delete the thread with the checkpointer's deleteThread(). Nothing was changed.`,
+      ),
       options,
     );
     this.threadId = threadId;
@@ -640,7 +646,7 @@ export class StructuredOutputError extends StateweaverError {
   constructor(schemaName: string, attempts: number, issues: string[], output: string) {
     super(
       "STRUCTURED_OUTPUT",
-      `The model's answer did not match schema "${schemaName}" after ${attempts} ${attempts === 1 ? "try" : "tries"}: ${issues.join("; ")}. Describe the fields in the schema (.describe()), simplify it, or allow more corrections with { maxRetries }.`,
+      `The model's answer did not match schema "${schemaName}" after ${attempts} ${attempts === 1 ? "try" : "tries"}: ${clauses(issues)} Describe the fields in the schema (.describe()), simplify it, or allow more corrections with { maxRetries }.`,
     );
     this.attempts = attempts;
     this.issues = issues;
@@ -689,6 +695,16 @@ export class InvalidRunError extends StateweaverError {
   }
 }
 
+/**
+ * A long-term store call was given something it cannot take: an empty namespace or one with
+ * a label containing `.`, a value that is not a JSON object, a bad TTL, filter or page.
+ */
+export class InvalidStoreRequestError extends StateweaverError {
+  constructor(message: string) {
+    super("INVALID_STORE_REQUEST", message);
+  }
+}
+
 // Each error class carries its brand (`stateweaver.error.<Name>`), so `instanceof` answers for
 // errors from any copy of stateweaver. A class added above must be listed here (a test checks).
 const STATEWEAVER_ERROR = brandClass(StateweaverError, "error.StateweaverError");
@@ -728,6 +744,7 @@ for (const errorClass of [
   RunNotFoundError,
   RunsNotBoundError,
   InvalidRunError,
+  InvalidStoreRequestError,
 ]) {
   brandClass(errorClass, `error.${errorClass.name}`);
 }

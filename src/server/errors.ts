@@ -59,6 +59,8 @@ const STATUS_BY_CODE: Record<string, RequestError["status"]> = {
   CHECKPOINT_NOT_FOUND: 404,
   THREAD_EXISTS: 409,
   REWIND_TARGET_NOT_FOUND: 409,
+  // LangGraph's server answers a namespace it cannot take with 422.
+  INVALID_STORE_REQUEST: 422,
 };
 
 /** The JSON body and status for any thrown value; unknown errors are a 500 without details. */
