@@ -25,6 +25,8 @@ export function ActionCard(props: {
   action: ActionRequest;
   config: ReviewConfig | undefined;
   draft: ActionDraft;
+  /** Decisions this person may not take, with why: shown disabled, the reasons below. */
+  refused: Partial<Record<DecisionType, string>>;
   selected: boolean;
   disabled: boolean;
   onDraft: (change: Partial<ActionDraft>) => void;
@@ -89,7 +91,8 @@ export function ActionCard(props: {
             key={type}
             aria-pressed={draft.type === type}
             class={`btn choice ${type}${draft.type === type ? " active" : ""}`}
-            disabled={props.disabled}
+            disabled={props.disabled || props.refused[type] !== undefined}
+            title={props.refused[type]}
             data-decision={type}
             onClick={() => choose(type)}
           >
@@ -97,6 +100,12 @@ export function ActionCard(props: {
           </button>
         ))}
       </fieldset>
+      {Object.keys(props.refused).length > 0 &&
+        Object.keys(props.refused).length < allowed.length && (
+          <p class="muted" data-refused>
+            {[...new Set(Object.values(props.refused))].join(" ")}
+          </p>
+        )}
       {draft.type === "approve" && waiting.length > 0 && (
         <div class="notice warn">
           <p>

@@ -11,6 +11,7 @@ export type DecisionState =
   | { status: "idle" }
   | { status: "sending" }
   | { status: "sent"; runId: string; decision: Decision }
+  | { status: "approved"; approvedBy: number; required: number }
   | { status: "stale"; pending: InboxItem[]; running: boolean }
   | { status: "invalid"; error: ApiError }
   | { status: "failed"; message: string };
@@ -37,7 +38,8 @@ export function useDecision(item: InboxItem, onSent: (runId: string) => void) {
   const key = useRef(newKey());
 
   const submit = async (answer: unknown, extra: { unexpandedApproveOverride?: boolean } = {}) => {
-    if (state.status === "sending" || state.status === "sent") return;
+    if (state.status === "sending" || state.status === "sent" || state.status === "approved")
+      return;
     setState({ status: "sending" });
     // Marked before the request: the server's change feed can report the decision before
     // its own answer arrives here.
@@ -50,6 +52,12 @@ export function useDecision(item: InboxItem, onSent: (runId: string) => void) {
         idempotencyKey: key.current,
         ...(extra.unexpandedApproveOverride && { unexpandedApproveOverride: true }),
       });
+      // A review that needs more approvers keeps waiting: no run started yet.
+      if (res.runId === null) {
+        const { approvedBy, required } = res.approval;
+        setState({ status: "approved", approvedBy: approvedBy.length, required });
+        return;
+      }
       setState({ status: "sent", runId: res.runId, decision: res.decision });
       onSent(res.runId);
     } catch (e) {

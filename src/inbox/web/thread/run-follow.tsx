@@ -1,6 +1,6 @@
 /**
  * After a decision: follows the run's join stream and shows it as it happens (model tokens,
- * node updates, tool results) until `end`, then hands back so the page reloads the thread.
+ * node updates, tool results) until the server closes it, then hands back so the page reloads the thread.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { streams } from "../api.js";
@@ -66,8 +66,8 @@ export function RunFollow(props: { threadId: string; runId: string; onEnd: () =>
         }));
       }
     });
-    source.addEventListener("end", finish);
-    // The server closes the stream when the run is over; EventSource would reconnect.
+    // The server closes the stream when the run is over (as LangGraph does, with no closing
+    // event); EventSource reports that as an error and would reconnect.
     source.addEventListener("error", finish);
     return () => {
       ended.current = true;
