@@ -206,7 +206,12 @@ export class GraphRunner<S extends State = State, C = unknown> {
       if (writer && env.ns === "") await writer.claim(writer.runId ?? randomUUID());
       // A streamed top-level run shows a paused step's finished writes before the pause.
       const pauseValues = env.emit && env.ns === "" ? this.#pauseValues : undefined;
-      const result = await drive(actor, env, writer, pauseValues ? { ...options, pauseValues } : options);
+      const result = await drive(
+        actor,
+        env,
+        writer,
+        pauseValues ? { ...options, pauseValues } : options,
+      );
       if (result.status !== "interrupted") return result;
       // A paused step shows what its finished tasks wrote, as getState does.
       const context = actor.getSnapshot().context as GraphContext;

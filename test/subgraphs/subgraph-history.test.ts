@@ -1,0 +1,187 @@
+// Ported from LangGraph.js's subgraph state-history tests: getStateHistory with a subgraph's
+// config (its checkpoint_ns) lists the child's own checkpoints. The same scenario runs against
+// @langchain/langgraph in the same test, so what is expected is LangGraph's own listing.
+import {
+  Annotation,
+  START as LG_START,
+  Command as LgCommand,
+  interrupt as lgInterrupt,
+  MemorySaver,
+  StateGraph,
+} from "@langchain/langgraph";
+import { describe, expect, it } from "vitest";
+import { MemoryCheckpointer } from "../../src/checkpoint/index.js";
+import { Graph, interrupt, START } from "../../src/index.js";
+
+/** A history entry as both libraries can show it. */
+type Entry = { next: string[]; paused: boolean; source: unknown; log: string[] };
+type Listing = { entries: Entry[]; steps: number[]; linked: boolean };
+type Pause = "interrupt" | "breakpoint";
+
+const append = (a: string[] = [], b: string | string[] = []) => [...a, ...[b].flat()];
+
+/** Newest first, each entry's parent the one listed after it, the oldest without one. */
+function linked(
+  history: Array<{ config: unknown; parentConfig?: unknown }>,
+  id: (c: unknown) => unknown,
+) {
+  return history.every((h, i) =>
+    i + 1 < history.length
+      ? id(h.parentConfig) === id(history[i + 1]!.config)
+      : h.parentConfig === undefined,
+  );
+}
+const idOf = (c: unknown) =>
+  (c as { configurable?: { checkpoint_id?: string } } | undefined)?.configurable?.checkpoint_id;
+
+async function ours(pause: Pause, threadId: string) {
+  const child = new Graph({ name: "child" })
+    .addReducer("log", append)
+    .addNode("c1", () => ({ log: "c1" }))
+    .addNode("c2", () => ({ log: pause === "interrupt" ? `c2:${interrupt("ok?")}` : "c2" }))
+    .addNode("c3", () => ({ log: "c3" }))
+    .addEdge(START, "c1")
+    .addEdge("c1", "c2")
+    .addEdge("c2", "c3")
+    .compile(pause === "breakpoint" ? { interruptBefore: ["c2"] } : {});
+  const parent = new Graph({ name: "parent" })
+    .addReducer("log", append)
+    .addNode("p1", () => ({ log: "p1" }))
+    .addNode("child", child)
+    .addEdge(START, "p1")
+    .addEdge("p1", "child")
+    .compile({ checkpointer: new MemoryCheckpointer() });
+  const config = { configurable: { thread_id: threadId } };
+  await parent.invoke({ log: [] }, { config });
+  const ns = (await parent.getState(config, { subgraphs: true })).tasks[0]!.state!.config
+    .configurable!.checkpoint_ns!;
+  const childConfig = { configurable: { thread_id: threadId, checkpoint_ns: ns } };
+  const listing = async (): Promise<Listing> => {
+    const history = [];
+    for await (const s of parent.getStateHistory(childConfig)) history.push(s);
+    return {
+      entries: history.map((s) => ({
+        next: s.next,
+        paused: s.interrupts.some((i) => i.timing === "during"),
+        source: s.metadata?.source,
+        log: (s.values.log as string[] | undefined) ?? [],
+      })),
+      steps: history.map((s) => s.metadata!.step),
+      linked: linked(history, idOf),
+    };
+  };
+  const paused = await listing();
+  if (pause === "interrupt") await parent.resume("yes", { config });
+  else await parent.invoke(null, { config });
+  const limited = [];
+  for await (const s of parent.getStateHistory(childConfig, { limit: 2 })) limited.push(s.next);
+  return { paused, done: await listing(), limited };
+}
+
+async function langGraphs(pause: Pause, threadId: string) {
+  const State = Annotation.Root({
+    log: Annotation<string[], string | string[]>({ reducer: append, default: () => [] }),
+  });
+  const child = new StateGraph(State)
+    .addNode("c1", () => ({ log: "c1" }))
+    .addNode("c2", () => ({
+      log: pause === "interrupt" ? `c2:${lgInterrupt<string, string>("ok?")}` : "c2",
+    }))
+    .addNode("c3", () => ({ log: "c3" }))
+    .addEdge(LG_START, "c1")
+    .addEdge("c1", "c2")
+    .addEdge("c2", "c3")
+    .compile(pause === "breakpoint" ? { interruptBefore: ["c2"] } : {});
+  const parent = new StateGraph(State)
+    .addNode("p1", () => ({ log: "p1" }))
+    .addNode("child", child)
+    .addEdge(LG_START, "p1")
+    .addEdge("p1", "child")
+    .compile({ checkpointer: new MemorySaver() });
+  const config = { configurable: { thread_id: threadId } };
+  await parent.invoke({ log: [] }, config);
+  const task = (await parent.getState(config, { subgraphs: true })).tasks[0]!;
+  const ns = (task.state as { config: { configurable: { checkpoint_ns: string } } }).config
+    .configurable.checkpoint_ns;
+  const childConfig = { configurable: { thread_id: threadId, checkpoint_ns: ns } };
+  const listing = async (): Promise<Listing> => {
+    const history = [];
+    for await (const s of parent.getStateHistory(childConfig)) history.push(s);
+    return {
+      entries: history.map((s) => ({
+        next: [...s.next],
+        paused: s.tasks.some((t) => t.interrupts.length > 0),
+        source: s.metadata?.source,
+        // Our input checkpoint is the state before the input, and this child's has no default.
+        log: s.metadata?.source === "input" ? [] : (s.values.log as string[]),
+      })),
+      // LangGraph numbers the input checkpoint's step -1, we number it 0.
+      steps: history.map((s) => s.metadata!.step + 1),
+      linked: linked(history, idOf),
+    };
+  };
+  const paused = await listing();
+  await parent.invoke(pause === "interrupt" ? new LgCommand({ resume: "yes" }) : null, config);
+  const limited = [];
+  for await (const s of parent.getStateHistory(childConfig, { limit: 2 }))
+    limited.push([...s.next]);
+  return { paused, done: await listing(), limited };
+}
+
+describe("getStateHistory with a subgraph's config", () => {
+  it("lists the child's own checkpoints, one per child step, newest first, a paused step once with its interrupt", async () => {
+    const expected = {
+      paused: {
+        entries: [
+          { next: ["c2"], paused: true, source: "loop", log: ["p1", "c1"] },
+          { next: ["c1"], paused: false, source: "loop", log: ["p1"] },
+          { next: ["__start__"], paused: false, source: "input", log: [] },
+        ],
+        steps: [2, 1, 0],
+        linked: true,
+      },
+      done: {
+        entries: [
+          { next: [], paused: false, source: "loop", log: ["p1", "c1", "c2:yes", "c3"] },
+          { next: ["c3"], paused: false, source: "loop", log: ["p1", "c1", "c2:yes"] },
+          { next: ["c2"], paused: true, source: "loop", log: ["p1", "c1"] },
+          { next: ["c1"], paused: false, source: "loop", log: ["p1"] },
+          { next: ["__start__"], paused: false, source: "input", log: [] },
+        ],
+        steps: [4, 3, 2, 1, 0],
+        linked: true,
+      },
+      limited: [[], ["c3"]],
+    };
+    expect(await langGraphs("interrupt", "h-interrupt")).toEqual(expected);
+    expect(await ours("interrupt", "h-interrupt")).toEqual(expected);
+  });
+
+  it("lists a step the child's own breakpoint paused once, also after it was continued", async () => {
+    const expected = {
+      paused: {
+        entries: [
+          { next: ["c2"], paused: false, source: "loop", log: ["p1", "c1"] },
+          { next: ["c1"], paused: false, source: "loop", log: ["p1"] },
+          { next: ["__start__"], paused: false, source: "input", log: [] },
+        ],
+        steps: [2, 1, 0],
+        linked: true,
+      },
+      done: {
+        entries: [
+          { next: [], paused: false, source: "loop", log: ["p1", "c1", "c2", "c3"] },
+          { next: ["c3"], paused: false, source: "loop", log: ["p1", "c1", "c2"] },
+          { next: ["c2"], paused: false, source: "loop", log: ["p1", "c1"] },
+          { next: ["c1"], paused: false, source: "loop", log: ["p1"] },
+          { next: ["__start__"], paused: false, source: "input", log: [] },
+        ],
+        steps: [4, 3, 2, 1, 0],
+        linked: true,
+      },
+      limited: [[], ["c3"]],
+    };
+    expect(await langGraphs("breakpoint", "h-breakpoint")).toEqual(expected);
+    expect(await ours("breakpoint", "h-breakpoint")).toEqual(expected);
+  });
+});
