@@ -15,7 +15,7 @@ import {
 import {
   currentTask,
   GraphInterrupt,
-  ParentCommand,
+  isParentCommand,
   type Scratchpad,
 } from "../runtime/interrupt.js";
 import { attachRunEnv, type RunEnv } from "../runtime/run-env.js";
@@ -28,8 +28,8 @@ import {
 } from "../runtime/snapshot-format.js";
 import { DEFAULT_RUN, type GraphContext, type RunOptions } from "../runtime/task.js";
 import { valuesWithFinished } from "./barrier.js";
-import { Command } from "./command.js";
-import type { GraphEvent } from "./compile.js";
+import { isCommand } from "./command.js";
+import { type GraphEvent, RUN_INPUT } from "./compile.js";
 import { START } from "./constants.js";
 import type { CompileOptions } from "./graph.js";
 import type { GraphInternals } from "./internals.js";
@@ -114,14 +114,14 @@ export class GraphRunner<S extends State = State, C = unknown> {
       actor = createActor(this.#machine, { snapshot: snapshot as never, inspect });
     } else {
       actor = createActor(this.#machine, {
-        input: { values: this.#g.channels.initialValues(), run },
+        input: { [RUN_INPUT]: true, values: this.#g.channels.initialValues(), run },
         inspect,
       });
     }
     // The driver reads failures off the snapshot; without an error observer XState would
     // also rethrow them from a timer, where nobody can catch them.
     actor.subscribe({ error: ignoreError });
-    attachRunEnv(actor.system, env);
+    attachRunEnv(actor, env);
     actor.start();
     return actor;
   }
@@ -314,7 +314,7 @@ export class GraphRunner<S extends State = State, C = unknown> {
     } catch (error) {
       // Command.PARENT ends the child run: what it wrote before goes up with the command's
       // own update, in order, so the parent's reducers see every write exactly once.
-      if (error instanceof ParentCommand) throw error.after(journalOf(actor));
+      if (isParentCommand(error)) throw error.after(journalOf(actor));
       throw error;
     }
     const journal = journalOf(actor);
@@ -452,7 +452,7 @@ function journalOf(actor: AnyActor): Array<[string, unknown]> {
 }
 
 export function planFor(input: unknown): Plan {
-  if (input instanceof Command) {
+  if (isCommand(input)) {
     if (input.hasResume) return { kind: "resume", value: input.resume, update: input.update };
     return { kind: "input", update: input.update, goto: input.goto };
   }
