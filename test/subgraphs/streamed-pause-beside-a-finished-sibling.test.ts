@@ -1,5 +1,5 @@
-// Ported from LangGraph.js's subgraph streaming tests: `updates` with `subgraphs: true` on a
-// graph whose child pauses while a parallel sibling finishes. The same scenario runs against
+// A LangGraph.js subgraph streaming scenario: `updates` with `subgraphs: true` on a graph
+// whose child pauses while a parallel sibling finishes. The same scenario runs against
 // @langchain/langgraph in the same test. Where the two differ on purpose (LangGraph.js 1.7.3
 // replays the sibling's update on resume, marked `__metadata__: { cached: true }`, and streams
 // the pause as soon as the child stops), the test pins both sides; see docs/streaming.md.

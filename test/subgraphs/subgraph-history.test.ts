@@ -1,5 +1,5 @@
-// Ported from LangGraph.js's subgraph state-history tests: getStateHistory with a subgraph's
-// config (its checkpoint_ns) lists the child's own checkpoints. The same scenario runs against
+// A LangGraph.js subgraph state-history scenario: getStateHistory with a subgraph's config
+// (its checkpoint_ns) lists the child's own checkpoints. The same scenario runs against
 // @langchain/langgraph in the same test, so what is expected is LangGraph's own listing.
 import {
   Annotation,
