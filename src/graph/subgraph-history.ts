@@ -6,10 +6,12 @@ import type { Checkpoint } from "../checkpoint/checkpointer.js";
  * barrier that starts it, the pause it came to (an interrupt or a breakpoint) and, once a
  * breakpoint is continued, the barrier passed again. Only the newest of a step is listed
  * (the pause, with its interrupts; past a breakpoint, the barrier it went on from), and
- * `parentId` names the entry listed after it, so the parent links stay within the list.
+ * `parentId` skips the ones left out, so the parent links stay within the list. Only a
+ * checkpoint's own parent of the same step is left out: a run started afresh in the same
+ * namespace (a fork re-running the parent's step) keeps its own chain.
  *
  * Fed newest first (as `Checkpointer.list` pages come); it holds one checkpoint back until
- * the next step's shows, so an entry's parent is known before it is yielded.
+ * the next one shows, so an entry's parent is known before it is yielded.
  *
  * @example
  * for await (const { checkpoint, parentId } of oneCheckpointPerStep(pages)) view(checkpoint, parentId);
@@ -18,10 +20,16 @@ export async function* oneCheckpointPerStep(
   newestFirst: AsyncIterable<Checkpoint>,
 ): AsyncGenerator<{ checkpoint: Checkpoint; parentId: string | null }> {
   let held: Checkpoint | undefined;
+  let parentId: string | null = null;
   for await (const checkpoint of newestFirst) {
-    if (held && checkpoint.metadata.step === held.metadata.step) continue;
-    if (held) yield { checkpoint: held, parentId: checkpoint.id };
+    // An older checkpoint of the held one's step, in its own chain: left out, its parent inherited.
+    if (held && checkpoint.id === parentId && checkpoint.metadata.step === held.metadata.step) {
+      parentId = checkpoint.parentId;
+      continue;
+    }
+    if (held) yield { checkpoint: held, parentId };
     held = checkpoint;
+    parentId = checkpoint.parentId;
   }
-  if (held) yield { checkpoint: held, parentId: held.parentId };
+  if (held) yield { checkpoint: held, parentId };
 }

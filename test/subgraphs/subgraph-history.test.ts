@@ -10,7 +10,9 @@ import {
   StateGraph,
 } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
+import type { Checkpoint } from "../../src/checkpoint/checkpointer.js";
 import { MemoryCheckpointer } from "../../src/checkpoint/index.js";
+import { oneCheckpointPerStep } from "../../src/graph/subgraph-history.js";
 import { Graph, interrupt, START } from "../../src/index.js";
 
 /** A history entry as both libraries can show it. */
@@ -183,5 +185,63 @@ describe("getStateHistory with a subgraph's config", () => {
     };
     expect(await langGraphs("breakpoint", "h-breakpoint")).toEqual(expected);
     expect(await ours("breakpoint", "h-breakpoint")).toEqual(expected);
+  });
+});
+
+describe("oneCheckpointPerStep", () => {
+  const checkpoint = (id: string, parentId: string | null, step: number): Checkpoint => ({
+    id,
+    threadId: "t",
+    ns: "child:1:child:0",
+    parentId,
+    snapshot: {},
+    values: {},
+    next: [],
+    interrupts: [],
+    metadata: { step, source: step === 0 ? "input" : "loop" },
+    createdAt: "2026-01-01T00:00:00.000Z",
+  });
+  async function* newestFirst(list: Checkpoint[]) {
+    yield* list;
+  }
+  const listed = async (list: Checkpoint[]) => {
+    const out: Array<[string, string | null]> = [];
+    for await (const { checkpoint, parentId } of oneCheckpointPerStep(newestFirst(list)))
+      out.push([checkpoint.id, parentId]);
+    return out;
+  };
+
+  it("leaves out a checkpoint's older ones of the same step and links past them", async () => {
+    // barrier b2, its pause p2, the barrier again after a continued breakpoint a2
+    const history = [
+      checkpoint("d3", "a2", 3),
+      checkpoint("a2", "p2", 2),
+      checkpoint("p2", "b2", 2),
+      checkpoint("b2", "b1", 2),
+      checkpoint("b1", "i0", 1),
+      checkpoint("i0", null, 0),
+    ];
+    expect(await listed(history)).toEqual([
+      ["d3", "a2"],
+      ["a2", "b1"],
+      ["b1", "i0"],
+      ["i0", null],
+    ]);
+  });
+
+  it("keeps a run started afresh in the same namespace apart from the older run", async () => {
+    // a fork re-ran the parent's step: a new child run (n0, n1) over the old one (o1, o0)
+    const history = [
+      checkpoint("n1", "n0", 1),
+      checkpoint("n0", null, 0),
+      checkpoint("o1", "o0", 1),
+      checkpoint("o0", null, 0),
+    ];
+    expect(await listed(history)).toEqual([
+      ["n1", "n0"],
+      ["n0", null],
+      ["o1", "o0"],
+      ["o0", null],
+    ]);
   });
 });
