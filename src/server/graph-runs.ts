@@ -10,7 +10,7 @@ import {
 import { RequestError } from "./errors.js";
 import type { HostedGraphs } from "./hosted-graphs.js";
 import { fromWireValues, toWireValues } from "./wire/messages.js";
-import { toWireInterrupt } from "./wire/threads.js";
+import { wireInterrupts } from "./wire/threads.js";
 
 /** Stream modes the server speaks (LangGraph's names). `messages` is read as `messages-tuple`. */
 export const STREAM_MODES = ["values", "updates", "messages-tuple", "messages", "custom"] as const;
@@ -145,7 +145,6 @@ class FrameWriter {
   readonly #modes: Set<string>;
   readonly #emit: (event: string, data: unknown) => void;
   readonly #ids: { runId: string; threadId: string; graphName: string };
-  #values: Record<string, unknown> = {};
   // How many messages the thread has: where an update's new messages land.
   #messageCount = 0;
 
@@ -164,7 +163,6 @@ class FrameWriter {
     if (ev.ns !== "") return;
     switch (ev.type) {
       case "values": {
-        this.#values = ev.values;
         const messages = ev.values.messages;
         if (Array.isArray(messages)) this.#messageCount = messages.length;
         if (this.#modes.has("values")) this.#emit("values", toWireValues(ev.values));
@@ -201,13 +199,11 @@ class FrameWriter {
         if (this.#modes.has("custom")) this.#emit("custom", ev.data);
         return;
       case "interrupt": {
-        const pending = ev.interrupts.map(toWireInterrupt);
+        // As LangGraph: the pause is its own chunk in each mode, listing the interrupt()
+        // calls that wait (none for a static breakpoint).
+        const pending = wireInterrupts(ev.interrupts);
         if (this.#modes.has("updates")) this.#emit("updates", { __interrupt__: pending });
-        if (this.#modes.has("values"))
-          this.#emit("values", {
-            ...(toWireValues(this.#values) as object),
-            __interrupt__: pending,
-          });
+        if (this.#modes.has("values")) this.#emit("values", { __interrupt__: pending });
         return;
       }
       case "done":

@@ -1040,7 +1040,7 @@ describe("subgraphs", () => {
     expect(innerHistory[innerHistory.length - 1]!.next).toEqual(["__start__"]);
   });
 
-  it.skip("interrupt inside node [not yet: state tasks lack path/result/checkpoint and interrupts lack resumable]", async () => {
+  it("interrupt inside node", async () => {
     const assistant = await client.assistants.create({ graphId: "agent" });
     let thread = await client.threads.create();
     await client.runs.wait(thread.thread_id, assistant.assistant_id, {

@@ -14,7 +14,7 @@ import { reviewAnswerProblems } from "../review-answer.js";
 import { findThread, type ServerContext, type ThreadView } from "../server-context.js";
 import { streamRun } from "../sse.js";
 import { toWireValues } from "../wire/messages.js";
-import { toWireInterrupt } from "../wire/threads.js";
+import { wireInterrupts } from "../wire/threads.js";
 
 // Modes this server does not speak (e.g. `debug`, `events`) are accepted and send nothing,
 // so clients that ask for them by default still work.
@@ -197,9 +197,8 @@ async function finalValues(
     .get(run.graphId)
     .getState({ configurable: { thread_id: run.threadId } });
   const values = toWireValues(state.values) as Record<string, unknown>;
-  return state.interrupts.length > 0
-    ? { ...values, __interrupt__: state.interrupts.map(toWireInterrupt) }
-    : values;
+  const interrupts = wireInterrupts(state.interrupts);
+  return interrupts.length > 0 ? { ...values, __interrupt__: interrupts } : values;
 }
 
 const ALL_MODES: readonly StreamMode[] = ["values", "updates", "messages-tuple", "custom"];
