@@ -73,9 +73,11 @@ export class StreamFrames {
         return;
       }
       case "updates":
-        return this.#update(part.data);
+        this.#update(part.data);
+        return;
       case "messages":
-        return this.#chunk(part.data, part.metadata);
+        this.#chunk(part.data, part.metadata);
+        return;
       case "custom":
         if (this.#modes.has("custom")) this.#emit("custom", part.data);
         return;
