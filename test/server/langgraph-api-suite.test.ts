@@ -1368,7 +1368,7 @@ describe("multitasking", () => {
 });
 
 describe("RemoteGraph", () => {
-  it.skip("stream values [not yet: stateless runs (/runs/stream) are not built]", async () => {
+  it("stream values", async () => {
     const graph = new RemoteGraph({ graphId: "agent", client, config: globalConfig });
     const stream = await graph.stream(
       { messages: [{ type: "human", content: "foo", id: "initial-message" }] },
