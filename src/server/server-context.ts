@@ -1,5 +1,6 @@
 import type { Checkpointer, ThreadRecord, ThreadStatus } from "../checkpoint/index.js";
 import type { Runs } from "../runs/index.js";
+import type { Store } from "../store/index.js";
 import type { Assistants } from "./assistants.js";
 import { RequestError } from "./errors.js";
 import type { HostedGraphs } from "./hosted-graphs.js";
@@ -15,6 +16,8 @@ export interface ServerContext {
   /** The assistants runs name: one per hosted graph, and those clients created. */
   assistants: Assistants;
   checkpointer: Checkpointer;
+  /** The long-term store (`/store`). */
+  store: Store;
   runs: Runs;
   events: InboxEvents;
   newThreads: NewThreads;

@@ -1,7 +1,10 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { InterruptRecord } from "../../checkpoint/index.js";
+import { clauses } from "../../errors/sentences.js";
 import type { BackgroundRun } from "../../runs/index.js";
+import type { RequestIdentity } from "../auth/identity.js";
+import { checkResumeRights } from "../decision-rights.js";
 import { RequestError } from "../errors.js";
 import {
   createGraphRun,
@@ -83,6 +86,7 @@ export async function checkResume(
   view: ThreadView,
   resume: unknown,
   toolSchema: (toolName: string) => z.ZodType | undefined,
+  who?: RequestIdentity,
 ): Promise<void> {
   if (view.status !== "interrupted") {
     throw new RequestError(
@@ -105,10 +109,11 @@ export async function checkResume(
       throw new RequestError(
         400,
         "INVALID_RESUME",
-        `The answer to interrupt ${interrupt.id} was refused: ${fields.map((f) => `${f.path}: ${f.message}`).join("; ")}. The thread is unchanged.`,
+        `The answer to interrupt ${interrupt.id} was refused: ${clauses(fields.map((f) => `${f.path}: ${f.message}`))} The thread is unchanged.`,
         { fields },
       );
     }
+    checkResumeRights(interrupt, answer, who);
   }
 }
 
@@ -118,6 +123,7 @@ export async function startRun(
   threadId: string,
   body: RunBody,
   defaultModes: readonly StreamMode[],
+  who: RequestIdentity | undefined,
 ): Promise<BackgroundRun> {
   const assistant = ctx.assistants.resolve(body.assistant_id);
   const { graphId } = assistant;
@@ -148,7 +154,7 @@ export async function startRun(
     body.command && "resume" in body.command ? { value: body.command.resume } : undefined;
   // An answer is checked against what waits now; a queued one is checked when it runs.
   if (resume && view.status !== "busy") {
-    await checkResume(view, resume.value, (name) => ctx.hosted.toolSchema(graphId, name));
+    await checkResume(view, resume.value, (name) => ctx.hosted.toolSchema(graphId, name), who);
   }
   const modes = body.stream_mode
     ? knownModes(Array.isArray(body.stream_mode) ? body.stream_mode : [body.stream_mode])
@@ -222,20 +228,20 @@ export function runRoutes(ctx: ServerContext): Hono {
   return new Hono()
     .post("/:threadId/runs", async (c) => {
       const body = await parseBody(c, runBody);
-      const run = await startRun(ctx, c.req.param("threadId"), body, ALL_MODES);
+      const run = await startRun(ctx, c.req.param("threadId"), body, ALL_MODES, c.get("identity"));
       c.header("Content-Location", location(run));
       return c.json(toWireRun(run));
     })
     .post("/:threadId/runs/wait", async (c) => {
       const body = await parseBody(c, runBody);
-      const run = await startRun(ctx, c.req.param("threadId"), body, ALL_MODES);
+      const run = await startRun(ctx, c.req.param("threadId"), body, ALL_MODES, c.get("identity"));
       c.header("Content-Location", location(run));
       const done = await ctx.runs.join(run.runId);
       return c.json(await finalValues(ctx, done));
     })
     .post("/:threadId/runs/stream", async (c) => {
       const body = await parseBody(c, runBody);
-      const run = await startRun(ctx, c.req.param("threadId"), body, ["values"]);
+      const run = await startRun(ctx, c.req.param("threadId"), body, ["values"], c.get("identity"));
       return streamRun(c, ctx.runs, run.runId, {
         headers: { "Content-Location": location(run) },
         ended: () => endedWith(run),

@@ -5,6 +5,8 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { streams } from "../api.js";
 import { oneLine } from "../format.js";
+import { nodeName } from "../node-names.js";
+import { VisibleText } from "../visible-text.js";
 import type { WireMessage } from "../wire.js";
 import { Message, textOf } from "./conversation.js";
 
@@ -59,7 +61,7 @@ export function RunFollow(props: { threadId: string; runId: string; onEnd: () =>
           .filter((m): m is WireMessage => m?.type === "tool");
         setLive((l) => ({
           ...l,
-          updates: [...l.updates, `${node}: ${oneLine(writes, 100)}`],
+          updates: [...l.updates, `${nodeName(node)}: ${oneLine(writes, 100)}`],
           toolResults: [...l.toolResults, ...tools],
         }));
       }
@@ -92,7 +94,9 @@ export function RunFollow(props: { threadId: string; runId: string; onEnd: () =>
       {live.updates.length > 0 && (
         <ul class="updates">
           {live.updates.map((u, i) => (
-            <li key={i}>{u}</li>
+            <li key={i}>
+              <VisibleText text={u} />
+            </li>
           ))}
         </ul>
       )}
