@@ -5,6 +5,7 @@
 // A test for a part stateweaver has not built yet is `it.skip` with the reason, so this file
 // is the honest score of our parity (docs/server.md).
 
+import { randomUUID } from "node:crypto";
 import { RemoteGraph } from "@langchain/langgraph/remote";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
@@ -811,8 +812,67 @@ describe("shared state", () => {
 });
 
 describe("StoreClient", () => {
-  it.todo("Should be able to use the store client methods (store API not built)");
-  it.todo("Can put, search, list, get and delete (store API not built)");
+  beforeEach(freshServer);
+
+  it.todo("Should be able to use the store client methods (needs runtime.store in nodes)");
+
+  it("Can put, search, list, get and delete", async () => {
+    const namespace = ["allMethods", "data"];
+    const key = randomUUID();
+    const value = { foo: "bar" };
+
+    const searchRes = await client.store.searchItems(namespace);
+    expect(searchRes.items).toBeDefined();
+    expect(searchRes.items.length).toBe(0);
+
+    const listRes = await client.store.listNamespaces();
+    expect(listRes.namespaces).toBeDefined();
+    expect(listRes.namespaces.length).toBe(0);
+
+    await client.store.putItem(namespace, key, value);
+
+    const getRes = await client.store.getItem(namespace, key);
+    expect(getRes).toBeDefined();
+    expect(getRes?.value).toEqual(value);
+
+    const searchResAfterPut = await client.store.searchItems(namespace);
+    expect(searchResAfterPut.items).toBeDefined();
+    expect(searchResAfterPut.items.length).toBe(1);
+    expect(searchResAfterPut.items[0]!.key).toBe(key);
+    expect(searchResAfterPut.items[0]!.value).toEqual(value);
+    expect(searchResAfterPut.items[0]!.createdAt).toBeDefined();
+    expect(searchResAfterPut.items[0]!.updatedAt).toBeDefined();
+
+    const updatedValue = { foo: "baz" };
+    await client.store.putItem(namespace, key, updatedValue);
+
+    const getResAfterUpdate = await client.store.getItem(namespace, key);
+    expect(getResAfterUpdate).toBeDefined();
+    expect(getResAfterUpdate?.value).toEqual(updatedValue);
+
+    const searchResAfterUpdate = await client.store.searchItems(namespace);
+    expect(searchResAfterUpdate.items).toBeDefined();
+    expect(searchResAfterUpdate.items.length).toBe(1);
+    expect(searchResAfterUpdate.items[0]!.key).toBe(key);
+    expect(searchResAfterUpdate.items[0]!.value).toEqual(updatedValue);
+    expect(new Date(searchResAfterUpdate.items[0]!.updatedAt).getTime()).toBeGreaterThan(
+      new Date(searchResAfterPut.items[0]!.updatedAt).getTime(),
+    );
+
+    const listResAfterPut = await client.store.listNamespaces();
+    expect(listResAfterPut.namespaces).toBeDefined();
+    expect(listResAfterPut.namespaces.length).toBe(1);
+    expect(listResAfterPut.namespaces[0]).toEqual(namespace);
+
+    await client.store.deleteItem(namespace, key);
+
+    const getResAfterDelete = await client.store.getItem(namespace, key);
+    expect(getResAfterDelete).toBeNull();
+
+    const searchResAfterDelete = await client.store.searchItems(namespace);
+    expect(searchResAfterDelete.items).toBeDefined();
+    expect(searchResAfterDelete.items.length).toBe(0);
+  });
 });
 
 const human = (content: string) => ({
