@@ -17,6 +17,7 @@ import { assistantRoutes } from "./routes/assistants.js";
 import { healthRoutes } from "./routes/health.js";
 import { inboxRoutes } from "./routes/inbox.js";
 import { runRoutes } from "./routes/runs.js";
+import { statelessRunRoutes } from "./routes/stateless-runs.js";
 import { storeRoutes } from "./routes/store.js";
 import { threadRoutes } from "./routes/threads.js";
 import { securityHeaders } from "./security-headers.js";
@@ -146,6 +147,7 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   app.route("/assistants", assistantRoutes(context));
   app.route("/threads", threadRoutes(context));
   app.route("/threads", runRoutes(context));
+  app.route("/runs", statelessRunRoutes(context));
   app.route("/inbox", inboxRoutes(context));
   app.route("/store", storeRoutes(context));
   app.notFound((c) =>

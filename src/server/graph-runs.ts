@@ -1,4 +1,4 @@
-import { NodeError, type StreamEvent } from "../index.js";
+import { NodeError } from "../index.js";
 import {
   argOf,
   type BackgroundRun,
@@ -9,12 +9,17 @@ import {
 } from "../runs/index.js";
 import { RequestError } from "./errors.js";
 import type { HostedGraphs } from "./hosted-graphs.js";
-import { fromWireValues, toWireValues } from "./wire/messages.js";
-import { toWireInterrupt } from "./wire/threads.js";
+import { fromWireValues } from "./wire/messages.js";
+import {
+  graphModesFor,
+  StreamFrames,
+  WIRE_STREAM_MODES,
+  type WireStreamMode,
+} from "./wire/stream-frames.js";
 
-/** Stream modes the server speaks (LangGraph's names). `messages` is read as `messages-tuple`. */
-export const STREAM_MODES = ["values", "updates", "messages-tuple", "messages", "custom"] as const;
-export type StreamMode = (typeof STREAM_MODES)[number];
+/** Stream modes the server speaks (LangGraph's names). */
+export const STREAM_MODES = WIRE_STREAM_MODES;
+export type StreamMode = WireStreamMode;
 
 /**
  * One run to start: new input (LangChain-shaped messages accepted), a resume, or nothing
@@ -97,18 +102,13 @@ export async function createGraphRun(
 /**
  * How this server's processes execute runs: stream the graph and keep what it streams as
  * the run's events, in LangGraph's SSE event names and shapes, for the modes the client
- * asked.
+ * asked (see `StreamFrames`).
  */
 export function graphRunExecutor(): RunExecutor {
   return async ({ graph, run, input, signal, emit }) => {
     const modes = new Set<string>(run.request.streamModes ?? ["values"]);
-    if (modes.has("messages")) modes.add("messages-tuple");
     emit("metadata", { run_id: run.runId, thread_id: run.threadId, attempt: run.attempt });
-    const frames = new FrameWriter(modes, emit, {
-      runId: run.runId,
-      threadId: run.threadId,
-      graphName: graph.name,
-    });
+    const frames = new StreamFrames(modes, emit, { runId: run.runId, threadId: run.threadId });
     const { request } = run;
     const stream = graph.stream(argOf(input) as never, {
       config: {
@@ -120,6 +120,7 @@ export function graphRunExecutor(): RunExecutor {
       },
       signal,
       runId: run.runId,
+      streamMode: graphModesFor(modes),
       ...(request.context !== undefined && { context: request.context }),
       ...(Object.keys(run.metadata).length > 0 && { metadata: run.metadata }),
       ...(request.interruptBefore && { interruptBefore: request.interruptBefore }),
@@ -142,80 +143,4 @@ export function graphRunExecutor(): RunExecutor {
  */
 function ownError(error: unknown): unknown {
   return error instanceof NodeError && error.cause instanceof Error ? error.cause : error;
-}
-
-/** Turns our stream events into LangGraph's SSE events for the modes asked. */
-class FrameWriter {
-  readonly #modes: Set<string>;
-  readonly #emit: (event: string, data: unknown) => void;
-  readonly #ids: { runId: string; threadId: string; graphName: string };
-  #values: Record<string, unknown> = {};
-  // How many messages the thread has: where an update's new messages land.
-  #messageCount = 0;
-
-  constructor(
-    modes: Set<string>,
-    emit: (event: string, data: unknown) => void,
-    ids: { runId: string; threadId: string; graphName: string },
-  ) {
-    this.#modes = modes;
-    this.#emit = emit;
-    this.#ids = ids;
-  }
-
-  write(ev: StreamEvent): void {
-    // Subgraph runs stream inside their parent's events; only the top level is sent.
-    if (ev.ns !== "") return;
-    switch (ev.type) {
-      case "values": {
-        this.#values = ev.values;
-        const messages = ev.values.messages;
-        if (Array.isArray(messages)) this.#messageCount = messages.length;
-        if (this.#modes.has("values")) this.#emit("values", toWireValues(ev.values));
-        return;
-      }
-      case "updates":
-        if (this.#modes.has("updates"))
-          this.#emit("updates", { [ev.node]: toWireValues(ev.update, this.#messageCount) });
-        return;
-      case "messages":
-        if (this.#modes.has("messages-tuple")) {
-          this.#emit("messages", [
-            {
-              type: "AIMessageChunk",
-              content: ev.delta,
-              // The id the agent's model node gives its reply (`<agent>:<task id>`, the
-              // step's only model task), so clients merge the chunks into that message.
-              id: `${this.#ids.graphName}:${ev.step}:${ev.node}:0`,
-              tool_calls: [],
-              tool_call_chunks: [],
-              additional_kwargs: {},
-              response_metadata: {},
-            },
-            {
-              langgraph_node: ev.node,
-              langgraph_step: ev.step,
-              run_id: this.#ids.runId,
-              thread_id: this.#ids.threadId,
-            },
-          ]);
-        }
-        return;
-      case "custom":
-        if (this.#modes.has("custom")) this.#emit("custom", ev.data);
-        return;
-      case "interrupt": {
-        const pending = ev.interrupts.map(toWireInterrupt);
-        if (this.#modes.has("updates")) this.#emit("updates", { __interrupt__: pending });
-        if (this.#modes.has("values"))
-          this.#emit("values", {
-            ...(toWireValues(this.#values) as object),
-            __interrupt__: pending,
-          });
-        return;
-      }
-      case "done":
-        return;
-    }
-  }
 }

@@ -5,13 +5,10 @@ import type { Runs } from "../runs/index.js";
 /** Events every stream carries, whatever modes were asked. */
 const ALWAYS = new Set(["metadata", "error"]);
 
-/** The SSE event name each LangGraph stream mode produces. */
-const EVENT_OF_MODE: Record<string, string> = {
-  values: "values",
-  updates: "updates",
-  "messages-tuple": "messages",
-  messages: "messages",
-  custom: "custom",
+/** The SSE event names a LangGraph stream mode produces (most: its own name). */
+const EVENTS_OF_MODE: Record<string, string[]> = {
+  "messages-tuple": ["messages"],
+  messages: ["messages/metadata", "messages/partial", "messages/complete"],
 };
 
 /**
@@ -32,7 +29,7 @@ export function streamRun(
   } = {},
 ): Response {
   const wanted = options.modes?.length
-    ? new Set(options.modes.map((m) => EVENT_OF_MODE[m] ?? m))
+    ? new Set(options.modes.flatMap((m) => EVENTS_OF_MODE[m] ?? [m]))
     : undefined;
   const lastEventId = Number(c.req.header("last-event-id") ?? 0);
   for (const [name, value] of Object.entries(options.headers ?? {})) c.header(name, value);

@@ -17,7 +17,7 @@ import { reviewAnswerProblems } from "../review-answer.js";
 import { findThread, type ServerContext, type ThreadView } from "../server-context.js";
 import { streamRun } from "../sse.js";
 import { toWireValues } from "../wire/messages.js";
-import { toWireInterrupt } from "../wire/threads.js";
+import { wireInterrupts } from "../wire/threads.js";
 
 // Modes this server does not speak (e.g. `debug`, `events`) are accepted and send nothing,
 // so clients that ask for them by default still work.
@@ -26,7 +26,7 @@ const knownModes = (modes: readonly string[]): StreamMode[] =>
   modes.filter((m): m is StreamMode => (STREAM_MODES as readonly string[]).includes(m));
 const breakpoints = z.union([z.literal("*"), z.array(z.string())]).optional();
 
-const runBody = z.looseObject({
+export const runBody = z.looseObject({
   assistant_id: z.string().min(1),
   input: z.unknown().optional(),
   command: z
@@ -46,7 +46,7 @@ const runBody = z.looseObject({
   multitask_strategy: z.enum(["reject", "interrupt", "rollback", "enqueue"]).nullish(),
   if_not_exists: z.enum(["create", "reject"]).nullish(),
 });
-type RunBody = z.infer<typeof runBody>;
+export type RunBody = z.infer<typeof runBody>;
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
@@ -118,7 +118,7 @@ export async function checkResume(
 }
 
 /** Check a run request against the thread and start it. */
-async function startRun(
+export async function startRun(
   ctx: ServerContext,
   threadId: string,
   body: RunBody,
@@ -193,7 +193,7 @@ async function startRun(
 }
 
 /** What `runs.wait` and `runs.join` return: the thread's values, with `__interrupt__` when paused. */
-async function finalValues(
+export async function finalValues(
   ctx: ServerContext,
   run: BackgroundRun,
 ): Promise<Record<string, unknown>> {
@@ -204,12 +204,11 @@ async function finalValues(
     .get(run.graphId)
     .getState({ configurable: { thread_id: run.threadId } });
   const values = toWireValues(state.values) as Record<string, unknown>;
-  return state.interrupts.length > 0
-    ? { ...values, __interrupt__: state.interrupts.map(toWireInterrupt) }
-    : values;
+  const interrupts = wireInterrupts(state.interrupts);
+  return interrupts.length > 0 ? { ...values, __interrupt__: interrupts } : values;
 }
 
-const ALL_MODES: readonly StreamMode[] = ["values", "updates", "messages-tuple", "custom"];
+export const ALL_MODES: readonly StreamMode[] = ["values", "updates", "messages-tuple", "custom"];
 
 /**
  * LangGraph's runs on a thread: create (background), wait, stream (SSE), list, get, join,

@@ -62,6 +62,15 @@ function graphOf(ctx: ServerContext, view: ThreadView): CompiledGraph<any, any> 
   );
 }
 
+/** The graph's nodes that run a subgraph (their tasks point at the subgraph's checkpoints). */
+const subgraphNodes = (graph: CompiledGraph<any, any>): Set<string> =>
+  new Set(
+    graph
+      .drawing()
+      .nodes.filter((n) => n.kind === "subgraph")
+      .map((n) => n.id),
+  );
+
 /** The thread as LangGraph returns it, with its current values. */
 async function wireThread(ctx: ServerContext, view: ThreadView) {
   let values: unknown;
@@ -169,17 +178,18 @@ export function threadRoutes(ctx: ServerContext): Hono {
         { configurable: { thread_id: view.record.threadId } },
         { subgraphs: c.req.query("subgraphs") === "true" },
       );
-      return c.json(toWireState(state));
+      return c.json(toWireState(state, subgraphNodes(graph)));
     })
     .get("/:threadId/state/:checkpointId", async (c) => {
       const view = await findThread(ctx, threadId(c));
-      const state = await graphOf(ctx, view).getState({
+      const graph = graphOf(ctx, view);
+      const state = await graph.getState({
         configurable: {
           thread_id: view.record.threadId,
           checkpoint_id: c.req.param("checkpointId"),
         },
       });
-      return c.json(toWireState(state));
+      return c.json(toWireState(state, subgraphNodes(graph)));
     })
     .post("/:threadId/state", async (c) => {
       const body = await parseBody(c, updateBody);
@@ -236,7 +246,7 @@ export function threadRoutes(ctx: ServerContext): Hono {
         { configurable: { thread_id: view.record.threadId } },
         { limit: body.limit, ...(before && { before }) },
       )) {
-        out.push(toWireState(s));
+        out.push(toWireState(s, subgraphNodes(graph)));
       }
       return c.json(out);
     });

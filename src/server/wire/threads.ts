@@ -2,20 +2,34 @@ import type { InterruptRecord, ThreadRecord, ThreadStatus } from "../../checkpoi
 import type { StateSnapshot } from "../../index.js";
 import { toWireValues } from "./messages.js";
 
-/** An interrupt as LangGraph's API shows it. */
+/**
+ * An interrupt as LangGraph's API shows it; `ns` is the namespace of the task that called
+ * `interrupt()` (its graph's namespace, then `node:taskId`).
+ */
 export function toWireInterrupt(i: InterruptRecord): Record<string, unknown> {
   return {
     id: i.id,
     value: i.value,
     when: i.timing,
-    ...(i.ns && { ns: i.ns.split("|") }),
+    resumable: true,
+    ns: [...(i.ns ? i.ns.split("|") : []), `${i.node}:${i.taskId}`],
   };
+}
+
+/**
+ * The interrupts LangGraph reports: those of `interrupt()` calls. A static breakpoint
+ * (`interrupt_before`/`after`) pauses the thread too, but LangGraph lists no interrupt for
+ * it (a client would show an empty review), so neither do we: `next` says where it stopped.
+ */
+export function wireInterrupts(interrupts: readonly InterruptRecord[]): Record<string, unknown>[] {
+  return interrupts.filter((i) => i.timing === "during").map(toWireInterrupt);
 }
 
 /** Interrupts grouped by the task that waits on them (LangGraph's `Thread.interrupts`). */
 export function interruptsByTask(interrupts: readonly InterruptRecord[]) {
   const out: Record<string, unknown[]> = {};
   for (const i of interrupts) {
+    if (i.timing !== "during") continue;
     out[i.taskId] ??= [];
     out[i.taskId]!.push(toWireInterrupt(i));
   }
@@ -54,8 +68,17 @@ const wireCheckpoint = (config: StateSnapshot["config"] | undefined) =>
       }
     : null;
 
-/** A LangGraph `ThreadState` from our state snapshot. */
-export function toWireState(s: StateSnapshot): Record<string, unknown> {
+/**
+ * A LangGraph `ThreadState` from our state snapshot. `subgraphNodes` names the graph's
+ * nodes that run a subgraph: their tasks carry the subgraph run's `checkpoint` (its
+ * namespace, to read or update it), unless its `state` is included.
+ */
+export function toWireState(
+  s: StateSnapshot,
+  subgraphNodes: ReadonlySet<string> = new Set(),
+): Record<string, unknown> {
+  const threadId = s.config?.configurable?.thread_id;
+  const ns = s.config?.configurable?.checkpoint_ns ?? "";
   return {
     values: toWireValues(s.values),
     next: s.next,
@@ -70,12 +93,17 @@ export function toWireState(s: StateSnapshot): Record<string, unknown> {
     tasks: s.tasks.map((t) => ({
       id: t.id,
       name: t.name,
+      // Every task of ours is one of LangGraph's "pull" tasks: a node its edges triggered.
+      path: ["__pregel_pull", t.name],
       error: t.error ? `${t.error.name}: ${t.error.message}` : null,
-      interrupts: t.interrupts.map(toWireInterrupt),
-      checkpoint: null,
-      state: t.state ? toWireState(t.state) : null,
-      ...(t.result && { result: t.result }),
+      interrupts: wireInterrupts(t.interrupts),
+      checkpoint:
+        subgraphNodes.has(t.name) && !t.state && threadId
+          ? { thread_id: threadId, checkpoint_ns: `${ns ? `${ns}|` : ""}${t.name}:${t.id}` }
+          : null,
+      state: t.state ? toWireState(t.state, subgraphNodes) : null,
+      result: t.result ? toWireValues(t.result) : null,
     })),
-    interrupts: s.interrupts.map(toWireInterrupt),
+    interrupts: wireInterrupts(s.interrupts),
   };
 }

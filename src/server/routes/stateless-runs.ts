@@ -1,0 +1,83 @@
+import { randomUUID } from "node:crypto";
+import { Hono } from "hono";
+import { z } from "zod";
+import type { BackgroundRun } from "../../runs/index.js";
+import type { RequestIdentity } from "../auth/identity.js";
+import { parseBody } from "../request-body.js";
+import type { ServerContext } from "../server-context.js";
+import { streamRun } from "../sse.js";
+import { ALL_MODES, finalValues, runBody, startRun, toWireRun } from "./runs.js";
+
+/** A stateless run's body: a thread run's, and what becomes of its thread afterwards. */
+const statelessBody = runBody.extend({
+  on_completion: z.enum(["delete", "keep"]).nullish(),
+});
+type StatelessBody = z.infer<typeof statelessBody>;
+
+/**
+ * LangGraph's runs without a thread (`/runs`, `/runs/stream`, `/runs/wait`, `/runs/batch`,
+ * what `RemoteGraph` calls): each runs on a new thread of its own, deleted when the run
+ * ends unless `on_completion` is `"keep"` (LangGraph's default is to delete it too).
+ */
+export function statelessRunRoutes(ctx: ServerContext): Hono {
+  const start = async (
+    body: StatelessBody,
+    modes: typeof ALL_MODES,
+    who: RequestIdentity | undefined,
+  ) => {
+    const threadId = randomUUID();
+    const run = await startRun(ctx, threadId, { ...body, if_not_exists: "create" }, modes, who);
+    return { run, keep: body.on_completion === "keep" };
+  };
+  // The thread goes once the run has ended and what it ended with has been read.
+  const cleanUp = async (run: BackgroundRun, keep: boolean) => {
+    if (keep) return;
+    await ctx.runs.join(run.runId);
+    await ctx.checkpointer.deleteThread(run.threadId);
+    ctx.events.publish(run.threadId, "deleted");
+  };
+  const later = (run: BackgroundRun, keep: boolean) => {
+    cleanUp(run, keep).catch(() => {
+      // A thread left behind is found by search and deleted like any other.
+    });
+  };
+  return new Hono()
+    .post("/", async (c) => {
+      const { run, keep } = await start(
+        await parseBody(c, statelessBody),
+        ALL_MODES,
+        c.get("identity"),
+      );
+      later(run, keep);
+      return c.json(toWireRun(run));
+    })
+    .post("/batch", async (c) => {
+      const bodies = await parseBody(c, z.array(statelessBody).min(1).max(100));
+      const runs = [];
+      for (const body of bodies) {
+        const { run, keep } = await start(body, ALL_MODES, c.get("identity"));
+        later(run, keep);
+        runs.push(toWireRun(run));
+      }
+      return c.json(runs);
+    })
+    .post("/wait", async (c) => {
+      const { run, keep } = await start(
+        await parseBody(c, statelessBody),
+        ALL_MODES,
+        c.get("identity"),
+      );
+      const values = await finalValues(ctx, await ctx.runs.join(run.runId));
+      await cleanUp(run, keep);
+      return c.json(values);
+    })
+    .post("/stream", async (c) => {
+      const { run, keep } = await start(
+        await parseBody(c, statelessBody),
+        ["values"],
+        c.get("identity"),
+      );
+      later(run, keep);
+      return streamRun(c, ctx.runs, run.runId);
+    });
+}

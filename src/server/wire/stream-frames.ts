@@ -1,0 +1,212 @@
+import type {
+  CheckpointPayload,
+  StreamMode as GraphStreamMode,
+  MessageChunk,
+  StreamPart,
+  TaskPayload,
+} from "../../index.js";
+import type { Message } from "../../models/index.js";
+import { toWireMessage, toWireValues } from "./messages.js";
+import { wireInterrupts } from "./threads.js";
+
+/** Stream modes a client may ask this server for (LangGraph's names). */
+export const WIRE_STREAM_MODES = [
+  "values",
+  "updates",
+  "messages-tuple",
+  "messages",
+  "custom",
+  "debug",
+  "tasks",
+  "checkpoints",
+] as const;
+export type WireStreamMode = (typeof WIRE_STREAM_MODES)[number];
+
+/**
+ * The graph stream modes that make the wire modes `wanted`: `updates` always (a pause and
+ * a node's messages arrive there), `values` always (where new messages land).
+ */
+export function graphModesFor(wanted: ReadonlySet<string>): GraphStreamMode[] {
+  const modes: GraphStreamMode[] = ["values", "updates"];
+  if (wanted.has("messages") || wanted.has("messages-tuple")) modes.push("messages");
+  for (const m of ["custom", "debug", "tasks", "checkpoints"] as const)
+    if (wanted.has(m)) modes.push(m);
+  return modes;
+}
+
+const isMessageList = (v: unknown): v is Message[] =>
+  Array.isArray(v) && v.every((m) => typeof m === "object" && m !== null && "role" in m);
+
+/**
+ * Turns a run's stream parts into LangGraph's SSE events for the modes a client asked:
+ * `values`, `updates` (and `{ __interrupt__ }` on a pause), `messages` as
+ * `messages/metadata`, `messages/partial` and `messages/complete`, `messages-tuple` as
+ * `messages` `[chunk, metadata]` (a model's tokens, and whole messages a node writes),
+ * `custom`, `tasks`, `checkpoints` and `debug`.
+ */
+export class StreamFrames {
+  readonly #modes: ReadonlySet<string>;
+  readonly #emit: (event: string, data: unknown) => void;
+  readonly #ids: { runId: string; threadId: string };
+  // How many messages the thread has: where an update's new messages land.
+  #messageCount = 0;
+  // Streamed replies so far, by message id: their text, and the metadata sent for them.
+  readonly #streamed = new Map<string, { text: string; toolCalls: unknown[] }>();
+
+  constructor(
+    modes: ReadonlySet<string>,
+    emit: (event: string, data: unknown) => void,
+    ids: { runId: string; threadId: string },
+  ) {
+    this.#modes = modes;
+    this.#emit = emit;
+    this.#ids = ids;
+  }
+
+  write(part: StreamPart): void {
+    if (part.ns !== "") return;
+    switch (part.mode) {
+      case "values": {
+        const messages = part.data.messages;
+        if (Array.isArray(messages)) this.#messageCount = messages.length;
+        if (this.#modes.has("values")) this.#emit("values", toWireValues(part.data));
+        return;
+      }
+      case "updates":
+        this.#update(part.data);
+        return;
+      case "messages":
+        this.#chunk(part.data, part.metadata);
+        return;
+      case "custom":
+        if (this.#modes.has("custom")) this.#emit("custom", part.data);
+        return;
+      case "tasks":
+        if (this.#modes.has("tasks")) this.#emit("tasks", this.#task(part.data));
+        return;
+      case "checkpoints":
+        if (this.#modes.has("checkpoints")) this.#emit("checkpoints", this.#checkpoint(part.data));
+        return;
+      case "debug": {
+        const { type, step, timestamp, payload } = part.data;
+        const wire =
+          type === "checkpoint"
+            ? this.#checkpoint(payload as CheckpointPayload)
+            : this.#task(payload as TaskPayload);
+        this.#emit("debug", { type, step, timestamp, payload: wire });
+        return;
+      }
+      case "tools":
+        return;
+    }
+  }
+
+  #update(data: Record<string, unknown>): void {
+    if ("__interrupt__" in data) {
+      // As LangGraph: the pause is its own chunk in each mode, listing the interrupt()
+      // calls that wait (none for a static breakpoint).
+      const pending = wireInterrupts(data.__interrupt__ as never);
+      if (this.#modes.has("updates")) this.#emit("updates", { __interrupt__: pending });
+      if (this.#modes.has("values")) this.#emit("values", { __interrupt__: pending });
+      return;
+    }
+    for (const [node, update] of Object.entries(data)) {
+      if (this.#modes.has("updates"))
+        this.#emit("updates", { [node]: toWireValues(update, this.#messageCount) });
+      const written = (update as { messages?: unknown } | null)?.messages;
+      if (isMessageList(written)) this.#written(node, written);
+    }
+  }
+
+  /** Messages a node wrote: complete what streamed, send whole what did not. */
+  #written(node: string, messages: Message[]): void {
+    for (const [i, m] of messages.entries()) {
+      const wire = toWireMessage(m, this.#messageCount + i);
+      const meta = this.#metadata(node, undefined);
+      const streamed = this.#streamed.has(wire.id);
+      if (this.#modes.has("messages")) {
+        if (!streamed) this.#emit("messages/metadata", { [wire.id]: { metadata: meta } });
+        this.#emit("messages/complete", [wire]);
+      }
+      if (this.#modes.has("messages-tuple") && !streamed) this.#emit("messages", [wire, meta]);
+    }
+  }
+
+  #chunk(chunk: MessageChunk, where: { node: string; step: number }): void {
+    const id = chunk.messageId;
+    const seen = this.#streamed.get(id);
+    const so = seen ?? { text: "", toolCalls: [] };
+    const text = chunk.type === "text" ? chunk.text : "";
+    const toolCallChunks =
+      chunk.type === "tool-call"
+        ? [{ index: chunk.index, id: chunk.id ?? null, name: chunk.name ?? null, args: chunk.args }]
+        : [];
+    so.text += text;
+    so.toolCalls.push(...toolCallChunks);
+    this.#streamed.set(id, so);
+    const meta = this.#metadata(where.node, where.step);
+    if (this.#modes.has("messages-tuple")) {
+      this.#emit("messages", [
+        {
+          type: "AIMessageChunk",
+          content: text,
+          id,
+          tool_calls: [],
+          tool_call_chunks: toolCallChunks,
+          additional_kwargs: {},
+          response_metadata: {},
+        },
+        meta,
+      ]);
+    }
+    if (this.#modes.has("messages")) {
+      if (!seen) this.#emit("messages/metadata", { [id]: { metadata: meta } });
+      this.#emit("messages/partial", [
+        {
+          type: "ai",
+          content: so.text,
+          id,
+          tool_calls: [],
+          tool_call_chunks: so.toolCalls,
+          additional_kwargs: {},
+          response_metadata: {},
+        },
+      ]);
+    }
+  }
+
+  #metadata(node: string, step: number | undefined): Record<string, unknown> {
+    return {
+      langgraph_node: node,
+      ...(step !== undefined && { langgraph_step: step }),
+      run_id: this.#ids.runId,
+      thread_id: this.#ids.threadId,
+    };
+  }
+
+  #task(p: TaskPayload): Record<string, unknown> {
+    const base = { id: p.id, name: p.name, attempt: p.attempt };
+    if ("input" in p) return { ...base, input: toWireValues(p.input), triggers: [] };
+    return {
+      ...base,
+      result: p.result ? Object.entries(toWireValues(p.result) as object) : [],
+      error: p.error ? p.error.message : null,
+      interrupts: wireInterrupts(p.interrupts ?? []),
+    };
+  }
+
+  #checkpoint(p: CheckpointPayload): Record<string, unknown> {
+    const wire = (c: CheckpointPayload["config"] | undefined) =>
+      c ? { ...c.configurable, checkpoint_map: null } : null;
+    return {
+      config: p.config,
+      parent_config: p.parentConfig ?? null,
+      values: toWireValues(p.values),
+      metadata: { step: p.step },
+      next: p.next,
+      tasks: [],
+      checkpoint: wire(p.config),
+      parent_checkpoint: wire(p.parentConfig),
+    };
+  }
+}
