@@ -5,7 +5,9 @@ import type { Checkpointer } from "../checkpoint/index.js";
 import type { CompiledGraph } from "../index.js";
 import { createRuns, type RunQueue } from "../runs/index.js";
 import { type Store, storeFor } from "../store/index.js";
-import { authRoutes, requireAccess } from "./auth.js";
+import { Assistants } from "./assistants.js";
+import { type AuthHandlers, authenticateRequests } from "./auth/custom-auth.js";
+import { authRoutes, checkToken, requireAccess } from "./auth.js";
 import { errorResponse } from "./errors.js";
 import { graphRunExecutor } from "./graph-runs.js";
 import { HostedGraphs } from "./hosted-graphs.js";
@@ -35,8 +37,19 @@ export interface ServerOptions {
   graphs: Record<string, CompiledGraph<any, any>>;
   /** Where every hosted graph keeps its threads (the graphs' own checkpointers are not used). */
   checkpointer: Checkpointer;
-  /** When set, every API call needs it (bearer token, or a browser login). */
+  /**
+   * When set, every API call needs it (bearer token, or a browser login); it must not be
+   * empty (`ServerConfigError`). Without it, the API answers only this machine: requests
+   * over a loopback connection (through `listen()` or `@hono/node-server`) to a loopback
+   * `Host`; `app.request()` and other runtimes, whose connection cannot be seen, need it.
+   */
   token?: string;
+  /**
+   * Custom auth in LangGraph's `Auth` shape (`new Auth().authenticate(…)`): it runs on
+   * every API call in place of the shared token, and the user it returns is who decides
+   * reviews (their permissions are what review policies' `reviewers` check).
+   */
+  auth?: AuthHandlers;
   /** The built inbox to serve at `/`; the package's own `dist/inbox` by default. */
   inboxDir?: string;
   /** Largest request body in bytes; `DEFAULT_BODY_LIMIT` by default. */
@@ -78,7 +91,10 @@ const packageInbox = () =>
  * const res = await app.request("/ok");
  */
 export function createApp(options: ServerOptions): { app: Hono; context: ServerContext } {
-  const hosted = new HostedGraphs(options.graphs, options.checkpointer);
+  // Checked before anything starts (the run workers below), so a refused config leaks nothing.
+  const access = { token: checkToken(options.token) };
+  const store = options.store ?? storeFor(options.checkpointer);
+  const hosted = new HostedGraphs(options.graphs, options.checkpointer, store);
   const runs = createRuns({
     graphs: Object.fromEntries(hosted.ids.map((id) => [id, hosted.get(id)])),
     ...(options.queue && { queue: options.queue }),
@@ -87,8 +103,9 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   const report = options.onUnexpectedError ?? ((error: unknown) => console.error(error));
   const context: ServerContext = {
     hosted,
+    assistants: new Assistants(hosted),
     checkpointer: options.checkpointer,
-    store: options.store ?? storeFor(options.checkpointer),
+    store,
     runs,
     events: new InboxEvents(options.checkpointer, (error) => report(error)),
     newThreads: new NewThreads(),
@@ -103,7 +120,6 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   runs.onDeadline((threadId) => context.events.publish(threadId, "deadline"));
   const concurrency = options.concurrency ?? 8;
   if (concurrency > 0) runs.work({ concurrency, execute: graphRunExecutor() }).catch(report);
-  const access = { token: options.token };
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
 
   const app = new Hono();
@@ -126,7 +142,7 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   app.use(staticInbox(options.inboxDir ?? packageInbox()));
   app.route("/", healthRoutes(context));
   app.route("/auth", authRoutes(access));
-  app.use(requireAccess(access));
+  app.use(options.auth ? authenticateRequests(options.auth) : requireAccess(access));
   app.route("/assistants", assistantRoutes(context));
   app.route("/threads", threadRoutes(context));
   app.route("/threads", runRoutes(context));
