@@ -227,6 +227,21 @@ export class CheckpointMismatchError extends StateweaverError {
   }
 }
 
+/**
+ * A persisted snapshot given to `createActor(graph.machine, { snapshot })` names a node the
+ * graph does not have: the actor fails at once with this as its error, and nothing runs.
+ */
+export class SnapshotMismatchError extends StateweaverError {
+  readonly node: string;
+  constructor(graph: string, node: string) {
+    super(
+      "CHECKPOINT_MISMATCH",
+      `The snapshot given to createActor(graph.machine, { snapshot }) names node "${node}", but graph "${graph}" has no such node (renamed or removed since the snapshot was taken, or a snapshot of another graph). Nothing ran. Restore it with the graph that took it, or start a new actor with { input }.`,
+    );
+    this.node = node;
+  }
+}
+
 /** The run was stopped through its AbortSignal. */
 export class AbortError extends StateweaverError {
   constructor(reason?: unknown) {
@@ -723,6 +738,7 @@ for (const errorClass of [
   ConcurrentUpdateError,
   ThreadBusyError,
   CheckpointMismatchError,
+  SnapshotMismatchError,
   AbortError,
   ModelError,
   ModelConfigError,

@@ -1,8 +1,9 @@
 import { type AnyStateMachine, assign, enqueueActions, raise, sendTo, setup } from "xstate";
 import { runMachine } from "../../machines/run.machine.js";
-import { InvalidConfigError, RecursionLimitError } from "../errors/index.js";
+import { InvalidConfigError, RecursionLimitError, SnapshotMismatchError } from "../errors/index.js";
 import { pendingInterrupts } from "../runtime/drive.js";
 import { runEnvOf } from "../runtime/run-env.js";
+import { storedValue } from "../runtime/snapshot-format.js";
 import {
   DEFAULT_RUN,
   type GraphContext,
@@ -26,6 +27,7 @@ import { END, START } from "./constants.js";
 import { declaredEdges } from "./declared-edges.js";
 import type { CompileOptions, GraphSpec } from "./graph.js";
 import type { GraphInternals } from "./internals.js";
+import { unknownNodeIn } from "./restore.js";
 import { resumeAnswers } from "./resume-answers.js";
 import type { NodePolicy } from "./retry-policy.js";
 import { taskRunner } from "./task-runner.js";
@@ -343,6 +345,15 @@ function buildMachine(g: GraphInternals, options: CompileOptions) {
     on: rootOn(base),
     states,
   } as never);
+  // A snapshot its user restores (createActor(machine, { snapshot })) that names nodes this
+  // graph lacks fails the actor with a typed error, not XState's "Child state … does not exist".
+  const restore = machine.restoreSnapshot.bind(machine);
+  machine.restoreSnapshot = (snapshot, scope) => {
+    const s = snapshot as unknown as { value: unknown; context: GraphContext };
+    const unknown = unknownNodeIn(g, { value: storedValue(s.value), context: s.context });
+    if (unknown !== undefined) throw new SnapshotMismatchError(g.spec.name, unknown);
+    return restore(snapshot, scope);
+  };
   return machine as unknown as AnyStateMachine;
 }
 

@@ -25,7 +25,8 @@ export function assertFitsGraph(
   }
 }
 
-function unknownNodeIn(
+/** The first node a snapshot names that this graph does not have, if any. */
+export function unknownNodeIn(
   g: GraphInternals,
   snapshot: { value: unknown; context: GraphContext },
 ): string | undefined {

@@ -15,6 +15,7 @@ import {
   NodeError,
   RecursionLimitError,
   Send,
+  SnapshotMismatchError,
   START,
 } from "../../src/index.js";
 
@@ -220,6 +221,24 @@ describe("a graph's machine as an actor", () => {
     restored.send({ type: "RESUME", resume: "no" });
     const done = await waitFor(restored, (s) => s.status === "done");
     expect(done.output).toMatchObject({ published: false, log: ["draft", "approve", "publish"] });
+  });
+
+  it("fails with a SnapshotMismatchError, running nothing, when a snapshot names a node the graph lacks", async () => {
+    const asking = (node: string) =>
+      new Graph({ name: "Renamed" })
+        .addNode(node, () => ({ answer: interrupt("?") }))
+        .addEdge(START, node)
+        .compile();
+    const first = createActor(asking("ask").machine, { input: {} }).start();
+    await waitFor(first, (s) => s.hasTag("interrupted"));
+    const snapshot = JSON.parse(JSON.stringify(first.getPersistedSnapshot()));
+    const restored = createActor(asking("question").machine, { snapshot });
+    let reported: unknown;
+    restored.subscribe({ error: (e) => (reported = e) });
+    restored.start();
+    expect(restored.getSnapshot().status).toBe("error");
+    expect(reported).toBeInstanceOf(SnapshotMismatchError);
+    expect((reported as SnapshotMismatchError).node).toBe("ask");
   });
 
   it("is observable by an inspector like any actor", async () => {
