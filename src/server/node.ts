@@ -9,7 +9,9 @@ export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(["127.0.0.1", "localh
 
 /**
  * A stateweaver server: the Hono `app` (mount it in your own server, or call
- * `app.request()`), and `listen`/`close` to run it on Node's HTTP server.
+ * `app.request()`), and `listen`/`close` to run it on Node's HTTP server. However it runs,
+ * without a token the API answers only connections it sees come from this machine
+ * (`app.request()` has no connection, so it needs the token).
  *
  * @example
  * const server = createServer({ graphs: { ops: agent }, checkpointer });
