@@ -281,6 +281,13 @@ export interface ThreadRelease {
  * const graph = builder.compile({ checkpointer });
  */
 export interface Checkpointer {
+  /**
+   * How long a run's claim on a thread lasts without renewal, in ms: after a process dies
+   * holding a thread, another can run on it this long after the dead one's last renewal.
+   * Unset: the runtime's default (`DEFAULT_CLAIM_TTL_MS`, 4 s). A live run renews its claim
+   * every third of it, so a shorter lifetime costs more renewals on long steps.
+   */
+  readonly claimTtlMs?: number | undefined;
   /** Store a checkpoint as the new latest of its (thread, ns). */
   put(checkpoint: Checkpoint, options: PutOptions): Promise<void>;
   /** Store one task's writes against an existing checkpoint (replacing that task's earlier writes). */

@@ -24,6 +24,7 @@ export type {
   ThreadStatus,
   ThreadWrite,
 } from "./checkpointer.js";
+export { isTransientDatabaseError } from "./database-faults.js";
 export { checkpointId, createdAtOf } from "./id.js";
 export { MemoryCheckpointer } from "./memory.js";
 export { PGliteCheckpointer, type PGliteCheckpointerOptions } from "./pglite.js";

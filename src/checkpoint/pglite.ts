@@ -45,6 +45,11 @@ export interface PGliteCheckpointerOptions {
    * @see docs/benchmarks.md, "Opening PGlite"
    */
   imageCacheDir?: string | false;
+  /**
+   * See `Checkpointer.claimTtlMs` (default 4 s): how soon a process that opens the
+   * directory after a crash can run on a thread the crashed one was running.
+   */
+  claimTtlMs?: number;
 }
 
 /**
@@ -98,8 +103,9 @@ export class PGliteCheckpointer extends SqlCheckpointer {
       db,
       tablePrefix = DEFAULT_TABLE_PREFIX,
       imageCacheDir = defaultImageCacheDir(),
-    } = typeof options === "string" ? { dataDir: options } : options;
-    super(tablePrefix);
+      claimTtlMs,
+    } = typeof options === "string" ? ({ dataDir: options } as PGliteCheckpointerOptions) : options;
+    super(tablePrefix, claimTtlMs === undefined ? {} : { claimTtlMs });
     this.#dataDir = dataDir;
     this.#tablePrefix = tablePrefix;
     this.#imageCacheDir = imageCacheDir;

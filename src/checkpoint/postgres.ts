@@ -16,6 +16,8 @@ export type PostgresCheckpointerOptions = (
 ) & {
   /** Prefix of the table names; `"stateweaver_"` by default. */
   tablePrefix?: string;
+  /** See `Checkpointer.claimTtlMs` (default 4 s; `STATEWEAVER_CLAIM_TTL_MS` for the CLI). */
+  claimTtlMs?: number;
 };
 
 /**
@@ -36,7 +38,10 @@ export class PostgresCheckpointer extends SqlCheckpointer implements ThreadChang
   readonly #watchers = new Set<() => Promise<void>>();
 
   constructor(options: PostgresCheckpointerOptions) {
-    super(options.tablePrefix ?? DEFAULT_TABLE_PREFIX);
+    super(
+      options.tablePrefix ?? DEFAULT_TABLE_PREFIX,
+      options.claimTtlMs === undefined ? {} : { claimTtlMs: options.claimTtlMs },
+    );
     this.#options = options;
   }
 
@@ -47,6 +52,9 @@ export class PostgresCheckpointer extends SqlCheckpointer implements ThreadChang
       pool = this.#owned = new Pool({ connectionString: this.#options.connectionString });
       // An idle connection dropped by the server is an event, not a crash; the next query reconnects.
       pool.on("error", () => {});
+      // So is one dropped while checked out between two queries: without a listener, `pg`
+      // would raise it as an unhandled 'error' event and end the process.
+      pool.on("connect", (client) => client.on("error", () => {}));
     }
     const target = pool;
     return {

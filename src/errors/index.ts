@@ -1,3 +1,4 @@
+import { brandClass, hasBrand, isBrandedInstance } from "../control/brand.js";
 import { clauses, sentences } from "./sentences.js";
 
 /**
@@ -8,6 +9,8 @@ import { clauses, sentences } from "./sentences.js";
  * try { await graph.resume("yes", { config }) } catch (e) {
  *   if (e instanceof InvalidResumeError) showToUser(e.message);
  * }
+ * // Across copies of stateweaver (a server and a user module), `instanceof` still holds;
+ * // so does isStateweaverError(e).
  */
 export class StateweaverError extends Error {
   readonly code: string;
@@ -15,6 +18,12 @@ export class StateweaverError extends Error {
     super(message, options);
     this.code = code;
     this.name = new.target.name;
+  }
+
+  /** By brand, not by prototype: an error thrown by another copy of stateweaver is one too. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class on the right of instanceof (a subclass too)
+    return isBrandedInstance(this, value);
   }
 }
 
@@ -684,4 +693,68 @@ export class InvalidRunError extends StateweaverError {
   constructor(message: string) {
     super("INVALID_RUN", message);
   }
+}
+
+/**
+ * A long-term store call was given something it cannot take: an empty namespace or one with
+ * a label containing `.`, a value that is not a JSON object, a bad TTL, filter or page.
+ */
+export class InvalidStoreRequestError extends StateweaverError {
+  constructor(message: string) {
+    super("INVALID_STORE_REQUEST", message);
+  }
+}
+
+// Each error class carries its brand (`stateweaver.error.<Name>`), so `instanceof` answers for
+// errors from any copy of stateweaver. A class added above must be listed here (a test checks).
+const STATEWEAVER_ERROR = brandClass(StateweaverError, "error.StateweaverError");
+for (const errorClass of [
+  GraphValidationError,
+  InvalidUpdateError,
+  InvalidResumeError,
+  InvalidConfigError,
+  NonSerializableError,
+  ValueTooDeepError,
+  InterruptSwallowedError,
+  InterruptReplayError,
+  RecursionLimitError,
+  NodeError,
+  NodeTimeoutError,
+  ConcurrentUpdateError,
+  ThreadBusyError,
+  CheckpointMismatchError,
+  AbortError,
+  ModelError,
+  ModelConfigError,
+  AgentConfigError,
+  NotAReviewError,
+  DuplicateCheckpointError,
+  CheckpointNotFoundError,
+  CheckpointerClosedError,
+  SchemaTooNewError,
+  InvalidSearchError,
+  InvalidIdError,
+  CorruptCheckpointError,
+  DataDirectoryLockedError,
+  InvalidRetentionError,
+  ThreadNotFoundError,
+  ThreadExistsError,
+  RewindTargetNotFoundError,
+  StructuredOutputError,
+  RunNotFoundError,
+  RunsNotBoundError,
+  InvalidRunError,
+  InvalidStoreRequestError,
+]) {
+  brandClass(errorClass, `error.${errorClass.name}`);
+}
+
+/**
+ * True for any error stateweaver throws, whichever copy of stateweaver threw it.
+ *
+ * @example
+ * catch (e) { if (isStateweaverError(e)) console.log(e.code); else throw e; }
+ */
+export function isStateweaverError(value: unknown): value is StateweaverError {
+  return hasBrand(value, STATEWEAVER_ERROR);
 }

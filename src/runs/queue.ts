@@ -64,7 +64,7 @@ export type Taken =
   /** Ended or cancelled before it started: nothing to do, the job is finished. */
   | { gone: true }
   /** Another worker holds it under a live lease: try again later. */
-  | { held: true };
+  | { held: true; threadId: string };
 
 /**
  * The port between run records and whatever dispatches them: `queues/in-process.ts` (one
@@ -110,8 +110,17 @@ export interface RunQueue {
   take(runId: string, workerId: string, leaseMs: number): Promise<Taken>;
   /** End a run this attempt holds; `undefined` if it does not hold it any more (nothing changed). */
   settle(runId: string, attempt: number, end: RunEnd): Promise<QueuedRun | undefined>;
-  /** Give up a run without ending it (this process is stopping): another worker takes it at once. */
-  release(runId: string, attempt: number): Promise<void>;
+  /**
+   * Give up a run without ending it (this process is stopping, or the database failed
+   * under it): another worker takes it at once, or `afterMs` later. A hand-back is not a
+   * failure: no retry delay of the queue's own applies, however often it happens.
+   */
+  release(runId: string, attempt: number, options?: { afterMs?: number }): Promise<void>;
+  /**
+   * Offer the run to the workers again `afterMs` from now (another worker holds it under a
+   * live lease now); nothing about the run changes.
+   */
+  defer(runId: string, threadId: string, afterMs: number): Promise<void>;
   /**
    * Renew the leases of this process's workers; returns the runs they still hold (a run
    * missing here was taken over: its worker must stop) with any stop asked for.

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { assertJson } from "../checkpoint/index.js";
+import { assertJson, isTransientDatabaseError } from "../checkpoint/index.js";
 import { AbortError, InvalidRunError, RunNotFoundError } from "../errors/index.js";
 import type { CompiledGraph } from "../index.js";
 import { MULTITASK_STRATEGIES } from "./multitask.js";
@@ -27,6 +27,11 @@ type AnyGraph = CompiledGraph<any, any>;
 
 /** How long a worker holds a run without renewing its lease (default 30 s). */
 export const DEFAULT_LEASE_MS = 30_000;
+
+/** The pause before a run the database failed under is tried again, doubling per attempt… */
+const TRANSIENT_RETRY_MS = 500;
+/** …up to this. */
+const MAX_TRANSIENT_RETRY_MS = 15_000;
 
 /**
  * Executes one taken run: drive its graph from `input` (the run's own, or `null` when a
@@ -316,13 +321,16 @@ export class Runs implements RunService {
 
   async #handle(runId: string, workerId: string, execute: RunExecutor): Promise<void> {
     this.#taking.add(runId);
-    const taken = await this.queue.take(runId, workerId, this.#leaseMs).finally(() => {
+    const taken = await this.#persist(() =>
+      this.queue.take(runId, workerId, this.#leaseMs),
+    ).finally(() => {
       this.#taking.delete(runId);
     });
     if ("gone" in taken) return;
     if ("held" in taken) {
-      // Another worker's lease is live: fail this job so the queue tries again later.
-      throw new Error(`Run ${runId} is held by a live worker; it will be retried.`);
+      // Another worker's lease is live: offer the run again once that lease may have run out.
+      await this.#persist(() => this.queue.defer(runId, taken.threadId, this.#leaseMs));
+      return;
     }
     const run = taken.taken;
     const held: HeldRun = { run, controller: new AbortController(), stop: undefined };
@@ -355,13 +363,20 @@ export class Runs implements RunService {
       if (stop === "lost") {
         const now = await this.queue.get(runId).catch(() => undefined);
         if (now?.status !== "running" || now.attempt !== run.attempt) return;
-        // Still ours after all: give it back so the queue tries it again.
-        await this.queue.release(runId, run.attempt);
-        throw error;
+        // Still ours after all: give it back so another worker continues it.
+        return await this.#persist(() => this.queue.release(runId, run.attempt));
       }
-      if (stop === "shutdown") {
-        await this.queue.release(runId, run.attempt);
-        throw error;
+      // A hand-back, not a failure: the next worker takes the run at once.
+      if (stop === "shutdown")
+        return await this.#persist(() => this.queue.release(runId, run.attempt));
+      if (!stop && isTransientDatabaseError(error)) {
+        // The database failed under the run, not the run: another attempt continues it from
+        // its last checkpoint once the database answers, after a pause that grows per attempt.
+        const afterMs = Math.min(
+          TRANSIENT_RETRY_MS * 2 ** (run.attempt - 1),
+          MAX_TRANSIENT_RETRY_MS,
+        );
+        return await this.#persist(() => this.queue.release(runId, run.attempt, { afterMs }));
       }
       let failure = error;
       if (stop) {
@@ -373,12 +388,41 @@ export class Runs implements RunService {
           failure = rewindError;
         }
       }
+      if (isTransientDatabaseError(failure)) {
+        return await this.#persist(() =>
+          this.queue.release(runId, run.attempt, { afterMs: TRANSIENT_RETRY_MS }),
+        );
+      }
       const e = failure instanceof Error ? failure : new Error(String(failure));
       this.#log.append(runId, "error", { error: e.name, message: e.message });
-      await this.#settle(held, { status: "error", error: { name: e.name, message: e.message } });
+      try {
+        await this.#settle(held, { status: "error", error: { name: e.name, message: e.message } });
+      } catch (settleError) {
+        if (!isTransientDatabaseError(settleError)) throw settleError;
+        // The next attempt meets the same failure again and records it then.
+        await this.#persist(() =>
+          this.queue.release(runId, run.attempt, { afterMs: TRANSIENT_RETRY_MS }),
+        );
+      }
     } finally {
       this.#held.delete(runId);
       this.#log.end(runId);
+    }
+  }
+
+  /**
+   * `step` again through passing database faults, with a pause that doubles up to 5 s, so a
+   * run is never left to the queue's own failure handling for an outage; it gives up (throws)
+   * only when these runs are closing.
+   */
+  async #persist<T>(step: () => Promise<T>): Promise<T> {
+    for (let pause = 100; ; pause = Math.min(pause * 2, 5000)) {
+      try {
+        return await step();
+      } catch (error) {
+        if (!isTransientDatabaseError(error) || this.#closed) throw error;
+        await new Promise((r) => setTimeout(r, pause));
+      }
     }
   }
 

@@ -6,10 +6,11 @@ import type {
   PendingWrite,
   ThreadWrite,
 } from "../checkpoint/checkpointer.js";
+import { isTransientDatabaseError } from "../checkpoint/database-faults.js";
 import { checkpointId, createdAtOf } from "../checkpoint/id.js";
 import { threadErrorOf } from "../checkpoint/thread-records.js";
 import { AbortError } from "../errors/index.js";
-import { CLAIM_TTL_MS, keepClaimAlive } from "./claim-renewal.js";
+import { claimTtlOf, keepClaimAlive } from "./claim-renewal.js";
 import { compactSnapshot, persistedSnapshotOf } from "./snapshot-format.js";
 import type { GraphContext, TaskOutcome, TaskRecord } from "./task.js";
 
@@ -49,6 +50,9 @@ export interface TaskErrorRecord {
  * loses — and a restart runs again — at most this many steps.
  */
 export const MAX_CHECKPOINT_LAG = 2;
+
+/** How often `close()` tries to release a claim through passing database faults (~1.2 s). */
+const RELEASE_ATTEMPTS = 3;
 
 /**
  * Where one run's checkpoints go, written one after another in the order the
@@ -118,9 +122,13 @@ export class CheckpointWriter {
     return this.#behind > MAX_CHECKPOINT_LAG;
   }
 
-  /** Why the next checkpoint is written: `"input"`, `"update"` (`"fork"` stays a fork). */
+  /**
+   * Why the next checkpoint is written: `"input"` (a run from a past checkpoint stays a
+   * `"fork"`), or `"update"`, which an `updateState` checkpoint always is, on a past
+   * checkpoint too, as in LangGraph.js.
+   */
   startedBy(source: "input" | "update"): void {
-    if (this.#source !== "fork") this.#source = source;
+    if (source === "update" || this.#source !== "fork") this.#source = source;
   }
 
   /** Who hears of the first failed write (the driver, which fails the run). */
@@ -135,15 +143,19 @@ export class CheckpointWriter {
    */
   async claim(runId: string): Promise<void> {
     const { checkpointer, threadId } = this;
+    const ttlMs = claimTtlOf(checkpointer);
     await checkpointer.claimThread(threadId, {
       runId,
       expectedLatestId: this.#latestId,
-      ttlMs: CLAIM_TTL_MS,
+      ttlMs,
       // A thread that has a record gets the metadata now; a new one with its first checkpoint.
       metadata: this.#thread?.metadata,
     });
     const lost = (error: unknown) => this.#fail(error);
-    this.#claim = { runId, release: keepClaimAlive({ checkpointer, threadId, runId, lost }) };
+    this.#claim = {
+      runId,
+      release: keepClaimAlive({ checkpointer, threadId, runId, ttlMs, lost }),
+    };
   }
 
   /** Accept nothing more (the run failed or was aborted); what is queued is still written. */
@@ -155,7 +167,10 @@ export class CheckpointWriter {
    * End the run's access: wait for what is queued, drop anything queued later (a task that
    * ignored its abort signal and finished after the call returned), release the claim.
    * A run that `failed` marks its thread `"error"` in the same store call; one stopped
-   * through its signal did not fail, and leaves the status of its latest checkpoint.
+   * through its signal did not fail, and neither did one that met a passing database
+   * fault (it is tried again from its latest checkpoint): both leave the status of their
+   * latest checkpoint. A release that meets such a fault is tried again a few times; if
+   * the database stays away, the claim runs out by itself.
    */
   async close(ended: { failed?: unknown } = {}): Promise<void> {
     this.seal();
@@ -164,12 +179,19 @@ export class CheckpointWriter {
     if (!claim) return;
     claim.release();
     this.#claim = undefined;
-    const failed = "failed" in ended && !(ended.failed instanceof AbortError);
-    await this.checkpointer.releaseThread(
-      this.threadId,
-      claim.runId,
-      failed ? { error: threadErrorOf(ended.failed) } : undefined,
-    );
+    const failed =
+      "failed" in ended &&
+      !(ended.failed instanceof AbortError) &&
+      !isTransientDatabaseError(ended.failed);
+    const release = failed ? { error: threadErrorOf(ended.failed) } : undefined;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.checkpointer.releaseThread(this.threadId, claim.runId, release);
+      } catch (error) {
+        if (attempt >= RELEASE_ATTEMPTS || !isTransientDatabaseError(error)) throw error;
+        await new Promise((r) => setTimeout(r, 200 * 2 ** attempt));
+      }
+    }
   }
 
   /**

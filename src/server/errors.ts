@@ -1,4 +1,4 @@
-import { StateweaverError } from "../errors/index.js";
+import { isStateweaverError, StateweaverError } from "../errors/index.js";
 
 /** One problem with a request field, for showing at that field. */
 export interface FieldProblem {
@@ -59,6 +59,8 @@ const STATUS_BY_CODE: Record<string, RequestError["status"]> = {
   CHECKPOINT_NOT_FOUND: 404,
   THREAD_EXISTS: 409,
   REWIND_TARGET_NOT_FOUND: 409,
+  // LangGraph's server answers a namespace it cannot take with 422.
+  INVALID_STORE_REQUEST: 422,
 };
 
 /** The JSON body and status for any thrown value; unknown errors are a 500 without details. */
@@ -76,7 +78,7 @@ export function errorResponse(error: unknown): { status: number; body: Record<st
       },
     };
   }
-  if (error instanceof StateweaverError) {
+  if (isStateweaverError(error)) {
     const status = STATUS_BY_CODE[error.code];
     if (status) return { status, body: { error: { code: error.code, message: error.message } } };
   }

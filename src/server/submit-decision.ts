@@ -2,11 +2,20 @@ import { randomUUID } from "node:crypto";
 import { HITL } from "../agent/index.js";
 import { clauses } from "../errors/sentences.js";
 import { ACTIVE_RUN_STATUSES } from "../runs/index.js";
+import { type RequestIdentity, sharedTokenIdentity } from "./auth/identity.js";
+import { approvalsNeeded, checkDecisionRights } from "./decision-rights.js";
 import { type Decision, decisionsOf } from "./decisions.js";
 import { RequestError } from "./errors.js";
 import { createGraphRun } from "./graph-runs.js";
 import { DECISIONS_KEY, inboxItemsOf } from "./inbox-items.js";
 import { pauseKind, reviewAnswerProblems } from "./review-answer.js";
+import {
+  APPROVALS_KEY,
+  type Approval,
+  approvalsWithout,
+  collectApproval,
+  type PendingApproval,
+} from "./review-approvals.js";
 import { findThread, type ServerContext } from "./server-context.js";
 
 /** A reviewer's answer as `POST /inbox/threads/:threadId/decisions` takes it. */
@@ -14,7 +23,10 @@ export interface DecisionRequest {
   checkpointId: string;
   interruptId: string;
   answer: unknown;
+  /** The name a shared-token caller typed; ignored when the auth handler identified them. */
   reviewer?: string | undefined;
+  /** Who the auth handler says sent it (absent under the shared token). */
+  by?: RequestIdentity | undefined;
   idempotencyKey: string;
   unexpandedApproveOverride?: boolean | undefined;
 }
@@ -52,14 +64,17 @@ async function decisionsInFlight(ctx: ServerContext, threadId: string): Promise<
  * Take a reviewer's decision: stale-proof (the pause must still be the one pending, at
  * the checkpoint named), idempotent (the same key answers with the first decision and
  * runs nothing, across restarts: the decisions stored with the thread and its queued runs
- * are the only record), checked (a refused answer is a 400 with fields; nothing runs), recorded
- * in the thread's metadata with who and when, then resumed as a background run.
+ * are the only record), checked (a refused answer is a 400 with fields; nothing runs),
+ * allowed (a decision the review's `reviewers` refuse this person is a 403; nothing runs),
+ * recorded in the thread's metadata with who and when, then resumed as a background run.
+ * A review that needs several approvals answers with the `PendingApproval` until enough
+ * different people approved the same calls; only then does the thread resume.
  */
 export function submitDecision(
   ctx: ServerContext,
   threadId: string,
   request: DecisionRequest,
-): Promise<Decision> {
+): Promise<Decision | PendingApproval> {
   return inTurn(ctx, threadId, async () => {
     const view = await findThread(ctx, threadId);
     const recorded = decisionsOf(view.record);
@@ -116,12 +131,26 @@ export function submitDecision(
         { fields },
       );
     }
+    const who = request.by ?? sharedTokenIdentity(request.reviewer);
+    checkDecisionRights(interrupt, request.answer, who);
+    const required = approvalsNeeded(interrupt, request.answer);
+    let approvedBy: Approval[] | undefined;
+    if (required > 1) {
+      const approval = await collectApproval(ctx, view.record, interrupt, request, who, required);
+      if (approval.approvedBy.length < required) {
+        ctx.events.publish(threadId, "approved");
+        return approval;
+      }
+      approvedBy = approval.approvedBy;
+    }
     const decidedAt = new Date();
     const decision: Decision = {
       interruptId: request.interruptId,
       checkpointId: request.checkpointId,
       threadId,
-      reviewer: request.reviewer?.trim() || "anonymous",
+      reviewer: who.user.identity,
+      authenticatedBy: who.method,
+      ...(approvedBy && { approvedBy }),
       decidedAt: decidedAt.toISOString(),
       waitedMs: Math.max(0, decidedAt.getTime() - Date.parse(item.waitingSince)),
       answer: request.answer ?? null,
@@ -144,7 +173,10 @@ export function submitDecision(
       streamModes: ["values", "updates", "messages-tuple", "custom"],
       // The run merges this into the thread's metadata as it claims the thread, so the
       // decision is stored before anything it allows runs.
-      metadata: { [DECISIONS_KEY]: [...recorded, decision] },
+      metadata: {
+        [DECISIONS_KEY]: [...recorded, decision],
+        ...(approvedBy && { [APPROVALS_KEY]: approvalsWithout(view.record, interrupt.id) }),
+      },
     });
     ctx.events.publish(threadId, "decided");
     return decision;

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { MemoryCheckpointer } from "../../src/checkpoint/index.js";
 import { Graph, START, ThreadBusyError } from "../../src/index.js";
-import { CLAIM_TTL_MS } from "../../src/runtime/claim-renewal.js";
+import { DEFAULT_CLAIM_TTL_MS } from "../../src/runtime/claim-renewal.js";
 
 // A file of its own: the renewal timer is shared by the process's runs, and this test needs
 // it to be created under fake timers.
@@ -29,7 +29,7 @@ describe("claims of live runs", () => {
       const first = graph.invoke({}, { config });
       await running;
       // Two TTLs later, the claim has been renewed all along: a second run is refused.
-      await vi.advanceTimersByTimeAsync(2 * CLAIM_TTL_MS);
+      await vi.advanceTimersByTimeAsync(2 * DEFAULT_CLAIM_TTL_MS);
       await expect(graph.invoke({}, { config })).rejects.toBeInstanceOf(ThreadBusyError);
       release();
       expect((await first).state).toEqual({ done: true });

@@ -4,6 +4,7 @@ import {
   CheckpointNotFoundError,
   ConcurrentUpdateError,
   DuplicateCheckpointError,
+  InvalidConfigError,
   RewindTargetNotFoundError,
   ThreadBusyError,
   ThreadExistsError,
@@ -98,9 +99,13 @@ export abstract class SqlCheckpointer implements Checkpointer {
   /** The last checkpoint written or read per (thread, ns): the next one stores what changed. */
   readonly #known = new KnownValues();
 
-  constructor(tablePrefix: string = DEFAULT_TABLE_PREFIX) {
+  /** See `Checkpointer.claimTtlMs`. */
+  readonly claimTtlMs: number | undefined;
+
+  constructor(tablePrefix: string = DEFAULT_TABLE_PREFIX, options: { claimTtlMs?: number } = {}) {
     this.#tables = tables(tablePrefix);
     this.#sql = statements(this.#tables);
+    this.claimTtlMs = checkedClaimTtl(options.claimTtlMs);
   }
 
   /** What this store's database gets of the migrations (see `MigrationOptions`). */
@@ -112,6 +117,20 @@ export abstract class SqlCheckpointer implements Checkpointer {
   protected abstract connect(): Promise<SqlDriver>;
   /** Releases what `connect` opened, if this store owns it. */
   protected abstract disconnect(): Promise<void>;
+
+  /** The prefix of this store's tables (`stateweaver_` unless given). */
+  get tablePrefix(): string {
+    return this.#tables.prefix;
+  }
+
+  /**
+   * This store's connection, opened and migrated on first use: for layers that keep tables
+   * of their own in the same database (the long-term store), so one PGlite directory or one
+   * pool serves both.
+   */
+  sharedDriver(): Promise<SqlDriver> {
+    return this.#ready();
+  }
 
   #ready(): Promise<SqlDriver> {
     if (this.#closed) {
@@ -694,4 +713,15 @@ function toRecord(row: Record<string, unknown>): ThreadRecord {
 function rowOf(row: Record<string, unknown>, threadId: string, ns: string): StoredRow {
   const checkpointId = (row.id ?? row.key) as string;
   return { threadId, ns, checkpointId, parentId: row.parent_id as string | null };
+}
+
+/** A claim lifetime a store accepts: long enough to be renewed before it runs out. */
+function checkedClaimTtl(ms: number | undefined): number | undefined {
+  if (ms === undefined) return undefined;
+  if (!(Number.isFinite(ms) && ms >= 300)) {
+    throw new InvalidConfigError(
+      `claimTtlMs must be a number of milliseconds ≥ 300, got ${String(ms)}. Leave it out for the default (4 s).`,
+    );
+  }
+  return ms;
 }

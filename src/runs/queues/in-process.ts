@@ -144,7 +144,7 @@ export class InProcessRunQueue implements RunQueue {
   async take(runId: string, workerId: string): Promise<Taken> {
     const run = this.#runs.get(runId);
     if (!run || FINAL_RUN_STATUSES.has(run.status)) return { gone: true };
-    if (run.status === "running") return { held: true };
+    if (run.status === "running") return { held: true, threadId: run.threadId };
     const now = new Date().toISOString();
     Object.assign(run, { status: "running", attempt: run.attempt + 1, updatedAt: now });
     run.startedAt ??= now;
@@ -159,10 +159,14 @@ export class InProcessRunQueue implements RunQueue {
     return { ...run };
   }
 
+  /** `afterMs` is not waited for here: this process's database does not go away by itself. */
   async release(runId: string, attempt: number): Promise<void> {
     const run = this.#runs.get(runId);
     if (run?.status === "running" && run.attempt === attempt) run.status = "pending";
   }
+
+  /** A run is only ever held by this process's own handler, which dispatches it again. */
+  async defer(): Promise<void> {}
 
   async heartbeat() {
     const held = [];

@@ -180,6 +180,9 @@ export class PostgresRunQueue implements RunQueue {
       schema: this.#schema,
       concurrency: options.concurrency,
       noHandleSignals: true,
+      // Unbatched, graphile-worker leaves a failed job completion as an unhandled rejection
+      // (which ends the process); batched, it shuts the pool down, which `ended` reports.
+      preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
       pollInterval: this.#options.pollInterval ?? 2000,
       logger: quiet,
       events,
@@ -204,12 +207,33 @@ export class PostgresRunQueue implements RunQueue {
     };
     this.#stops.add(stop);
     // graphile-worker shuts its pool down on errors it cannot recover from (a lost database
-    // mid-completion): tell the caller, so that the process does not sit idle.
-    const ended = runner.promise.then(
-      () => (stopping ? new Promise<never>(() => {}) : undefined),
-      (error: unknown) => (stopping ? new Promise<never>(() => {}) : error),
-    );
+    // mid-completion): tell the caller, so that the process does not sit idle. The dead
+    // pool's id stops being renewed at once, and its jobs are unlocked as soon as the
+    // database answers, so its runs go to live workers without waiting out a lease.
+    const died = async (error?: unknown) => {
+      if (stopping) return new Promise<never>(() => {});
+      this.#stops.delete(stop);
+      const dead = [...workerIds];
+      workerIds.clear();
+      await this.#unlockWorkers(dead);
+      return error;
+    };
+    const ended = runner.promise.then(() => died(), died);
     return { stop, workerIds: () => [...workerIds], ended };
+  }
+
+  /** Free the jobs locked by worker pools that are gone; tried until it succeeds or `close()`. */
+  async #unlockWorkers(ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    for (let pause = 250; !this.#closed; pause = Math.min(pause * 2, 5000)) {
+      try {
+        await this.#pool.query(`select ${this.#schema}.force_unlock_workers($1::text[])`, [ids]);
+        return;
+      } catch {
+        // The database is away: the others' sweep frees them after a lease, if we do not.
+        await new Promise((r) => setTimeout(r, pause));
+      }
+    }
   }
 
   async schedule(job: ScheduledJob): Promise<void> {
@@ -243,7 +267,7 @@ export class PostgresRunQueue implements RunQueue {
     const row = r.rows[0];
     if (!row) return { gone: true };
     if (row.taken) return { taken: runOf(row) };
-    return row.status === "running" ? { held: true } : { gone: true };
+    return row.status === "running" ? { held: true, threadId: row.thread_id } : { gone: true };
   }
 
   async settle(runId: string, attempt: number, end: RunEnd) {
@@ -260,11 +284,29 @@ export class PostgresRunQueue implements RunQueue {
     return r.rows[0] ? runOf(r.rows[0]) : undefined;
   }
 
-  async release(runId: string, attempt: number): Promise<void> {
+  async release(runId: string, attempt: number, options: { afterMs?: number } = {}) {
+    // A new job for the run, due now (or after `afterMs`), with no attempts counted: the
+    // job this worker holds loses its key and simply completes. Failing it instead would
+    // put graphile-worker's exponential retry delay on every hand-back.
     await this.#pool.query(
-      `update ${this.#t.runs} set lease_until = null, worker_id = null
-        where run_id = $1 and attempt = $2 and status = 'running'`,
-      [runId, attempt],
+      `with released as (
+         update ${this.#t.runs} set lease_until = null, worker_id = null
+          where run_id = $1 and attempt = $2 and status = 'running'
+          returning run_id, thread_id)
+       select ${this.#schema}.add_job($3, json_build_object('runId', run_id), queue_name => 'thread:' || thread_id,
+           run_at => clock_timestamp() + $4 * interval '1 millisecond',
+           max_attempts => 1000, job_key => run_id)
+         from released`,
+      [runId, attempt, RUN_TASK, options.afterMs ?? 0],
+    );
+  }
+
+  async defer(runId: string, threadId: string, afterMs: number): Promise<void> {
+    await this.#pool.query(
+      `select ${this.#schema}.add_job($1, json_build_object('runId', $2::text), queue_name => $3,
+         run_at => clock_timestamp() + $4 * interval '1 millisecond',
+         max_attempts => 1000, job_key => $2::text)`,
+      [RUN_TASK, runId, `thread:${threadId}`, afterMs],
     );
   }
 
@@ -338,12 +380,21 @@ export class PostgresRunQueue implements RunQueue {
         }
         for (const listener of this.#listeners) listener(change);
       });
-      await client.connect();
-      await client.query(`listen ${this.#t.channel}`);
+      try {
+        await client.connect();
+        await client.query(`listen ${this.#t.channel}`);
+      } catch (error) {
+        client.end().catch(() => undefined);
+        throw error;
+      }
       return client;
     })();
-    this.#listening.catch(() => {
+    const listening = this.#listening;
+    listening.catch(() => {
+      if (this.#listening !== listening) return;
       this.#listening = undefined;
+      // The database is away: listen again once it may be back (joins poll meanwhile).
+      if (!this.#closed && this.#listeners.size > 0) setTimeout(() => void this.#listen(), 1000);
     });
     return this.#listening;
   }
