@@ -24,7 +24,7 @@ export interface StateweaverServer {
   context: ServerContext;
   /**
    * Listen on `host` (127.0.0.1 by default) and `port` (2024 by default; 0 picks a free
-   * one). Any other host than loopback needs `token`, or this throws `ServerConfigError`.
+   * one). Any other host than loopback needs `token` (or `auth`), or this throws `ServerConfigError`.
    */
   listen(options?: { port?: number; host?: string }): Promise<{ url: string; port: number }>;
   /** Stop listening, cancel the runs still working, and wait for them. The store stays open. */
