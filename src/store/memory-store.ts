@@ -11,15 +11,13 @@ import type {
   StoreSearchOptions,
 } from "./store.js";
 import {
-  checkFilter,
   checkKey,
   checkNamespace,
-  checkTtl,
-  checkValue,
+  checkPut,
+  checkSearch,
   compareItems,
   listNamespacesOf,
   matchesFilter,
-  paging,
 } from "./store-rules.js";
 
 interface Stored {
@@ -84,10 +82,7 @@ export class MemoryStore implements Store {
     value: Record<string, unknown>,
     options: StorePutOptions = {},
   ): Promise<void> {
-    checkNamespace(namespace);
-    checkKey(key);
-    checkValue(value);
-    const ttlMinutes = checkTtl(options.ttl);
+    const ttlMinutes = checkPut(namespace, key, value, options.ttl);
     const at = this.#now();
     const id = idOf(namespace, key);
     const before = this.#items.get(id);
@@ -114,9 +109,7 @@ export class MemoryStore implements Store {
     namespacePrefix: Namespace,
     options: StoreSearchOptions = {},
   ): Promise<SearchItem[]> {
-    checkNamespace(namespacePrefix, "namespacePrefix", true);
-    checkFilter(options.filter);
-    const { limit, offset } = paging(options.limit, options.offset, 10);
+    const { limit, offset } = checkSearch(namespacePrefix, options);
     const at = Date.now();
     const hits = this.#live(at)
       .filter((item) => namespacePrefix.every((label, i) => item.namespace[i] === label))

@@ -16,14 +16,12 @@ import type {
   StoreSearchOptions,
 } from "./store.js";
 import {
-  checkFilter,
   checkKey,
   checkNamespace,
-  checkTtl,
-  checkValue,
+  checkPut,
+  checkSearch,
   listNamespacesOf,
   operatorsOf,
-  paging,
 } from "./store-rules.js";
 
 export interface SqlStoreOptions {
@@ -117,10 +115,7 @@ export class SqlStore implements Store {
     value: Record<string, unknown>,
     options: StorePutOptions = {},
   ): Promise<void> {
-    checkNamespace(namespace);
-    checkKey(key);
-    checkValue(value);
-    const ttl = checkTtl(options.ttl);
+    const ttl = checkPut(namespace, key, value, options.ttl);
     const db = await this.#open();
     // An expired row is replaced as new (its createdAt goes with it).
     await db.query(
@@ -152,9 +147,7 @@ export class SqlStore implements Store {
     namespacePrefix: Namespace,
     options: StoreSearchOptions = {},
   ): Promise<SearchItem[]> {
-    checkNamespace(namespacePrefix, "namespacePrefix", true);
-    checkFilter(options.filter);
-    const { limit, offset } = paging(options.limit, options.offset, 10);
+    const { limit, offset } = checkSearch(namespacePrefix, options);
     const params: unknown[] = [];
     const where = ["(expires_at is null or expires_at > now())"];
     if (namespacePrefix.length > 0) {

@@ -53,6 +53,29 @@ export function checkTtl(ttl: number | null | undefined): number | null {
   return ttl;
 }
 
+/** Checks a put's arguments; returns its TTL in minutes, or null. */
+export function checkPut(
+  namespace: Namespace,
+  key: string,
+  value: unknown,
+  ttl: number | null | undefined,
+): number | null {
+  checkNamespace(namespace);
+  checkKey(key);
+  checkValue(value);
+  return checkTtl(ttl);
+}
+
+/** Checks a search's arguments; returns its page. */
+export function checkSearch(
+  namespacePrefix: Namespace,
+  options: { filter?: StoreFilter; limit?: number; offset?: number },
+): { limit: number; offset: number } {
+  checkNamespace(namespacePrefix, "namespacePrefix", true);
+  checkFilter(options.filter);
+  return paging(options.limit, options.offset, 10);
+}
+
 /** Paging numbers as given or their defaults, refused when not whole and in range. */
 export function paging(
   limit: number | undefined,

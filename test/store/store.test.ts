@@ -49,7 +49,7 @@ describe("storeFor", () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
-  });
+  }, 60_000); // two PGlite opens of a directory
 
   it("gives a SqlStore for the SQL checkpointers and a MemoryStore otherwise", () => {
     expect(storeFor(new PGliteCheckpointer("memory://"))).toBeInstanceOf(SqlStore);
