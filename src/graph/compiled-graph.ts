@@ -1,5 +1,5 @@
 import type { AnyStateMachine } from "xstate";
-import type { Checkpointer } from "../checkpoint/checkpointer.js";
+import type { Checkpoint, Checkpointer } from "../checkpoint/checkpointer.js";
 import { assertHistoryLimit } from "../checkpoint/limits.js";
 import { InvalidConfigError, InvalidRunError, RunsNotBoundError } from "../errors/index.js";
 import { currentTask } from "../runtime/interrupt.js";
@@ -29,6 +29,7 @@ import type {
 import { drawingToMermaid } from "./mermaid.js";
 import { GraphRunner, planFor } from "./runner.js";
 import { type StateSnapshot, viewCheckpoint } from "./state-snapshot.js";
+import { oneCheckpointPerStep } from "./subgraph-history.js";
 import type { NodeFn, RunConfig, State } from "./types.js";
 
 export type {
@@ -324,6 +325,10 @@ export class CompiledGraph<S extends State = State, C = unknown> {
    * `before` when given. Read from the store a page at a time (`FIRST_HISTORY_PAGE`, then
    * `HISTORY_PAGE`), so the first item comes as soon as one small page is read, however
    * long the history, and memory holds one page. A history cut by `prune` ends at the oldest checkpoint kept.
+   * A subgraph run's history has one entry per step of that run (the newest of the step:
+   * its pause, or the barrier a continued breakpoint went on from), as LangGraph.js lists
+   * it; the top level lists every checkpoint, the barrier before a pause included, since
+   * that is where a fork re-runs the paused step from.
    */
   async *getStateHistory(
     config: RunConfig,
@@ -332,6 +337,19 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     const { checkpointer, threadId } = this.#runner.thread(config, "getStateHistory");
     const ns = config.configurable?.checkpoint_ns ?? "";
     assertHistoryLimit(options.limit);
+    if (ns !== "") {
+      // A subgraph run's history: one entry per step, as LangGraph.js lists a child's.
+      let left = options.limit ?? Number.POSITIVE_INFINITY;
+      if (left <= 0) return;
+      const pages = checkpointPages(checkpointer, threadId, ns, options.before);
+      for await (const { checkpoint, parentId } of oneCheckpointPerStep(pages)) {
+        const tuple = { checkpoint, pendingWrites: [] };
+        const view = await viewCheckpoint<S>(tuple, this.#g.channels, undefined);
+        yield { ...view, parentConfig: parentId ? configIn(checkpoint, parentId) : undefined };
+        if (--left <= 0) return;
+      }
+      return;
+    }
     let left = options.limit ?? Number.POSITIVE_INFINITY;
     let before = options.before;
     let size = FIRST_HISTORY_PAGE;
@@ -421,6 +439,27 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     };
   }
 }
+
+/** A namespace's checkpoints, newest first, read from the store a page at a time. */
+async function* checkpointPages(
+  checkpointer: Checkpointer,
+  threadId: string,
+  ns: string,
+  before: string | undefined,
+): AsyncGenerator<Checkpoint> {
+  let size = FIRST_HISTORY_PAGE;
+  for (;;) {
+    const page = await checkpointer.list(threadId, { ns, limit: size, before });
+    yield* page;
+    if (page.length < size) return;
+    before = page.at(-1)!.id;
+    size = HISTORY_PAGE;
+  }
+}
+
+const configIn = (c: Checkpoint, id: string): RunConfig => ({
+  configurable: { thread_id: c.threadId, checkpoint_ns: c.ns, checkpoint_id: id },
+});
 
 /** `graph.runs.create`'s input in the stored form: a `Command` as its JSON, `null` as is. */
 function runInputOf(input: unknown): RunInput {

@@ -3,7 +3,8 @@ import type { MessageChunk, RunEvent, ToolEvent } from "./run-events.js";
 
 /**
  * What `stream(input, { streamMode })` can show, as in LangGraph:
- * - `values`: the whole state after each step;
+ * - `values`: the whole state after each step (and at a pause, with the writes of the
+ *   step's finished tasks; a resume starts with the checkpoint's);
  * - `updates`: each node's update as `{ [node]: update }` (and `{ __interrupt__ }` on a pause);
  * - `messages`: a model's reply as it streams: text and tool-call pieces, with the message id;
  * - `custom`: what nodes send through `runtime.writer`;

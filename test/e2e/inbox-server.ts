@@ -23,14 +23,19 @@ export async function tempDataDir(): Promise<{ dir: string; remove: () => Promis
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
-/** Starts a server on `dataDir`; `port` 0 picks a free one (pass the old one to restart). */
+type ServerGraphs = Parameters<typeof createServer>[0]["graphs"];
+
+/**
+ * Starts a server on `dataDir`; `port` 0 picks a free one (pass the old one to restart).
+ * `graphs` replaces the review graphs (ops, intake) for a test that needs others.
+ */
 export async function startInbox(
   dataDir: string,
-  options: { port?: number; token?: string } = {},
+  options: { port?: number; token?: string; graphs?: ServerGraphs } = {},
 ): Promise<RunningInbox> {
   const checkpointer = new PGliteCheckpointer(dataDir);
   const server = createServer({
-    graphs: { ops: opsAgent(), intake: questionGraph() },
+    graphs: options.graphs ?? { ops: opsAgent(), intake: questionGraph() },
     checkpointer,
     inboxDir: E2E_INBOX,
     ...(options.token !== undefined && { token: options.token }),

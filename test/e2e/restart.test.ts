@@ -93,5 +93,5 @@ describe("a server restart between the pause and the decision", () => {
     expect(view.messages.at(-2)).toMatchObject({ type: "tool", content: "removed old/cache.bin" });
     expect(w.dialogs).toEqual([]);
     expect(w.problems.filter((p) => p.startsWith("pageerror"))).toEqual([]);
-  });
+  }, 120_000); // the change feed waits out the browser's reconnection delay
 });

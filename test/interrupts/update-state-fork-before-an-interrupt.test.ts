@@ -1,5 +1,5 @@
-// Ported from LangGraph.js's time-travel tests: updateState(config, null) on the checkpoint
-// before a node that interrupts. The same scenario runs against @langchain/langgraph in the
+// A LangGraph.js time-travel scenario: updateState(config, null) on the checkpoint before a
+// node that interrupts. The same scenario runs against @langchain/langgraph in the
 // same test, so what is expected is LangGraph's own behaviour.
 import {
   Annotation,

@@ -1,4 +1,4 @@
-// Ported from LangGraph.js's "nested graph interrupts parallel" scenario: a child with its own
+// The scenario of LangGraph's nested-graph-interrupts-parallel test: a child with its own
 // static breakpoint runs beside a parallel sibling, with breakpoints of the parent before and
 // after that sibling. The same scenario runs against @langchain/langgraph in the same test, so
 // the expected outputs are LangGraph's own, not ours restated.

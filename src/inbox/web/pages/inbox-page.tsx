@@ -173,8 +173,12 @@ export function InboxPage({ graph }: { graph?: string }) {
                 </span>
                 <span class="row-meta">
                   <span class="graph-name">{item.graphId}</span>
-                  <span class="muted">·</span>
-                  <span class="muted">at {nodeName(item.node)}</span>
+                  {nodeName(item.node) !== KIND_LABEL[item.kind] && (
+                    <>
+                      <span class="muted">·</span>
+                      <span class="muted">at {nodeName(item.node)}</span>
+                    </>
+                  )}
                   <span class="muted">·</span>
                   <code class="muted">{item.threadId}</code>
                   {item.reviewGroup && (

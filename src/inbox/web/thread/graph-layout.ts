@@ -104,8 +104,9 @@ export function layoutGraph(graph: GraphShape): Layout {
     let path: string;
     let labelAt: { x: number; y: number };
     if (back.has(i) || t.y <= s.y) {
-      // A loop back up: a curve out to the right of both nodes.
-      const side = Math.max(s.x + s.width, t.x + t.width) + 36;
+      // A loop back up: a curve out to the right of both nodes and of every node it passes.
+      const passed = nodes.filter((n) => n.y >= Math.min(s.y, t.y) && n.y <= Math.max(s.y, t.y));
+      const side = Math.max(...passed.map((n) => n.x + n.width)) + 36;
       const sy = s.y + NODE_HEIGHT / 2;
       const ty = t.y + NODE_HEIGHT / 2;
       path = `M ${s.x + s.width} ${sy} C ${side} ${sy}, ${side} ${ty}, ${t.x + t.width + 4} ${ty}`;

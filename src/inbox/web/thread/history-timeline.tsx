@@ -84,7 +84,8 @@ export function HistoryTimeline({ history }: { history: HistoryEntry[] }) {
                 </pre>
               </details>
             ) : (
-              h.status === "ran" && <p class="muted step-quiet">changed nothing</p>
+              h.status === "ran" &&
+              h.decisions.length === 0 && <p class="muted step-quiet">changed nothing</p>
             )}
           </li>
         );
