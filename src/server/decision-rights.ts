@@ -6,6 +6,7 @@ import {
   type ToolReview,
 } from "../agent/index.js";
 import type { InterruptRecord } from "../checkpoint/index.js";
+import { sentences } from "../errors/sentences.js";
 import { type RequestIdentity, reviewerOf, sharedTokenIdentity } from "./auth/identity.js";
 import { type FieldProblem, RequestError } from "./errors.js";
 import { pauseKind } from "./review-answer.js";
@@ -58,7 +59,10 @@ export function checkDecisionRights(
     throw new RequestError(
       403,
       "NOT_ALLOWED_TO_DECIDE",
-      `${fields.map((f) => f.message).join(" ")} Nothing was decided and the thread is unchanged; ask someone who may, or choose a decision you may take.`,
+      sentences(
+        ...fields.map((f) => f.message),
+        "Nothing was decided and the thread is unchanged; ask someone who may, or choose a decision you may take.",
+      ),
       { fields },
     );
   }

@@ -9,7 +9,9 @@ export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(["127.0.0.1", "localh
 
 /**
  * A stateweaver server: the Hono `app` (mount it in your own server, or call
- * `app.request()`), and `listen`/`close` to run it on Node's HTTP server.
+ * `app.request()`), and `listen`/`close` to run it on Node's HTTP server. However it runs,
+ * without a token the API answers only connections it sees come from this machine
+ * (`app.request()` has no connection, so it needs the token).
  *
  * @example
  * const server = createServer({ graphs: { ops: agent }, checkpointer });
@@ -22,7 +24,7 @@ export interface StateweaverServer {
   context: ServerContext;
   /**
    * Listen on `host` (127.0.0.1 by default) and `port` (2024 by default; 0 picks a free
-   * one). Any other host than loopback needs `token`, or this throws `ServerConfigError`.
+   * one). Any other host than loopback needs `token` (or `auth`), or this throws `ServerConfigError`.
    */
   listen(options?: { port?: number; host?: string }): Promise<{ url: string; port: number }>;
   /** Stop listening, cancel the runs still working, and wait for them. The store stays open. */

@@ -46,8 +46,9 @@ function referencesIn(doc: string, text: string): Array<{ ref: string; found: bo
     if (!/^[\w.@-]+(\/[\w.@-]*)*$/.test(s)) continue;
     const first = s.split("/")[0]!;
     if (s.includes("/") && topLevel.has(first)) out.push({ ref: s, found: exists(s) });
-    // A bare file name (`profile.ts`) names a file the text has placed in a folder already.
-    else if (!s.includes("/") && /\.(md|ts|json|js)$/.test(s))
+    // A bare file name (`profile.ts`) names a file the text has placed in a folder already;
+    // an extension alone (`.ts`) names no file.
+    else if (!s.includes("/") && /^[^.].*\.(md|ts|json|js)$/.test(s))
       out.push({ ref: s, found: names.has(s) });
   }
   const withoutUrls = text.replace(/https?:\/\/\S+/g, "");
@@ -75,7 +76,7 @@ describe("the README and docs/", () => {
   it("flags a design note kept elsewhere, a path that is not there, and a broken link", () => {
     const text = [
       "## Where this departs from DESIGN.md, and why",
-      "The driver (`src/runtime/drive.ts`) and `src/runtime/no-such-file.ts`; `profile.ts`.",
+      "The driver (`src/runtime/drive.ts`) and `src/runtime/no-such-file.ts`; `profile.ts`, `.ts` graphs.",
       "See [the models](models.md) and [notes](../NOTES.md); `stateweaver/agent` is an import.",
     ].join("\n");
     const missing = referencesIn("docs/architecture.md", text)
