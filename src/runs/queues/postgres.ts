@@ -346,6 +346,20 @@ export class PostgresRunQueue implements RunQueue {
               (select count(*) from dead)::int as count`,
       [leaseMs],
     );
+    // A run that is waiting with no job to wake a worker (possible only if the database
+    // lost commits it had acknowledged, as an asynchronous replica promoted in a failover
+    // may): give it one, so no run is left behind.
+    await this.#pool.query(
+      `select count(${this.#schema}.add_job($2, json_build_object('runId', r.run_id),
+                queue_name => 'thread:' || r.thread_id, max_attempts => 1000, job_key => r.run_id))
+         from ${this.#t.runs} r
+        where r.status in ('pending', 'running')
+          and (r.status = 'pending' or r.lease_until is null
+               or r.lease_until < clock_timestamp() - $1 * interval '1 millisecond')
+          and r.updated_at < clock_timestamp() - $1 * interval '1 millisecond'
+          and not exists (select 1 from ${this.#schema}._private_jobs j where j.key = r.run_id)`,
+      [leaseMs, RUN_TASK],
+    );
     return (r.rows[0]?.count as number) ?? 0;
   }
 
