@@ -16,7 +16,7 @@ import { STEPS, stepsGraph } from "../runs/fixtures/steps-graph.js";
 import { WORKER_BIN, WorkerFleet } from "../runs/fixtures/worker-fleet.js";
 import { PrivatePostgres, postgresBinaries } from "./private-postgres.js";
 
-const RUNS = Number(process.env.STATEWEAVER_FAULT_RUNS ?? 400);
+const RUNS = Number(process.env.STATEWEAVER_FAULT_RUNS ?? 300);
 const WORKERS = 4;
 const LEASE_MS = 3000;
 const tablePrefix = "sw_faults_";
