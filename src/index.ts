@@ -1,6 +1,14 @@
 export type { InterruptRecord } from "./checkpoint/checkpointer.js";
+export {
+  Command,
+  type CommandInit,
+  type GotoTarget,
+  isCommand,
+  isSend,
+  nullResume,
+  Send,
+} from "./control/index.js";
 export * from "./errors/index.js";
-export { Command, type CommandInit, type GotoTarget, nullResume, Send } from "./graph/command.js";
 export { CompiledGraph } from "./graph/compiled-graph.js";
 export { END, START } from "./graph/constants.js";
 export type { GraphEdge } from "./graph/declared-edges.js";
@@ -42,7 +50,7 @@ export type {
   StateWriteForms,
 } from "./graph/types.js";
 export type { Durability } from "./runtime/checkpoint-writer.js";
-export { interrupt, isGraphInterrupt } from "./runtime/interrupt.js";
+export { interrupt, isGraphInterrupt, isParentCommand } from "./runtime/interrupt.js";
 export type { StreamEvent } from "./stream/events.js";
 export type { MessageChunk, ToolEvent } from "./stream/run-events.js";
 export {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { InvalidResumeError } from "../errors/index.js";
+import { clauses, sentences } from "../errors/sentences.js";
 import { message, type Tool, type ToolCall, type ToolMessage } from "../models/index.js";
 import { DECISION_TYPES, type ReviewDecision } from "./review.js";
 import type { ResolvedPolicy } from "./review-policy.js";
@@ -69,7 +70,7 @@ async function outcomeOf<C>(
   policies: ReadonlyMap<string, ResolvedPolicy<C>>,
 ): Promise<ReviewOutcome> {
   const fail = (why: string): never => {
-    throw new InvalidResumeError(`${label}: ${why} ${STILL_PAUSED}`);
+    throw new InvalidResumeError(sentences(`${label}: ${why}`, STILL_PAUSED));
   };
   if (!isObject(decision) || typeof decision.type !== "string") {
     return fail(
@@ -130,12 +131,10 @@ async function outcomeOf<C>(
       for (const schema of schemas) {
         const parsed = await z.safeParseAsync(schema, edited.args);
         if (!parsed.success) {
-          const issues = parsed.error.issues
-            .map(
-              (issue) => `${issue.path.length ? issue.path.join(".") : "(args)"}: ${issue.message}`,
-            )
-            .join("; ");
-          return fail(`editedAction.args do not fit tool "${edited.name}": ${issues}.`);
+          const issues = parsed.error.issues.map(
+            (issue) => `${issue.path.length ? issue.path.join(".") : "(args)"}: ${issue.message}`,
+          );
+          return fail(`editedAction.args do not fit tool "${edited.name}": ${clauses(issues)}`);
         }
       }
       return { kind: "run", call: { id: call.id, name: edited.name, args: edited.args } };
@@ -147,7 +146,7 @@ function describeValue(value: unknown): string {
   if (value === undefined) return "nothing";
   try {
     const json = JSON.stringify(value);
-    return json.length > 120 ? `${json.slice(0, 117)}...` : json;
+    return json.length > 120 ? `${json.slice(0, 119)}…` : json;
   } catch {
     return typeof value;
   }

@@ -153,6 +153,8 @@ async function reviewRequest<C>(
       actionName: call.name,
       allowedDecisions: [...policy.allowedDecisions],
       ...(policy.argsSchema && { argsSchema: policy.argsSchema.json }),
+      ...(policy.reviewers && { reviewers: policy.reviewers }),
+      ...(policy.approvals > 1 && { approvals: policy.approvals }),
     })),
     ...(deadline && { deadline }),
   };

@@ -50,6 +50,8 @@ export {
   type ReviewConfig,
   type ReviewDeadline,
   type ReviewDecision,
+  type ReviewerRule,
+  type ReviewerRules,
   type ReviewRequest,
   type ReviewResume,
   type ToolReview,
@@ -62,6 +64,12 @@ export type {
   ToolCallDescription,
   ToolCallPredicate,
 } from "./review-policy.js";
+export {
+  type Reviewer,
+  type ReviewerRuleOption,
+  type ReviewersOption,
+  reviewRefusal,
+} from "./review-rights.js";
 export { type AgentInput, type AgentState, addMessages } from "./state.js";
 export { type SubagentSpec, subagent } from "./subagent.js";
 export { toolNode, toolsCondition } from "./tool-node.js";

@@ -1,9 +1,16 @@
 import { z } from "zod";
 import { AgentConfigError } from "../errors/index.js";
+import { sentences } from "../errors/sentences.js";
 import type { JsonSchema, ToolCall } from "../models/index.js";
 import type { AgentRuntime } from "./middleware.js";
-import { DECISION_TYPES, type DeadlineExpiry, type DecisionType } from "./review.js";
+import {
+  DECISION_TYPES,
+  type DeadlineExpiry,
+  type DecisionType,
+  type ReviewerRules,
+} from "./review.js";
 import { resolveDeadline } from "./review-deadline.js";
+import { type ReviewersOption, resolveApprovals, resolveReviewers } from "./review-rights.js";
 import type { AgentState } from "./state.js";
 
 /**
@@ -46,6 +53,11 @@ export type ToolCallDescription<C = unknown> = (
  *   top of the tool's own schema); it is sent to the reviewer as JSON Schema.
  * - `deadline`: how long the review may wait, and what happens when nobody answered by
  *   then (see `ReviewDeadlinePolicy`; it takes effect for runs executed by `createRuns`).
+ * - `reviewers`: who may decide, `{ permission }` or a list of identities and groups, for
+ *   every decision or per decision type (`{ approve: { permission: "dba" } }`: anyone may
+ *   reject, only `dba` may approve). Checked where decisions come in through the server.
+ * - `approvals`: how many different people must approve the same (possibly edited) args
+ *   before the call runs (2 for two-person approval; through the server's inbox decisions).
  *
  * @example
  * const policy: ReviewPolicy = {
@@ -60,6 +72,8 @@ export interface ReviewPolicy<C = unknown> {
   description?: string | ToolCallDescription<C>;
   argsSchema?: z.ZodType | JsonSchema;
   deadline?: ReviewDeadlinePolicy;
+  reviewers?: ReviewersOption;
+  approvals?: number;
 }
 
 /**
@@ -97,6 +111,8 @@ export interface ResolvedPolicy<C = unknown> {
   description: string | ToolCallDescription<C> | undefined;
   argsSchema: { zod: z.ZodType; json: JsonSchema } | undefined;
   deadline: { afterMs: number; onExpiry: DeadlineExpiry } | undefined;
+  reviewers: ReviewerRules | undefined;
+  approvals: number;
 }
 
 const isZod = (v: unknown): v is z.ZodType =>
@@ -131,6 +147,8 @@ export function resolveInterruptOn<C>(
         description: undefined,
         argsSchema: undefined,
         deadline: undefined,
+        reviewers: undefined,
+        approvals: 1,
       });
       continue;
     }
@@ -192,14 +210,23 @@ function resolvePolicy<C>(tool: string, entry: unknown): ResolvedPolicy<C> {
       );
     }
   }
+  const allowedDecisions = [...new Set(allowed)];
   return {
     tool,
-    allowedDecisions: [...new Set(allowed)],
+    allowedDecisions,
     when,
     description,
     argsSchema:
       policy.argsSchema === undefined ? undefined : resolveSchema(where, policy.argsSchema),
     deadline,
+    reviewers:
+      policy.reviewers === undefined
+        ? undefined
+        : resolveReviewers(`${where}.reviewers`, policy.reviewers, allowedDecisions),
+    approvals:
+      policy.approvals === undefined
+        ? 1
+        : resolveApprovals(`${where}.approvals`, policy.approvals, allowedDecisions),
   };
 }
 
@@ -214,7 +241,7 @@ function resolveSchema(where: string, schema: unknown): { zod: z.ZodType; json: 
     }
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new AgentConfigError(`${where}.argsSchema cannot be used: ${reason}.`);
+    throw new AgentConfigError(sentences(`${where}.argsSchema cannot be used: ${reason}`));
   }
   throw new AgentConfigError(
     `${where}.argsSchema must be a zod schema or a JSON Schema object, got ${typeof schema}.`,

@@ -33,8 +33,27 @@ export interface ActionRequest {
 }
 
 /**
+ * Who may take a decision: holders of a `permission`, or `anyOf` the listed identities and
+ * groups. A review config carries rules in this form (plain JSON, checkpointed with the
+ * pause), so whoever takes decisions can check them without the agent's code.
+ *
+ * @example
+ * const dbaOnly: ReviewerRule = { permission: "dba" };
+ */
+export type ReviewerRule = { permission: string } | { anyOf: string[] };
+
+/**
+ * Rules by decision type; a type left out may be taken by anyone who can open the review.
+ *
+ * @example
+ * const rules: ReviewerRules = { approve: { permission: "dba" }, edit: { permission: "dba" } };
+ */
+export type ReviewerRules = Partial<Record<DecisionType, ReviewerRule>>;
+
+/**
  * How the action request at the same index may be decided. `argsSchema` (JSON Schema) is
- * present when the tool's review policy set one.
+ * present when the tool's review policy set one; `reviewers` when it limits who may take
+ * which decision; `approvals` when more than one person must approve before the call runs.
  *
  * @example
  * const config: ReviewConfig = { actionName: "send_email", allowedDecisions: ["approve", "reject"] };
@@ -43,6 +62,8 @@ export interface ReviewConfig {
   actionName: string;
   allowedDecisions: DecisionType[];
   argsSchema?: JsonSchema;
+  reviewers?: ReviewerRules;
+  approvals?: number;
 }
 
 /**
@@ -153,7 +174,14 @@ export interface ReviewResume {
 export interface ToolReview extends ReviewRequest {
   /** The interrupt's id (resume by id when several interrupts are pending). */
   interruptId: string;
-  actions: Array<ActionRequest & { allowedDecisions: DecisionType[]; argsSchema?: JsonSchema }>;
+  actions: Array<
+    ActionRequest & {
+      allowedDecisions: DecisionType[];
+      argsSchema?: JsonSchema;
+      reviewers?: ReviewerRules;
+      approvals?: number;
+    }
+  >;
 }
 
 /**
@@ -265,6 +293,8 @@ export const HITL = {
           ...action,
           allowedDecisions: config.allowedDecisions,
           ...(config.argsSchema !== undefined && { argsSchema: config.argsSchema }),
+          ...(config.reviewers !== undefined && { reviewers: config.reviewers }),
+          ...(config.approvals !== undefined && { approvals: config.approvals }),
         };
       }),
     };

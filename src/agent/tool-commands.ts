@@ -1,6 +1,6 @@
 import { toJsonValue } from "../checkpoint/serde.js";
+import { type Command, type GotoTarget, isSend, type Send } from "../control/index.js";
 import { AgentConfigError } from "../errors/index.js";
-import { type Command, type GotoTarget, Send } from "../graph/command.js";
 import { END } from "../graph/constants.js";
 import type { ToolCall, ToolMessage } from "../models/index.js";
 
@@ -78,13 +78,13 @@ export function toolsGoto(
     const goto = commands.get(call.id)?.goto;
     if (goto === undefined) continue;
     for (const target of (Array.isArray(goto) ? goto : [goto]) as Array<string | Send>) {
-      const node = target instanceof Send ? target.node : target;
+      const node = isSend(target) ? target.node : target;
       if (typeof node !== "string" || !route.nodes.includes(node)) {
         throw new AgentConfigError(
           `Tool "${call.name}" returned Command goto ${JSON.stringify(node)}, but agent "${agentName}" has no such node. A tool of an agent can go to ${route.nodes.map((n) => `"${n}"`).join(", ")}; return no goto to go back to the model.`,
         );
       }
-      if (target instanceof Send || !targets.includes(node)) targets.push(target);
+      if (isSend(target) || !targets.includes(node)) targets.push(target);
     }
   }
   if (targets.length === 0) return [route.back];

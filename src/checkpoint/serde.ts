@@ -1,4 +1,4 @@
-import { NonSerializableError, StateweaverError, ValueTooDeepError } from "../errors/index.js";
+import { isStateweaverError, NonSerializableError, ValueTooDeepError } from "../errors/index.js";
 
 /**
  * How many levels of objects and arrays a value may nest, wherever it enters a run. Every
@@ -88,7 +88,7 @@ class JsonForm {
     try {
       return this.#walk(value);
     } catch (error) {
-      if (error instanceof StateweaverError) throw error;
+      if (isStateweaverError(error)) throw error;
       this.#toJsonAt = -1;
       this.#fail(`a getter or Proxy that throws when read (${describe(error)})`, error);
     }
@@ -127,7 +127,7 @@ class JsonForm {
     try {
       json = found.toJSON(key);
     } catch (error) {
-      if (error instanceof StateweaverError) throw error;
+      if (isStateweaverError(error)) throw error;
       this.#fail(`an object whose toJSON() throws (${describe(error)})`, error);
     }
     const outer = this.#toJsonAt;

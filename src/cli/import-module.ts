@@ -1,23 +1,67 @@
+// Loads the graph modules stateweaver.json names, TypeScript included, into the CLI's own module
+// graph, so a user's `import … from "stateweaver"` gets the same copy the server runs.
+import { createRequire } from "node:module";
+import { pathToFileURL } from "node:url";
 import { ServerConfigError } from "../server/index.js";
 
-// Node runs .js; a .ts entry needs a loader. `npm start` runs under tsx already; under a
-// plain `node`, tsx (when installed) loads it.
-/** Import a graph module named in stateweaver.json, loading TypeScript through tsx if needed. */
+const TYPESCRIPT = /\.(ts|mts|cts|tsx)$/;
+
+interface TsxApi {
+  register(): unknown;
+}
+
+let registered: Promise<boolean> | undefined;
+
+/**
+ * Import a graph module named in stateweaver.json, loading TypeScript through tsx if needed.
+ *
+ * Why not tsx's `tsImport`: it loads the module in a namespace of its own, and everything
+ * that module imports with it, stateweaver included; the user's graph then runs a second
+ * copy of stateweaver beside the server's. So for a TypeScript entry, tsx's loader is
+ * registered for the whole process (once, before the first import: Node remembers a failed
+ * import of a URL, and a seed module importing the same graph file must find it loadable),
+ * and the module is imported the ordinary way. Under `npm start` or `node --import tsx`,
+ * registering again is harmless.
+ *
+ * @example
+ * const { graph } = await importModule(pathToFileURL("./my-graph.ts").href);
+ */
 export async function importModule(url: string): Promise<Record<string, unknown>> {
-  try {
-    return await import(url);
-  } catch (error) {
-    if ((error as { code?: string }).code !== "ERR_UNKNOWN_FILE_EXTENSION") throw error;
-    const tsxApi = "tsx/esm/api";
-    const tsx = (await import(tsxApi).catch(() => undefined)) as
-      | { tsImport(url: string, parent: string): Promise<Record<string, unknown>> }
-      | undefined;
-    if (!tsx) {
+  if (TYPESCRIPT.test(new URL(url).pathname)) {
+    registered ??= registerTsx(url);
+    const withTsx = await registered;
+    try {
+      return await import(url);
+    } catch (error) {
+      if (withTsx || (error as { code?: string }).code !== "ERR_UNKNOWN_FILE_EXTENSION")
+        throw error;
       throw new ServerConfigError(
-        `${url} is TypeScript and no loader is installed: run \`node --import tsx …\` (npm i -D tsx), or point stateweaver.json at compiled JavaScript.`,
+        `${url} is TypeScript and no loader is installed: install tsx in your project (npm i -D tsx), run \`node --import tsx …\`, or point stateweaver.json at compiled JavaScript.`,
       );
     }
-    // Node remembers the failed import of this URL, so load it through tsx's own loader.
-    return await tsx.tsImport(url, import.meta.url);
+  }
+  return await import(url);
+}
+
+/** Register tsx's loader, found beside stateweaver or else in the user's project; false without tsx. */
+async function registerTsx(userModule: string): Promise<boolean> {
+  // This file is TypeScript only when a loader already runs it (`npm start`).
+  if (import.meta.url.endsWith(".ts")) return true;
+  const api = ((await import("tsx/esm/api" as string).catch(() => undefined)) ??
+    (await importFrom(userModule, "tsx/esm/api"))) as
+    | (Partial<TsxApi> & { default?: TsxApi })
+    | undefined;
+  const register = api?.register ?? api?.default?.register;
+  if (!register) return false;
+  register();
+  return true;
+}
+
+async function importFrom(parent: string, specifier: string): Promise<unknown> {
+  try {
+    const path = createRequire(parent).resolve(specifier);
+    return await import(pathToFileURL(path).href);
+  } catch {
+    return undefined;
   }
 }

@@ -1,5 +1,5 @@
 import type { Readable, Writable } from "node:stream";
-import { StateweaverError } from "../errors/index.js";
+import { isStateweaverError } from "../errors/index.js";
 import {
   InboxClient,
   Prompt,
@@ -99,7 +99,7 @@ export async function runReview(argv: readonly string[], io: ReviewIO): Promise<
     });
     return 0;
   } catch (error) {
-    if (!(error instanceof StateweaverError)) throw error;
+    if (!isStateweaverError(error)) throw error;
     const auth = "status" in error && (error.status === 401 || error.status === 403);
     (io.stderr ?? io.stdout).write(
       `${printable(error.message)}${auth ? "\nSet STATEWEAVER_TOKEN to the server's token." : ""}\n`,

@@ -5,7 +5,7 @@ import {
   PostgresCheckpointer,
 } from "../checkpoint/index.js";
 import { PostgresRunQueue } from "../runs/index.js";
-import { createServer, loadServerConfig, ServerConfigError } from "../server/index.js";
+import { checkToken, createServer, loadServerConfig, ServerConfigError } from "../server/index.js";
 import { claimTtlFromEnv } from "./claim-ttl.js";
 import { importModule } from "./import-module.js";
 
@@ -34,7 +34,8 @@ export function serveSettings(argv: readonly string[], env: NodeJS.ProcessEnv): 
     host: flag("host") ?? env.HOST ?? "127.0.0.1",
     dataDir: env.STATEWEAVER_DATA_DIR || "./.stateweaver",
     databaseUrl: env.DATABASE_URL || undefined,
-    token: env.STATEWEAVER_TOKEN || undefined,
+    // Unset and "" are no token; a blank one is refused here, before any store is opened.
+    token: checkToken(env.STATEWEAVER_TOKEN || undefined),
   };
 }
 

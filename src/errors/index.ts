@@ -1,3 +1,6 @@
+import { brandClass, hasBrand, isBrandedInstance } from "../control/brand.js";
+import { clauses, sentences } from "./sentences.js";
+
 /**
  * Every error stateweaver throws is a `StateweaverError`: it has a stable `code`
  * to switch on and a message that says what was wrong and what to do about it.
@@ -6,6 +9,8 @@
  * try { await graph.resume("yes", { config }) } catch (e) {
  *   if (e instanceof InvalidResumeError) showToUser(e.message);
  * }
+ * // Across copies of stateweaver (a server and a user module), `instanceof` still holds;
+ * // so does isStateweaverError(e).
  */
 export class StateweaverError extends Error {
   readonly code: string;
@@ -13,6 +18,12 @@ export class StateweaverError extends Error {
     super(message, options);
     this.code = code;
     this.name = new.target.name;
+  }
+
+  /** By brand, not by prototype: an error thrown by another copy of stateweaver is one too. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class on the right of instanceof (a subclass too)
+    return isBrandedInstance(this, value);
   }
 }
 
@@ -221,7 +232,9 @@ export class AbortError extends StateweaverError {
   constructor(reason?: unknown) {
     super(
       "ABORTED",
-      `The run was aborted${reason instanceof Error ? `: ${reason.message}` : reason ? `: ${String(reason)}` : ""}.`,
+      sentences(
+        `The run was aborted${reason instanceof Error ? `: ${reason.message}` : reason ? `: ${String(reason)}` : ""}`,
+      ),
       { cause: reason },
     );
   }
@@ -486,7 +499,10 @@ export class CorruptCheckpointError extends StateweaverError {
     const from = parentId ? ` (its parent is ${parentId})` : "";
     super(
       "CORRUPT_CHECKPOINT",
-      `${row} of thread "${threadId}"${inNamespace(ns)} is damaged in the store: ${problem}. Fork the thread from an earlier checkpoint${from} by invoking with its checkpoint_id (getStateHistory() lists them), or delete the thread with the checkpointer's deleteThread(). Nothing was changed.`,
+      sentences(
+        `${row} of thread "${threadId}"${inNamespace(ns)} is damaged in the store: ${problem}`,
+        `Fork the thread from an earlier checkpoint${from} by invoking with its checkpoint_id (getStateHistory() lists them), or delete the thread with the checkpointer's deleteThread(). Nothing was changed.`,
+      ),
       options,
     );
     this.threadId = threadId;
@@ -630,7 +646,7 @@ export class StructuredOutputError extends StateweaverError {
   constructor(schemaName: string, attempts: number, issues: string[], output: string) {
     super(
       "STRUCTURED_OUTPUT",
-      `The model's answer did not match schema "${schemaName}" after ${attempts} ${attempts === 1 ? "try" : "tries"}: ${issues.join("; ")}. Describe the fields in the schema (.describe()), simplify it, or allow more corrections with { maxRetries }.`,
+      `The model's answer did not match schema "${schemaName}" after ${attempts} ${attempts === 1 ? "try" : "tries"}: ${clauses(issues)} Describe the fields in the schema (.describe()), simplify it, or allow more corrections with { maxRetries }.`,
     );
     this.attempts = attempts;
     this.issues = issues;
@@ -677,4 +693,68 @@ export class InvalidRunError extends StateweaverError {
   constructor(message: string) {
     super("INVALID_RUN", message);
   }
+}
+
+/**
+ * A long-term store call was given something it cannot take: an empty namespace or one with
+ * a label containing `.`, a value that is not a JSON object, a bad TTL, filter or page.
+ */
+export class InvalidStoreRequestError extends StateweaverError {
+  constructor(message: string) {
+    super("INVALID_STORE_REQUEST", message);
+  }
+}
+
+// Each error class carries its brand (`stateweaver.error.<Name>`), so `instanceof` answers for
+// errors from any copy of stateweaver. A class added above must be listed here (a test checks).
+const STATEWEAVER_ERROR = brandClass(StateweaverError, "error.StateweaverError");
+for (const errorClass of [
+  GraphValidationError,
+  InvalidUpdateError,
+  InvalidResumeError,
+  InvalidConfigError,
+  NonSerializableError,
+  ValueTooDeepError,
+  InterruptSwallowedError,
+  InterruptReplayError,
+  RecursionLimitError,
+  NodeError,
+  NodeTimeoutError,
+  ConcurrentUpdateError,
+  ThreadBusyError,
+  CheckpointMismatchError,
+  AbortError,
+  ModelError,
+  ModelConfigError,
+  AgentConfigError,
+  NotAReviewError,
+  DuplicateCheckpointError,
+  CheckpointNotFoundError,
+  CheckpointerClosedError,
+  SchemaTooNewError,
+  InvalidSearchError,
+  InvalidIdError,
+  CorruptCheckpointError,
+  DataDirectoryLockedError,
+  InvalidRetentionError,
+  ThreadNotFoundError,
+  ThreadExistsError,
+  RewindTargetNotFoundError,
+  StructuredOutputError,
+  RunNotFoundError,
+  RunsNotBoundError,
+  InvalidRunError,
+  InvalidStoreRequestError,
+]) {
+  brandClass(errorClass, `error.${errorClass.name}`);
+}
+
+/**
+ * True for any error stateweaver throws, whichever copy of stateweaver threw it.
+ *
+ * @example
+ * catch (e) { if (isStateweaverError(e)) console.log(e.code); else throw e; }
+ */
+export function isStateweaverError(value: unknown): value is StateweaverError {
+  return hasBrand(value, STATEWEAVER_ERROR);
 }

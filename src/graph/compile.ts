@@ -1,6 +1,7 @@
 import { type AnyStateMachine, assign, enqueueActions, raise, sendTo, setup } from "xstate";
 import { runMachine } from "../../machines/run.machine.js";
 import { InvalidConfigError, RecursionLimitError } from "../errors/index.js";
+import { pendingInterrupts } from "../runtime/drive.js";
 import { runEnvOf } from "../runtime/run-env.js";
 import {
   DEFAULT_RUN,
@@ -25,6 +26,7 @@ import { END, START } from "./constants.js";
 import { declaredEdges } from "./declared-edges.js";
 import type { CompileOptions, GraphSpec } from "./graph.js";
 import type { GraphInternals } from "./internals.js";
+import { resumeAnswers } from "./resume-answers.js";
 import type { NodePolicy } from "./retry-policy.js";
 import { taskRunner } from "./task-runner.js";
 import type { NodeFn, State } from "./types.js";
@@ -38,6 +40,8 @@ export type GraphEvent =
   | { type: "STEP" }
   /** Answers by interrupt id; `rerun` also re-runs paused tasks it does not answer (`invoke(null)`). */
   | { type: "RESUME"; answers: Record<string, unknown>; rerun?: boolean }
+  /** The actor's user answers its pause, as `Command({ resume })` does (see `ActorResumeEvent`). */
+  | ActorResumeEvent
   // The task runner's answers.
   | { type: "TASKS.DONE"; output: TaskOutcome[] }
   | { type: "TASKS.ERROR"; error: unknown }
@@ -46,6 +50,34 @@ export type GraphEvent =
 interface NodeParams {
   node: string;
 }
+
+/**
+ * What the user of a graph's actor sends to answer its pause: the value `interrupt()`
+ * returns, or (several pending) a map by interrupt id — the same as `Command({ resume })`.
+ *
+ * @example
+ * actor.send({ type: "RESUME", resume: "approve" });
+ */
+export interface ActorResumeEvent {
+  type: "RESUME";
+  resume: unknown;
+}
+
+/**
+ * What a graph's actor emits when it refuses a `RESUME` (listen with
+ * `actor.on("resume.refused", …)`): the typed error that says why. The actor stays as it was.
+ *
+ * @example
+ * actor.on("resume.refused", ({ error }) => console.log(error.message));
+ */
+export interface ResumeRefusedEvent {
+  type: "resume.refused";
+  error: Error;
+}
+
+/** The run's internal RESUME (answers by id), as opposed to the user's (`ActorResumeEvent`). */
+const answersOf = (event: GraphEvent) =>
+  event.type === "RESUME" && "answers" in event ? event.answers : undefined;
 
 /**
  * Compile a graph definition into one XState machine, the executor: the run loop of
@@ -60,7 +92,7 @@ export function compileGraph<S extends State, C>(
 ): CompiledGraph<S, C> {
   validateGraph(spec, options);
   const g = indexGraph(spec);
-  return new CompiledGraph<S, C>(g, buildMachine(g), options);
+  return new CompiledGraph<S, C>(g, buildMachine(g, options), options);
 }
 
 function indexGraph(spec: GraphSpec): GraphInternals {
@@ -121,7 +153,7 @@ function bindTo(names: unknown, node: string): unknown {
   return typeof names === "string" ? { type: names, params: { node } } : names;
 }
 
-function buildMachine(g: GraphInternals) {
+function buildMachine(g: GraphInternals, options: CompileOptions) {
   const base = runMachine.config;
   const states = executorStates(g, base, base.states!.stepping as { states: Record<string, any> });
   const directNext = directNextOf(g);
@@ -136,7 +168,9 @@ function buildMachine(g: GraphInternals) {
     types: {
       context: {} as GraphContext,
       events: {} as GraphEvent,
-      input: {} as GraphInput,
+      input: {} as unknown,
+      output: {} as Record<string, unknown>,
+      emitted: {} as ResumeRefusedEvent,
     },
     actors: { taskRunner: taskRunner(g) },
     guards: {
@@ -151,11 +185,15 @@ function buildMachine(g: GraphInternals) {
             !output.some((o) => o.id === t.id),
         );
       },
-      resumeAnswersTask: ({ context, event }, params?: NodeParams) =>
-        event.type === "RESUME" &&
-        about(context, params).some(
-          (t) => t.status === "interrupted" && (event.rerun || answeredBy(t, event.answers)),
-        ),
+      resumeAnswersTask: ({ context, event }, params?: NodeParams) => {
+        const answers = answersOf(event);
+        if (answers === undefined || event.type !== "RESUME" || !("answers" in event)) return false;
+        return about(context, params).some(
+          (t) => t.status === "interrupted" && (event.rerun || answeredBy(t, answers)),
+        );
+      },
+      hasAnswers: ({ event }) => answersOf(event) !== undefined,
+      isUserResume: ({ event }) => event.type === "RESUME" && answersOf(event) === undefined,
       hasAsNode: ({ event }) => event.type === "UPDATE" && event.asNode !== undefined,
       // The step just finished goes straight on to `to`, past the barrier (see directNextOf).
       goesStraightTo: ({ context, event }, params: { to: string }) =>
@@ -166,7 +204,7 @@ function buildMachine(g: GraphInternals) {
         tasks: withOutcomes(context.tasks, outcomesOf(event)),
       })),
       applyAnswers: assign(({ context, event }, params?: NodeParams) => {
-        if (event.type !== "RESUME") return {};
+        if (event.type !== "RESUME" || !("answers" in event)) return {};
         return {
           tasks: context.tasks.map((t) => {
             if (params && t.node !== params.node) return t;
@@ -190,12 +228,44 @@ function buildMachine(g: GraphInternals) {
           }),
         };
       }),
-      runTasks: sendTo("tasks", ({ context }, params?: NodeParams) => ({
+      runTasks: sendTo("tasks", ({ context, self }, params?: NodeParams) => ({
         type: "RUN" as const,
         node: params?.node,
         context,
+        graph: self,
       })),
-      checkpoint: ({ context, system }) => runEnvOf(system).atBarrier?.(context),
+      checkpoint: ({ context, self }) => runEnvOf(self).atBarrier?.(context),
+      // A run its user started (createActor with the graph's input): apply the input now.
+      startRun: enqueueActions(({ context, enqueue }) => {
+        if (context.start === undefined) return;
+        enqueue.assign({ start: undefined });
+        enqueue.raise({ type: "INPUT", update: context.start });
+      }),
+      // What the pause waits on, for the actor's user (invoke/resume read the tasks instead).
+      recordInterrupts: assign(({ context, self }) => ({
+        interrupts: pendingInterrupts(context, runEnvOf(self)),
+      })),
+      clearInterrupts: assign({ interrupts: undefined }),
+      // The user's RESUME: answers by interrupt id, or refused with a typed error, emitted.
+      answerResume: enqueueActions(({ context, event, self, enqueue }) => {
+        if (event.type !== "RESUME" || "answers" in event) return;
+        const env = runEnvOf(self);
+        let answers: Record<string, unknown>;
+        try {
+          answers = resumeAnswers(pendingInterrupts(context, env), event.resume, {
+            threadId: env.thread?.threadId ?? "(this actor)",
+            atBreakpoint: context.breakpoint !== null,
+          });
+        } catch (error) {
+          enqueue.emit({ type: "resume.refused", error: error as Error });
+          return;
+        }
+        enqueue.raise({ type: "RESUME", answers });
+      }),
+      // A run its user drives fails as XState actors do: the actor's error is the run's.
+      failStandalone: ({ context, self }) => {
+        if (runEnvOf(self).standalone) throw context.error;
+      },
       dispatch: raise(({ context }) => decide(context)),
       dispatchUnlessHeld: enqueueActions(({ context, enqueue }) => {
         // The barrier an update as a node opens never holds: its writes are not merged yet.
@@ -267,37 +337,65 @@ function buildMachine(g: GraphInternals) {
   }).createMachine({
     ...(base as object),
     id: g.spec.name,
-    context: ({ input }: { input: GraphInput | undefined }) => ({
-      run: input?.run ?? DEFAULT_RUN,
-      values: inputValues(input),
-      step: 0,
-      tasks: [],
-      joins: {},
-      lastRan: [],
-      runSteps: 0,
-      breakpoint: null,
-      passed: [],
-    }),
+    context: ({ input }: { input: unknown }) => initialContext(g, options, input),
+    entry: "startRun",
+    output: ({ context }: { context: GraphContext }) => context.values,
     on: rootOn(base),
     states,
   } as never);
   return machine as unknown as AnyStateMachine;
 }
 
-/** What the graph machine starts from: the channels' initial values, and how this call runs. */
+/** Marks the input invoke/resume/stream start the machine with (the user's input is anything else). */
+export const RUN_INPUT = Symbol("stateweaver.runInput");
+
+/** What invoke/resume/stream start the graph machine from: the channels' initial values, and how this call runs. */
 export interface GraphInput {
+  [RUN_INPUT]: true;
   values: Record<string, unknown>;
   run?: RunOptions;
 }
 
-/** The machine's starting values; only `CompiledGraph` starts it, always with some. */
-function inputValues(input: GraphInput | undefined) {
-  if (!input?.values) {
+const isRunInput = (input: unknown): input is GraphInput =>
+  typeof input === "object" && input !== null && RUN_INPUT in input;
+
+/**
+ * The machine's first context. From invoke/resume/stream: their values and run options.
+ * From the actor's user: the channels' initial values, the compiled breakpoints, and the
+ * input's writes (checked against the schema here, so bad input is the actor's error at
+ * once), applied by the root's entry.
+ */
+function initialContext(g: GraphInternals, options: CompileOptions, input: unknown): GraphContext {
+  const context: GraphContext = {
+    run: DEFAULT_RUN,
+    values: {},
+    step: 0,
+    tasks: [],
+    joins: {},
+    lastRan: [],
+    runSteps: 0,
+    breakpoint: null,
+    passed: [],
+  };
+  if (isRunInput(input)) {
+    context.values = input.values;
+    if (input.run) context.run = input.run;
+    return context;
+  }
+  if (typeof input !== "object" || input === null || Array.isArray(input)) {
     throw new InvalidConfigError(
-      "A graph's machine was started without input. Run graphs with compiled.invoke()/resume()/stream(); compiled.machine is for drawing, inspecting and testing the chart.",
+      `The actor of graph "${g.spec.name}" was started with ${input === undefined ? "no input" : `input ${JSON.stringify(input)}`}: pass the graph's input as an object, e.g. createActor(graph.machine, { input: { question: "…" } }).`,
     );
   }
-  return input.values;
+  context.values = g.channels.initialValues();
+  context.run = {
+    ...DEFAULT_RUN,
+    interruptBefore: options.interruptBefore ?? [],
+    interruptAfter: options.interruptAfter ?? [],
+  };
+  const writes = g.channels.toWrites(input, context.values, { node: START, step: 0 });
+  context.start = Object.fromEntries(writes);
+  return context;
 }
 
 type Config = { states: Record<string, any>; on: Record<string, any> };
@@ -307,6 +405,8 @@ function rootOn(base: any): Record<string, unknown> {
   const on = structuredClone(base.on) as Record<string, any>;
   on.INPUT = { ...on.INPUT, target: ".runtime.barrier" };
   on.UPDATE = [{ ...on.UPDATE[0], target: ".runtime.barrier" }, on.UPDATE[1]];
+  // The user's RESUME, which no paused state takes as it is: answered here, or refused.
+  on.RESUME = { guard: "isUserResume", actions: "answerResume" };
   return on;
 }
 
@@ -347,9 +447,17 @@ function executorStates(
       description,
     }));
     running.on["TASKS.DONE"] = [pauses, ...straight, finish];
+    lifecycle.states.interrupted = pausedState(lifecycle.states.interrupted);
     workflow[node] = lifecycle;
   }
-  const { stepping: ___, barrier: ____, breakpoint, ...rest } = base.states;
+  const { stepping: ___, barrier: ____, breakpoint: baseBreakpoint, failed, ...rest } = base.states;
+  // Only the run's own RESUME (answers by id) passes a breakpoint; the user's is answered first.
+  const breakpoint = pausedState({
+    ...baseBreakpoint,
+    on: { RESUME: { ...baseBreakpoint.on.RESUME, guard: "hasAnswers" } },
+  });
+  const fanout = instantiate(chart.states.__fanout__, id, undefined, at) as Config;
+  fanout.states.interrupted = pausedState(fanout.states.interrupted);
   return {
     workflow: {
       description: "The graph's nodes; their transitions are its declared edges.",
@@ -362,12 +470,18 @@ function executorStates(
       initial: "barrier",
       states: {
         barrier,
-        fanout: instantiate(chart.states.__fanout__, id, undefined, at),
+        fanout,
         breakpoint,
       },
     },
     ...rest,
+    failed: { ...failed, entry: "failStandalone" },
   };
+}
+
+/** A state where the run waits for an answer: tagged so, its pending interrupts in the context. */
+function pausedState(state: Record<string, unknown>): Record<string, unknown> {
+  return { ...state, tags: ["interrupted"], entry: "recordInterrupts", exit: "clearInterrupts" };
 }
 
 /** Each node's declared targets, with how the graph declares them (for the chart's readers). */

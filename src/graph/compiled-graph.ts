@@ -9,7 +9,7 @@ import type { StreamEvent } from "../stream/events.js";
 import { defaultEventOf, type RunEvent } from "../stream/run-events.js";
 import { runStream, streamModes } from "../stream/run-stream.js";
 import { partsOf, type StreamMode, type StreamPart } from "../stream/stream-parts.js";
-import { Command } from "./command.js";
+import { type Command, isCommand } from "./command.js";
 import type { GraphEvent } from "./compile.js";
 import { END } from "./constants.js";
 import { declaredEdges, type GraphEdge } from "./declared-edges.js";
@@ -412,7 +412,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
 /** `graph.runs.create`'s input in the stored form: a `Command` as its JSON, `null` as is. */
 function runInputOf(input: unknown): RunInput {
   if (input === null || input === undefined) return null;
-  if (!(input instanceof Command)) return { input };
+  if (!isCommand(input)) return { input };
   const goto = input.goto;
   const gotoNames = goto === undefined ? undefined : Array.isArray(goto) ? goto : [goto];
   if (gotoNames?.some((g) => typeof g !== "string")) {

@@ -1,8 +1,8 @@
 import {
   GraphValidationError,
+  isStateweaverError,
   ModelError,
   NodeTimeoutError,
-  StateweaverError,
 } from "../errors/index.js";
 
 /**
@@ -53,7 +53,7 @@ export function retriesByDefault(error: unknown): boolean {
       status === undefined || status === 408 || status === 409 || status === 429 || status >= 500
     );
   }
-  return !(error instanceof StateweaverError);
+  return !isStateweaverError(error);
 }
 
 /** The node's options as its tasks use them; a bad value is a `GraphValidationError` naming it. */

@@ -4,12 +4,13 @@ import {
   InterruptReplayError,
   InterruptSwallowedError,
   InvalidConfigError,
+  isStateweaverError,
   NodeError,
-  StateweaverError,
 } from "../errors/index.js";
 import {
   currentTask,
-  GraphInterrupt,
+  isGraphInterrupt,
+  isParentCommand,
   ParentCommand,
   reachInterrupt,
   type Scratchpad,
@@ -19,8 +20,8 @@ import type { NodeRuntime } from "../runtime/node-runtime.js";
 import type { RunEnv } from "../runtime/run-env.js";
 import type { StepCancellation } from "../runtime/step-cancellation.js";
 import type { TaskOutcome, TaskRecord, TaskSeed } from "../runtime/task.js";
-import { WriteList } from "../runtime/write-list.js";
-import { Command, type GotoTarget, Send } from "./command.js";
+import { isWriteList } from "../runtime/write-list.js";
+import { Command, type GotoTarget, isCommand, isSend, type Send } from "./command.js";
 import { END, START } from "./constants.js";
 import type { ConditionalEdgeSpec } from "./graph.js";
 import type { GraphInternals } from "./internals.js";
@@ -96,7 +97,7 @@ export function runTask(
     }
     let update: unknown = result;
     let goto: unknown;
-    if (result instanceof Command) {
+    if (isCommand(result)) {
       if (result.graph === Command.PARENT) {
         if (env.ns === "") {
           throw new GraphValidationError(
@@ -108,10 +109,9 @@ export function runTask(
       update = result.update;
       goto = result.goto;
     }
-    const writes =
-      update instanceof WriteList
-        ? g.channels.toWriteList(update.writes, values, { node: task.node, step })
-        : g.channels.toWrites(update, values, { node: task.node, step });
+    const writes = isWriteList(update)
+      ? g.channels.toWriteList(update.writes, values, { node: task.node, step })
+      : g.channels.toWrites(update, values, { node: task.node, step });
     if (emit && (task.kind === "node" || task.kind === "send")) {
       emit(taskEnd(env, task, step, attempts?.attempt ?? 1, { writes }));
     }
@@ -137,7 +137,7 @@ export function runTask(
 
   /** A throw from the node: a pause, a parent's command, or the run's failure. */
   const caught = (error: unknown): MaybePromise<TaskOutcome> => {
-    if (error instanceof GraphInterrupt && error.scratchpad === pad) {
+    if (isGraphInterrupt(error) && error.scratchpad === pad) {
       if (emit)
         emit(taskEnd(env, task, step, attempts?.attempt ?? 1, { interrupts: error.nested ?? [] }));
       return {
@@ -149,13 +149,13 @@ export function runTask(
         nested: error.nested,
       };
     }
-    if (error instanceof ParentCommand) {
+    if (isParentCommand(error)) {
       return finish(new Command({ goto: error.goto as GotoTarget, update: error.update }));
     }
-    if (emit && !(error instanceof GraphInterrupt)) {
+    if (emit && !isGraphInterrupt(error)) {
       emit(taskEnd(env, task, step, attempts?.attempt ?? 1, { error: errorRecord(error) }));
     }
-    if (error instanceof StateweaverError || error instanceof GraphInterrupt) throw error;
+    if (isStateweaverError(error) || isGraphInterrupt(error)) throw error;
     throw new NodeError(task.node, step, error, attempts?.attempt ?? 1);
   };
 
@@ -200,7 +200,7 @@ function route(
   if (goto !== undefined) {
     const ends = from === START ? undefined : g.spec.nodes.get(from)?.ends;
     for (const target of toTargets(goto)) {
-      const node = target instanceof Send ? target.node : target;
+      const node = isSend(target) ? target.node : target;
       if (node === END) continue;
       if (from !== START && !ends?.includes(node)) {
         throw new GraphValidationError(
@@ -237,7 +237,7 @@ function route(
   };
   const follow = (edge: ConditionalEdgeSpec, routed: unknown) => {
     for (const target of toTargets(routed)) {
-      if (target instanceof Send) {
+      if (isSend(target)) {
         next.push(seed(g, target, `Router of "${from}"`));
         continue;
       }
@@ -259,11 +259,11 @@ function toTargets(value: unknown): Array<string | Send> {
 }
 
 function seed(g: GraphInternals, target: string | Send, who: string): TaskSeed {
-  const node = target instanceof Send ? target.node : target;
+  const node = isSend(target) ? target.node : target;
   if (typeof node !== "string" || !g.nodeFns.has(node)) {
     throw new GraphValidationError(
       `${who} sent the run to unknown node "${String(node)}". Known nodes: ${[...g.nodeFns.keys()].join(", ")}.`,
     );
   }
-  return target instanceof Send ? { node, kind: "send", arg: target.arg } : { node, kind: "node" };
+  return isSend(target) ? { node, kind: "send", arg: target.arg } : { node, kind: "node" };
 }

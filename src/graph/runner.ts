@@ -15,7 +15,7 @@ import {
 import {
   currentTask,
   GraphInterrupt,
-  ParentCommand,
+  isParentCommand,
   type Scratchpad,
 } from "../runtime/interrupt.js";
 import { attachRunEnv, type RunEnv } from "../runtime/run-env.js";
@@ -28,8 +28,8 @@ import {
 } from "../runtime/snapshot-format.js";
 import { DEFAULT_RUN, type GraphContext, type RunOptions } from "../runtime/task.js";
 import { valuesWithFinished } from "./barrier.js";
-import { Command } from "./command.js";
-import type { GraphEvent } from "./compile.js";
+import { isCommand } from "./command.js";
+import { type GraphEvent, RUN_INPUT } from "./compile.js";
 import { START } from "./constants.js";
 import type { CompileOptions } from "./graph.js";
 import type { GraphInternals } from "./internals.js";
@@ -114,14 +114,14 @@ export class GraphRunner<S extends State = State, C = unknown> {
       actor = createActor(this.#machine, { snapshot: snapshot as never, inspect });
     } else {
       actor = createActor(this.#machine, {
-        input: { values: this.#g.channels.initialValues(), run },
+        input: { [RUN_INPUT]: true, values: this.#g.channels.initialValues(), run },
         inspect,
       });
     }
     // The driver reads failures off the snapshot; without an error observer XState would
     // also rethrow them from a timer, where nobody can catch them.
     actor.subscribe({ error: ignoreError });
-    attachRunEnv(actor.system, env);
+    attachRunEnv(actor, env);
     actor.start();
     return actor;
   }
@@ -204,7 +204,14 @@ export class GraphRunner<S extends State = State, C = unknown> {
     const ended: { failed?: unknown } = {};
     try {
       if (writer && env.ns === "") await writer.claim(writer.runId ?? randomUUID());
-      const result = await drive(actor, env, writer, options);
+      // A streamed top-level run shows a paused step's finished writes before the pause.
+      const pauseValues = env.emit && env.ns === "" ? this.#pauseValues : undefined;
+      const result = await drive(
+        actor,
+        env,
+        writer,
+        pauseValues ? { ...options, pauseValues } : options,
+      );
       if (result.status !== "interrupted") return result;
       // A paused step shows what its finished tasks wrote, as getState does.
       const context = actor.getSnapshot().context as GraphContext;
@@ -217,6 +224,16 @@ export class GraphRunner<S extends State = State, C = unknown> {
       await writer?.close(ended);
     }
   }
+
+  /** The values a paused step shows if some of its tasks finished with writes; else none. */
+  readonly #pauseValues = (context: GraphContext): Record<string, unknown> | undefined => {
+    for (const t of context.tasks) {
+      if (t.status === "done" && t.kind !== "input" && t.writes && t.writes.length > 0) {
+        return valuesWithFinished(this.#g.channels, context);
+      }
+    }
+    return undefined;
+  };
 
   /**
    * Run this graph inside a task of another graph: same thread, its own
@@ -297,7 +314,7 @@ export class GraphRunner<S extends State = State, C = unknown> {
     } catch (error) {
       // Command.PARENT ends the child run: what it wrote before goes up with the command's
       // own update, in order, so the parent's reducers see every write exactly once.
-      if (error instanceof ParentCommand) throw error.after(journalOf(actor));
+      if (isParentCommand(error)) throw error.after(journalOf(actor));
       throw error;
     }
     const journal = journalOf(actor);
@@ -378,14 +395,12 @@ export class GraphRunner<S extends State = State, C = unknown> {
     const threadId = thread?.threadId ?? "<none>";
     let first: DriveOptions["first"];
     try {
-      if (plan.kind !== "input" && emit && storedValue(snap.value) !== "barrier") {
-        // A streamed resume starts from the thread's current values (a barrier emits its own).
-        emit({
-          type: "values",
-          ns: "",
-          step: context.step,
-          values: valuesWithFinished(this.#g.channels, context),
-        });
+      const at = storedValue(snap.value);
+      if (plan.kind !== "input" && emit && at !== "barrier" && at !== "breakpoint") {
+        // A streamed resume starts from the checkpoint's values, as in LangGraph.js: what the
+        // paused step's finished tasks wrote shows at its barrier. A barrier, and a breakpoint
+        // (continued through the barrier), emit their own.
+        emit({ type: "values", ns: "", step: context.step, values: context.values });
       }
       if (plan.kind === "resume") {
         const pending = pendingInterrupts(context, env);
@@ -437,7 +452,7 @@ function journalOf(actor: AnyActor): Array<[string, unknown]> {
 }
 
 export function planFor(input: unknown): Plan {
-  if (input instanceof Command) {
+  if (isCommand(input)) {
     if (input.hasResume) return { kind: "resume", value: input.resume, update: input.update };
     return { kind: "input", update: input.update, goto: input.goto };
   }

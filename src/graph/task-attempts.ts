@@ -1,8 +1,8 @@
 import { AbortError, NodeError, NodeTimeoutError } from "../errors/index.js";
 import {
   currentTask,
-  GraphInterrupt,
-  ParentCommand,
+  isGraphInterrupt,
+  isParentCommand,
   type Scratchpad,
 } from "../runtime/interrupt.js";
 import type { MaybePromise } from "../runtime/maybe-promise.js";
@@ -76,8 +76,8 @@ export class TaskAttempts {
       } catch (error) {
         const stopping = this.#cancellation.cancelled || this.#env.signal?.aborted;
         if (
-          error instanceof GraphInterrupt ||
-          error instanceof ParentCommand ||
+          isGraphInterrupt(error) ||
+          isParentCommand(error) ||
           stopping ||
           !retry ||
           this.attempt >= retry.maxAttempts ||

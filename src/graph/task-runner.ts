@@ -11,6 +11,8 @@ interface RunRequest {
   type: "RUN";
   node: string | undefined;
   context: GraphContext;
+  /** The graph actor asking: its run environment is the tasks'. */
+  graph: object;
 }
 
 /**
@@ -21,10 +23,10 @@ interface RunRequest {
  * Stopping the run cancels what is still running.
  */
 export function taskRunner(g: GraphInternals) {
-  return fromCallback<RunRequest>(({ receive, sendBack, system }) => {
-    const env = runEnvOf(system);
+  return fromCallback<RunRequest>(({ receive, sendBack }) => {
     let running: StepCancellation | undefined;
-    receive(({ node, context }) => {
+    receive(({ node, context, graph }) => {
+      const env = runEnvOf(graph);
       // The machine asks again only after an answer; a request it left behind is void.
       running?.cancel();
       const step = new StepCancellation(env.signal);

@@ -1,4 +1,9 @@
-import { AbortError, ModelError, StateweaverError } from "../errors/index.js";
+import {
+  AbortError,
+  isStateweaverError,
+  ModelError,
+  type StateweaverError,
+} from "../errors/index.js";
 
 /** Names the model a failing call was for, so errors can say where to look. */
 export interface ProviderIdentity {
@@ -22,7 +27,7 @@ export function toModelError(
   error: unknown,
   signal?: AbortSignal,
 ): StateweaverError {
-  if (error instanceof StateweaverError) return error;
+  if (isStateweaverError(error)) return error;
   if (signal?.aborted) return new AbortError(signal.reason);
   const status = readStatus(error);
   const providerMessage = readProviderMessage(error, status);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Command } from "../graph/command.js";
+import { type Command, isCommand } from "../control/index.js";
 import { message, type ToolCall, type ToolMessage } from "./message.js";
 import type { Tool } from "./tool.js";
 
@@ -72,7 +72,7 @@ export async function runToolCall(
     return reply(`Error: tool "${tool.name}" failed: ${reason}`, "error");
   }
 
-  if (result instanceof Command) {
+  if (isCommand(result)) {
     if (!options.onCommand) {
       return reply(
         `Error: tool "${tool.name}" returned a Command, which only a graph's tools node can apply; return a string or JSON here.`,

@@ -122,9 +122,13 @@ export class CheckpointWriter {
     return this.#behind > MAX_CHECKPOINT_LAG;
   }
 
-  /** Why the next checkpoint is written: `"input"`, `"update"` (`"fork"` stays a fork). */
+  /**
+   * Why the next checkpoint is written: `"input"` (a run from a past checkpoint stays a
+   * `"fork"`), or `"update"`, which an `updateState` checkpoint always is, on a past
+   * checkpoint too, as in LangGraph.js.
+   */
   startedBy(source: "input" | "update"): void {
-    if (this.#source !== "fork") this.#source = source;
+    if (source === "update" || this.#source !== "fork") this.#source = source;
   }
 
   /** Who hears of the first failed write (the driver, which fails the run). */

@@ -13,6 +13,13 @@ export interface DriveOptions {
   stopAtBarrier?: boolean;
   /** The event that sets the run going (INPUT, RESUME, UPDATE), sent once the driver listens. */
   first?: AnyEventObject;
+  /**
+   * The values a streamed run shows when it pauses in a step some of whose tasks finished
+   * (their writes applied, as the step's barrier will apply them), or `undefined` to show
+   * none. LangGraph.js streams these before the pause; the graph layer supplies them, as
+   * only it knows the reducers.
+   */
+  pauseValues?: (context: GraphContext) => Record<string, unknown> | undefined;
 }
 
 export type DriveResult =
@@ -157,6 +164,10 @@ export async function drive(
         const id = writer.checkpoint(value, context, env.stepOrigin, interrupts);
         env.emit?.(checkpointEvent(env, context, id, parentId, interrupts));
         await writer.flush();
+      }
+      if (env.emit && options.pauseValues) {
+        const values = options.pauseValues(context);
+        if (values) env.emit({ type: "values", ns: env.ns, step: context.step, values });
       }
       env.emit?.({ type: "interrupt", ns: env.ns, interrupts });
       return {

@@ -2,11 +2,12 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { hash } from "node:crypto";
 import type { InterruptRecord } from "../checkpoint/checkpointer.js";
 import { toJsonValue } from "../checkpoint/serde.js";
+import { brandClass, hasBrand, isBrandedInstance } from "../control/brand.js";
 import { InterruptReplayError, StateweaverError } from "../errors/index.js";
 import type { NodeRuntime } from "./node-runtime.js";
 import type { RunEnv } from "./run-env.js";
 import type { ReachedInterrupt } from "./task.js";
-import { WriteList } from "./write-list.js";
+import { isWriteList, WriteList } from "./write-list.js";
 
 /**
  * A task's interrupt bookkeeping while it runs: which interrupts it reached
@@ -51,7 +52,14 @@ export class GraphInterrupt extends Error {
     this.scratchpad = scratchpad;
     this.nested = nested;
   }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class on the right of instanceof (a subclass too)
+    return isBrandedInstance(this, value);
+  }
 }
+
+const GRAPH_INTERRUPT = brandClass(GraphInterrupt, "GraphInterrupt");
 
 /**
  * The control signal a subgraph's `Command({ graph: Command.PARENT })` throws:
@@ -71,21 +79,44 @@ export class ParentCommand extends Error {
   /** The same command, preceded by `earlier` writes of the child run (as one ordered list). */
   after(earlier: ReadonlyArray<[string, unknown]>): ParentCommand {
     if (earlier.length === 0) return this;
-    const own =
-      this.update instanceof WriteList
-        ? this.update.writes
-        : Object.entries((this.update ?? {}) as Record<string, unknown>);
+    const own = isWriteList(this.update)
+      ? this.update.writes
+      : Object.entries((this.update ?? {}) as Record<string, unknown>);
     return new ParentCommand(this.goto, new WriteList([...earlier, ...own]));
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class on the right of instanceof (a subclass too)
+    return isBrandedInstance(this, value);
   }
 }
 
-/** True for the control signal thrown by `interrupt()`. */
+const PARENT_COMMAND = brandClass(ParentCommand, "ParentCommand");
+
+/**
+ * True for the control signal thrown by `interrupt()`, whichever copy of stateweaver threw it.
+ *
+ * @example
+ * try { risky(); } catch (e) { if (isGraphInterrupt(e)) throw e; log(e); }
+ */
 export function isGraphInterrupt(error: unknown): error is GraphInterrupt {
-  return error instanceof GraphInterrupt;
+  return hasBrand(error, GRAPH_INTERRUPT);
 }
 
+/** True for the signal a subgraph's `Command({ graph: Command.PARENT })` throws, from any copy. */
+export function isParentCommand(error: unknown): error is ParentCommand {
+  return hasBrand(error, PARENT_COMMAND);
+}
+
+// Shared by every copy of stateweaver in the process (a registered symbol on globalThis), so
+// `interrupt()` imported from one copy finds the task that another copy's runner is running.
+const CURRENT_TASK = Symbol.for("stateweaver.currentTask");
+const processWide = globalThis as { [CURRENT_TASK]?: AsyncLocalStorage<Scratchpad> };
+
 /** The running task, found by the free `interrupt()` and by nested graph calls. */
-export const currentTask = new AsyncLocalStorage<Scratchpad>();
+export const currentTask: AsyncLocalStorage<Scratchpad> =
+  processWide[CURRENT_TASK] ?? new AsyncLocalStorage<Scratchpad>();
+processWide[CURRENT_TASK] = currentTask;
 
 /** Where an interrupt happens: which thread, namespace and step (the barrier it started from). */
 export type InterruptScope = Pick<RunEnv, "ns" | "thread" | "stepOrigin">;

@@ -1,5 +1,4 @@
 import type { Checkpointer } from "../checkpoint/checkpointer.js";
-import { InvalidConfigError } from "../errors/index.js";
 import type { RunEvent } from "../stream/run-events.js";
 import type { RunConfig } from "./node-runtime.js";
 import type { GraphContext, TaskOutcome, TaskRecord } from "./task.js";
@@ -44,20 +43,47 @@ export interface RunEnv {
   priorAttempts?: ReadonlyMap<string, number> | undefined;
   /** Store a failed task's error against the step's barrier checkpoint (set when persistent). */
   saveTaskError?: ((task: TaskRecord, error: unknown) => void) | undefined;
+  /**
+   * The actor was made by its user (`createActor(graph.machine, …)`, or a parent machine's
+   * `invoke`), not by invoke/resume/stream: nobody drives it from outside, so a failed run
+   * is the actor's own error and a pause is answered by the user's `RESUME`.
+   */
+  standalone?: boolean;
 }
 
+// Keyed by the graph's actor, not its actor system: graphs a parent machine invokes share
+// the parent's system, and each needs an environment of its own.
 const envs = new WeakMap<object, RunEnv>();
 
-export function attachRunEnv(system: object, env: RunEnv): void {
-  envs.set(system, env);
+/** Give a graph actor (before it starts) the environment invoke/resume/stream run it in. */
+export function attachRunEnv(actor: object, env: RunEnv): void {
+  envs.set(actor, env);
 }
 
-export function runEnvOf(system: object): RunEnv {
-  const env = envs.get(system);
+/**
+ * The environment of a graph actor; an actor its user made has none attached, and gets the
+ * standalone one: no thread, no stream, and its paused run kept in its persisted snapshot.
+ */
+export function runEnvOf(actor: object): RunEnv {
+  let env = envs.get(actor);
   if (!env) {
-    throw new InvalidConfigError(
-      "This graph machine was started without a run environment. Run graphs with compiled.invoke()/resume()/stream(), not createActor(compiled.machine) directly.",
-    );
+    env = standaloneEnv();
+    envs.set(actor, env);
   }
   return env;
+}
+
+function standaloneEnv(): RunEnv {
+  return {
+    config: { configurable: { checkpoint_ns: "" } },
+    context: {},
+    signal: undefined,
+    // The actor's persisted snapshot keeps a paused run, as a checkpoint does.
+    persistent: true,
+    ns: "",
+    emit: undefined,
+    thread: undefined,
+    stepOrigin: undefined,
+    standalone: true,
+  };
 }

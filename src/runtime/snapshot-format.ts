@@ -108,6 +108,8 @@ export function compactSnapshot(persisted: Persisted): {
       case "error":
       case "run":
       case "runSteps": // counted per call: a restored run starts at 0
+      case "interrupts": // for the actor's user; a checkpoint keeps its interrupt records
+      case "start":
         break;
       case "tasks":
         if (context.tasks.length > 0) stored.tasks = context.tasks.map(compactTask);

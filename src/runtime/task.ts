@@ -75,6 +75,17 @@ export interface GraphContext {
   journal?: Array<[string, unknown]>;
   /** Set only in the `failed` state; never persisted. */
   error?: unknown;
+  /**
+   * The interrupts a paused run waits on (id, value, node…), set while it rests paused, for
+   * the user of the graph's actor (`snapshot.context.interrupts`); not stored in checkpoints,
+   * which keep them as interrupt records.
+   */
+  interrupts?: InterruptRecord[] | undefined;
+  /**
+   * The input writes of a run its user started with `createActor(graph.machine, { input })`,
+   * until the machine's first step applies them.
+   */
+  start?: Record<string, unknown> | undefined;
   /** How this call runs; set when the actor is made, never persisted (see `RunOptions`). */
   run: RunOptions;
 }

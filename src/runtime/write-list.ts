@@ -1,3 +1,5 @@
+import { brandClass, hasBrand, isBrandedInstance } from "../control/brand.js";
+
 /**
  * A node result that is an ordered list of writes rather than an object: how a
  * subgraph hands its nodes' writes to the parent, one by one, so each passes
@@ -8,4 +10,17 @@ export class WriteList {
   constructor(writes: ReadonlyArray<[string, unknown]>) {
     this.writes = writes;
   }
+
+  static [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class on the right of instanceof (a subclass too)
+    return isBrandedInstance(this, value);
+  }
+}
+
+// Branded: a subgraph compiled by another copy of stateweaver hands its parent a WriteList too.
+const WRITE_LIST = brandClass(WriteList, "WriteList");
+
+/** True for a `WriteList`, whichever copy of stateweaver made it. */
+export function isWriteList(value: unknown): value is WriteList {
+  return hasBrand(value, WRITE_LIST);
 }

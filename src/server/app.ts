@@ -4,7 +4,10 @@ import { bodyLimit } from "hono/body-limit";
 import type { Checkpointer } from "../checkpoint/index.js";
 import type { CompiledGraph } from "../index.js";
 import { createRuns, type RunQueue } from "../runs/index.js";
-import { authRoutes, requireAccess } from "./auth.js";
+import { type Store, storeFor } from "../store/index.js";
+import { Assistants } from "./assistants.js";
+import { type AuthHandlers, authenticateRequests } from "./auth/custom-auth.js";
+import { authRoutes, checkToken, requireAccess } from "./auth.js";
 import { errorResponse } from "./errors.js";
 import { graphRunExecutor } from "./graph-runs.js";
 import { HostedGraphs } from "./hosted-graphs.js";
@@ -14,6 +17,7 @@ import { assistantRoutes } from "./routes/assistants.js";
 import { healthRoutes } from "./routes/health.js";
 import { inboxRoutes } from "./routes/inbox.js";
 import { runRoutes } from "./routes/runs.js";
+import { storeRoutes } from "./routes/store.js";
 import { threadRoutes } from "./routes/threads.js";
 import { securityHeaders } from "./security-headers.js";
 import type { ServerContext } from "./server-context.js";
@@ -33,8 +37,19 @@ export interface ServerOptions {
   graphs: Record<string, CompiledGraph<any, any>>;
   /** Where every hosted graph keeps its threads (the graphs' own checkpointers are not used). */
   checkpointer: Checkpointer;
-  /** When set, every API call needs it (bearer token, or a browser login). */
+  /**
+   * When set, every API call needs it (bearer token, or a browser login); it must not be
+   * empty (`ServerConfigError`). Without it, the API answers only this machine: requests
+   * over a loopback connection (through `listen()` or `@hono/node-server`) to a loopback
+   * `Host`; `app.request()` and other runtimes, whose connection cannot be seen, need it.
+   */
   token?: string;
+  /**
+   * Custom auth in LangGraph's `Auth` shape (`new Auth().authenticate(…)`): it runs on
+   * every API call in place of the shared token, and the user it returns is who decides
+   * reviews (their permissions are what review policies' `reviewers` check).
+   */
+  auth?: AuthHandlers;
   /** The built inbox to serve at `/`; the package's own `dist/inbox` by default. */
   inboxDir?: string;
   /** Largest request body in bytes; `DEFAULT_BODY_LIMIT` by default. */
@@ -48,6 +63,11 @@ export interface ServerOptions {
   concurrency?: number;
   /** How long a run's worker holds it without renewing its lease (see `createRuns`). */
   leaseMs?: number;
+  /**
+   * The long-term store behind `/store` (and `runtime.store`): by default `storeFor(checkpointer)`,
+   * the same PGlite or PostgreSQL database.
+   */
+  store?: Store;
   /** Called with errors no route expected (answered with a 500); `console.error` by default. */
   onUnexpectedError?: (error: unknown) => void;
 }
@@ -71,6 +91,8 @@ const packageInbox = () =>
  * const res = await app.request("/ok");
  */
 export function createApp(options: ServerOptions): { app: Hono; context: ServerContext } {
+  // Checked before anything starts (the run workers below), so a refused config leaks nothing.
+  const access = { token: checkToken(options.token) };
   const hosted = new HostedGraphs(options.graphs, options.checkpointer);
   const runs = createRuns({
     graphs: Object.fromEntries(hosted.ids.map((id) => [id, hosted.get(id)])),
@@ -80,7 +102,9 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   const report = options.onUnexpectedError ?? ((error: unknown) => console.error(error));
   const context: ServerContext = {
     hosted,
+    assistants: new Assistants(hosted),
     checkpointer: options.checkpointer,
+    store: options.store ?? storeFor(options.checkpointer),
     runs,
     events: new InboxEvents(options.checkpointer, (error) => report(error)),
     newThreads: new NewThreads(),
@@ -95,7 +119,6 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   runs.onDeadline((threadId) => context.events.publish(threadId, "deadline"));
   const concurrency = options.concurrency ?? 8;
   if (concurrency > 0) runs.work({ concurrency, execute: graphRunExecutor() }).catch(report);
-  const access = { token: options.token };
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
 
   const app = new Hono();
@@ -118,11 +141,12 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   app.use(staticInbox(options.inboxDir ?? packageInbox()));
   app.route("/", healthRoutes(context));
   app.route("/auth", authRoutes(access));
-  app.use(requireAccess(access));
+  app.use(options.auth ? authenticateRequests(options.auth) : requireAccess(access));
   app.route("/assistants", assistantRoutes(context));
   app.route("/threads", threadRoutes(context));
   app.route("/threads", runRoutes(context));
   app.route("/inbox", inboxRoutes(context));
+  app.route("/store", storeRoutes(context));
   app.notFound((c) =>
     c.json(
       { error: { code: "NOT_FOUND", message: `No route ${c.req.method} ${c.req.path}.` } },

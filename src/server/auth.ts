@@ -3,15 +3,33 @@ import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { z } from "zod";
 import { CSRF_COOKIE, checkCsrf, checkSameSite, fromBrowser } from "./csrf.js";
-import { RequestError } from "./errors.js";
+import { RequestError, ServerConfigError } from "./errors.js";
 import { parseBody } from "./request-body.js";
 
 /** The HttpOnly cookie of a browser that logged in with the token. */
 export const SESSION_COOKIE = "sw_session";
 
-/** Who may call the server: with `token`, only holders of it; without, anyone on loopback. */
+/** Who may call the server: with `token`, only holders of it; without, only this machine. */
 export interface AccessOptions {
   token: string | undefined;
+}
+
+/**
+ * The configured token, checked: `undefined` (no token: this machine only) or a string
+ * with something in it. An empty or blank token would let an empty `x-api-key` header
+ * through, so it is a `ServerConfigError`, as is anything but a string.
+ *
+ * @example
+ * checkToken(process.env.STATEWEAVER_TOKEN || undefined); // the token, or undefined
+ */
+export function checkToken(token: unknown): string | undefined {
+  if (token === undefined) return undefined;
+  if (typeof token !== "string" || token.trim() === "") {
+    throw new ServerConfigError(
+      `The server's token is ${typeof token === "string" ? "empty" : `a ${typeof token}`}; an empty token would let an empty x-api-key header in. Pass a long random string as token (e.g. openssl rand -hex 32), or leave token out to answer only this machine.`,
+    );
+  }
+  return token;
 }
 
 const sameBytes = (a: string, b: string) => {
@@ -25,26 +43,68 @@ const sameBytes = (a: string, b: string) => {
 const sessionOf = (token: string) => createHmac("sha256", token).update("sw_session").digest("hex");
 
 const loopbackHosts = /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/;
+const loopbackAddresses = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
+
+/**
+ * The address of the client's end of the connection, when the request came through
+ * Node's HTTP server (`listen()`, or `@hono/node-server`'s `serve` / `getRequestListener`
+ * in the user's own server, which hand the socket over as `c.env.incoming`). Any other
+ * way in (`app.request()`, another runtime) gives no address.
+ */
+function peerAddress(c: Context): string | undefined {
+  const env = c.env as
+    | { incoming?: { socket?: { remoteAddress?: string } }; server?: { incoming?: unknown } }
+    | undefined;
+  const incoming = (env?.server?.incoming ?? env?.incoming) as
+    | { socket?: { remoteAddress?: string } }
+    | undefined;
+  return incoming?.socket?.remoteAddress;
+}
+
+/**
+ * Without a token, only this machine may call: the connection must come from a loopback
+ * address, and the `Host` must be a loopback name (a page on another site that DNS points
+ * at 127.0.0.1 sends its own name: DNS rebinding). The `Host` alone proves nothing, since
+ * any client can send any `Host`; a request whose connection we cannot see is refused.
+ */
+function checkThisMachine(c: Context): void {
+  const peer = peerAddress(c);
+  if (peer === undefined) {
+    throw new RequestError(
+      403,
+      "TOKEN_REQUIRED",
+      "This server has no token and cannot see where this request came from (it did not come through Node's HTTP server: listen(), or serve / getRequestListener from @hono/node-server). Create it with a token (createServer({ token })) and send Authorization: Bearer <token>.",
+    );
+  }
+  if (!loopbackAddresses.test(peer)) {
+    throw new RequestError(
+      403,
+      "TOKEN_REQUIRED",
+      `This server has no token, so it only answers this machine, and this request came from ${peer}. Set a token (STATEWEAVER_TOKEN, or createServer({ token })) and send it as Authorization: Bearer <token>.`,
+    );
+  }
+  if (!loopbackHosts.test(c.req.header("host") ?? "")) {
+    throw new RequestError(
+      403,
+      "HOST_NOT_ALLOWED",
+      "This server has no token, so it only answers requests addressed to 127.0.0.1 or localhost.",
+    );
+  }
+}
 
 /**
  * Checks every request it is mounted before (health, login and the inbox's static files
  * are mounted ahead of it, so they stay open). With a token: API clients send `Authorization: Bearer <token>`
  * (or `x-api-key`), browsers the session cookie from `POST /auth/login` plus the CSRF
- * header on state-changing requests. Without a token (loopback only): the `Host` must be
- * a loopback name (against DNS rebinding), and browser requests that change state need
- * the CSRF header.
+ * header on state-changing requests. Without a token: only this machine (a loopback
+ * connection and a loopback `Host`, see `checkThisMachine`), and browser requests that
+ * change state need the CSRF header.
  */
 export function requireAccess(options: AccessOptions): MiddlewareHandler {
+  const token = checkToken(options.token);
   return async function requireAccess(c, next) {
-    const { token } = options;
     if (token === undefined) {
-      if (!loopbackHosts.test(c.req.header("host") ?? "")) {
-        throw new RequestError(
-          403,
-          "HOST_NOT_ALLOWED",
-          "This server has no token, so it only answers requests addressed to 127.0.0.1 or localhost.",
-        );
-      }
+      checkThisMachine(c);
       if (fromBrowser(c)) checkCsrf(c);
       return next();
     }

@@ -1,6 +1,7 @@
 import type { ActionRequest } from "../agent/index.js";
 import type { ThreadRecord } from "../checkpoint/index.js";
 import { DECISIONS_KEY } from "./inbox-items.js";
+import type { Approval } from "./review-approvals.js";
 
 /**
  * A reviewer's answer to one pause, as recorded in the thread's metadata
@@ -24,6 +25,13 @@ export interface Decision {
   runId: string;
   idempotencyKey: string;
   unexpandedApproveOverride?: boolean;
+  /**
+   * How `reviewer` was known: `auth_handler` (verified by the auth file) or `shared_token`
+   * (a typed name nobody verified). Absent on a deadline's decision: the system's.
+   */
+  authenticatedBy?: "auth_handler" | "shared_token";
+  /** Everyone who approved, when the review needed several people (`approvals`). */
+  approvedBy?: Approval[];
 }
 
 /** One arg an edit changed: its path, the value proposed and the value the reviewer set. */

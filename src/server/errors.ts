@@ -1,5 +1,5 @@
 import { isTransientDatabaseError } from "../checkpoint/index.js";
-import { StateweaverError } from "../errors/index.js";
+import { isStateweaverError, StateweaverError } from "../errors/index.js";
 
 /** One problem with a request field, for showing at that field. */
 export interface FieldProblem {
@@ -60,6 +60,8 @@ const STATUS_BY_CODE: Record<string, RequestError["status"]> = {
   CHECKPOINT_NOT_FOUND: 404,
   THREAD_EXISTS: 409,
   REWIND_TARGET_NOT_FOUND: 409,
+  // LangGraph's server answers a namespace it cannot take with 422.
+  INVALID_STORE_REQUEST: 422,
 };
 
 /**
@@ -104,7 +106,7 @@ export function errorResponse(error: unknown): {
       },
     };
   }
-  if (error instanceof StateweaverError) {
+  if (isStateweaverError(error)) {
     const status = STATUS_BY_CODE[error.code];
     if (status) return { status, body: { error: { code: error.code, message: error.message } } };
   }

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
+import { clauses, sentences } from "../errors/sentences.js";
 import type { CompiledGraph } from "../index.js";
 import { ServerConfigError } from "./errors.js";
 
@@ -58,12 +59,14 @@ export async function loadServerConfig(
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new ServerConfigError(`${file} is not valid JSON: ${(error as Error).message}.`);
+    throw new ServerConfigError(
+      sentences(`${file} is not valid JSON: ${(error as Error).message}`),
+    );
   }
   const parsed = configFile.safeParse(json);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "(file)"}: ${i.message}`);
-    throw new ServerConfigError(`${file} is not a valid config: ${issues.join("; ")}.`);
+    throw new ServerConfigError(`${file} is not a valid config: ${clauses(issues)}`);
   }
   const base = dirname(resolve(file));
   const load = async (where: string, spec: string) => {

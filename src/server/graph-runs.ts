@@ -1,4 +1,4 @@
-import type { StreamEvent } from "../index.js";
+import { NodeError, type StreamEvent } from "../index.js";
 import {
   argOf,
   type BackgroundRun,
@@ -122,11 +122,22 @@ export function graphRunExecutor(): RunExecutor {
       ...(request.interruptAfter && { interruptAfter: request.interruptAfter }),
     });
     for (;;) {
-      const next = await stream.next();
+      const next = await stream.next().catch((error: unknown) => {
+        throw ownError(error);
+      });
       if (next.done) return next.value.status === "done" ? "success" : "interrupted";
       frames.write(next.value);
     }
   };
+}
+
+/**
+ * What a failed run reports: the error the node threw, under its own name and message, as
+ * LangGraph's server sends it (`{ error: "CustomError", message: "Boo!" }`), rather than
+ * our `NodeError` around it. Other errors (a recursion limit, say) are reported as they are.
+ */
+function ownError(error: unknown): unknown {
+  return error instanceof NodeError && error.cause instanceof Error ? error.cause : error;
 }
 
 /** Turns our stream events into LangGraph's SSE events for the modes asked. */

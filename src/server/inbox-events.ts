@@ -7,6 +7,7 @@ import { hasThreadChangeFeed, type ThreadChangeFeed } from "../checkpoint/index.
 export type InboxChange =
   | "paused"
   | "decided"
+  | "approved"
   | "finished"
   | "failed"
   | "deleted"

@@ -1,7 +1,8 @@
-import type { ReviewDeadline } from "../agent/index.js";
+import { HITL, type ReviewDeadline } from "../agent/index.js";
 import type { InterruptRecord, ThreadRecord } from "../checkpoint/index.js";
 import { DECISIONS_KEY, deadlineOf, REVIEW_GROUP_KEY } from "../runs/review-deadlines.js";
 import { type PauseKind, pauseKind } from "./review-answer.js";
+import { APPROVALS_KEY, type Approval, pendingApprovalsOf } from "./review-approvals.js";
 
 export { DECISIONS_KEY };
 
@@ -12,7 +13,7 @@ export { DECISIONS_KEY };
  * const item: InboxItem = { threadId: "t1", graphId: "ops", interruptId: "a1b2…", kind: "tool_review",
  *   node: "humanInTheLoop/afterModel", ns: "", value: {}, checkpointId: "c1",
  *   waitingSince: "2026-01-01T00:00:00.000Z", threadMetadata: {}, summary: "remove_file(path: temp.txt)",
- *   deadline: null, reviewGroup: null };
+ *   deadline: null, reviewGroup: null, approvals: null };
  */
 export interface InboxItem {
   threadId: string;
@@ -30,6 +31,16 @@ export interface InboxItem {
   deadline: ReviewDeadline | null;
   /** The group the review was handed to (the thread's `review_group` metadata), or null. */
   reviewGroup: string | null;
+  /**
+   * For a review whose policy wants several approvals: how many, who approved so far and
+   * the answer they approved (others approve the same, or their edit starts the count
+   * again); null otherwise.
+   */
+  approvals: {
+    required: number;
+    approvedBy: Array<Omit<Approval, "idempotencyKey">>;
+    answer: unknown;
+  } | null;
 }
 
 const clip = (text: string, max = 120) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
@@ -66,7 +77,11 @@ export function itemIdOf(i: InterruptRecord, checkpointId: string): string {
 
 /** What a thread record has pending, as inbox items (a breakpoint once, however many nodes). */
 export function inboxItemsOf(record: ThreadRecord, graphId: string | undefined): InboxItem[] {
-  const { [DECISIONS_KEY]: _decisions, ...threadMetadata } = record.metadata;
+  const {
+    [DECISIONS_KEY]: _decisions,
+    [APPROVALS_KEY]: _approvals,
+    ...threadMetadata
+  } = record.metadata;
   const items: InboxItem[] = [];
   const seen = new Set<string>();
   const group = record.metadata[REVIEW_GROUP_KEY];
@@ -89,7 +104,21 @@ export function inboxItemsOf(record: ThreadRecord, graphId: string | undefined):
       summary: summaryOf(i, kind),
       deadline: deadlineOf(i) ?? null,
       reviewGroup: typeof group === "string" ? group : null,
+      approvals: kind === "tool_review" ? approvalsOf(record, i) : null,
     });
   }
   return items;
+}
+
+/** The approvals a review collects, when its policy wants more than one. */
+function approvalsOf(record: ThreadRecord, interrupt: InterruptRecord): InboxItem["approvals"] {
+  const required = Math.max(
+    1,
+    ...HITL.fromInterrupt(interrupt).actions.map((a) => a.approvals ?? 1),
+  );
+  if (required < 2) return null;
+  const kept = pendingApprovalsOf(record)[interrupt.id];
+  const current = kept?.checkpointId === record.latestCheckpointId ? kept : undefined;
+  const approvedBy = (current?.approvedBy ?? []).map(({ idempotencyKey: _key, ...a }) => a);
+  return { required, approvedBy, answer: current?.answer ?? null };
 }

@@ -8,7 +8,9 @@
  * await server.listen({ port: 2024 });
  */
 export { createApp, DEFAULT_BODY_LIMIT, type ServerOptions } from "./app.js";
-export { SESSION_COOKIE } from "./auth.js";
+export type { AuthHandlers } from "./auth/custom-auth.js";
+export type { AuthUser, RequestIdentity } from "./auth/identity.js";
+export { checkToken, SESSION_COOKIE } from "./auth.js";
 export { CSRF_COOKIE, CSRF_HEADER } from "./csrf.js";
 export type { ArgChange, Decision } from "./decisions.js";
 export { type FieldProblem, RequestError, ServerConfigError } from "./errors.js";

@@ -44,7 +44,7 @@ export function createServer(options: ServerOptions): StateweaverServer {
     app,
     context,
     async listen({ port = 2024, host = "127.0.0.1" } = {}) {
-      if (!LOOPBACK_HOSTS.has(host) && !options.token) {
+      if (!LOOPBACK_HOSTS.has(host) && !options.token && !options.auth) {
         throw new ServerConfigError(
           `Refusing to listen on ${host} without STATEWEAVER_TOKEN: anyone who can reach it could approve tool calls. Set STATEWEAVER_TOKEN, or bind 127.0.0.1.`,
         );

@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { z } from "zod";
+import { clauses } from "../errors/sentences.js";
 import { RequestError } from "./errors.js";
 
 /**
@@ -28,7 +29,7 @@ export async function parseBody<T extends z.ZodType>(c: Context, schema: T): Pro
   throw new RequestError(
     400,
     "INVALID_BODY",
-    `The request body is not valid: ${fields.map((f) => `${f.path}: ${f.message}`).join("; ")}.`,
+    `The request body is not valid: ${clauses(fields.map((f) => `${f.path}: ${f.message}`))}`,
     { fields },
   );
 }

@@ -1,17 +1,23 @@
 import type { Checkpointer, ThreadRecord, ThreadStatus } from "../checkpoint/index.js";
 import type { Runs } from "../runs/index.js";
+import type { Store } from "../store/index.js";
+import type { Assistants } from "./assistants.js";
 import { RequestError } from "./errors.js";
 import type { HostedGraphs } from "./hosted-graphs.js";
 import type { InboxEvents } from "./inbox-events.js";
 import type { NewThreads } from "./new-threads.js";
 
 /**
- * What every route works with: the hosted graphs, the store (whose thread index is the
+ * What every route works with: the hosted graphs and their assistants, the store (whose thread index is the
  * only list of threads), the runs in progress and the inbox's change feed.
  */
 export interface ServerContext {
   hosted: HostedGraphs;
+  /** The assistants runs name: one per hosted graph, and those clients created. */
+  assistants: Assistants;
   checkpointer: Checkpointer;
+  /** The long-term store (`/store`). */
+  store: Store;
   runs: Runs;
   events: InboxEvents;
   newThreads: NewThreads;

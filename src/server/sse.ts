@@ -17,7 +17,8 @@ const EVENT_OF_MODE: Record<string, string> = {
 /**
  * Stream a run's events as SSE (LangGraph's event names; `id` is the event's sequence
  * number, so a client reconnecting with `Last-Event-ID` gets only what it missed), then
- * `end`. With `modes`, only those modes' events are sent.
+ * close the stream when the run ends, as LangGraph does (no closing event: the SDK would
+ * pass one on as a chunk). With `modes`, only those modes' events are sent.
  */
 export function streamRun(
   c: Context,
@@ -57,6 +58,5 @@ export function streamRun(
       else if (!wanted || wanted.has("values"))
         await stream.writeSSE({ event: "values", data: JSON.stringify(values) });
     }
-    await stream.writeSSE({ event: "end", data: "null" });
   });
 }

@@ -12,3 +12,4 @@ export {
   type PausedRun,
   pathCoverage,
 } from "./path-coverage.js";
+export { describeStoreConformance } from "./store-conformance.js";

@@ -6,7 +6,7 @@
  *   npm run bench -- --only S1,S3     # some scenarios
  *   npm run bench -- --quick          # fewer iterations (a smoke run)
  *   npm run bench -- --runs 3         # each scenario three times; the run with the median ratio
- *   npm run bench -- --only S9,S10,S11  # the server rows, ours beside LangGraph's dev server
+ *   npm run bench -- --only S9,S10,S11,S14  # the server rows, ours beside LangGraph's dev server
  *
  * Every scenario builds the same graph in both libraries, warms both up, then times
  * them in alternating batches and reports medians (see measure.ts). Both are measured
@@ -17,6 +17,7 @@
 import { setMaxListeners } from "node:events";
 import { closeLangGraphServer } from "./langgraph-server-fixture.js";
 import type { Scenario, ScenarioResult } from "./scenario.js";
+import { s0 } from "./scenarios/s0-xstate-floor.js";
 import { s1 } from "./scenarios/s1-chain.js";
 import { s2 } from "./scenarios/s2-chain-checkpointed.js";
 import { s3 } from "./scenarios/s3-interrupt-resume.js";
@@ -30,8 +31,9 @@ import { s10 } from "./scenarios/s10-first-token.js";
 import { s11 } from "./scenarios/s11-sse-clients.js";
 import { s12 } from "./scenarios/s12-conversation-storage.js";
 import { s13 } from "./scenarios/s13-background-runs.js";
+import { s14 } from "./scenarios/s14-resume-burst.js";
 
-const scenarios: Scenario[] = [s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13];
+const scenarios: Scenario[] = [s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14];
 
 // LangGraph.js adds an abort listener per task to one signal on long runs (S5); the default
 // limit of 10 makes Node print MaxListenersExceededWarning in the middle of the results.

@@ -74,10 +74,11 @@ describe("the web inbox", () => {
     await choose(page, 0, "approve");
     const stream = page.waitForResponse((r) => /\/runs\/[^/]+\/stream$/.test(r.url()));
     await submit(page);
-    // The page follows the resumed run: the model's tokens, then the end of the run.
+    // The page follows the resumed run: the model's tokens, then the stream closes (as
+    // LangGraph's does, with no closing event).
     const frames = await (await stream).text();
     expect(frames).toContain("event: messages");
-    expect(frames).toContain("event: end");
+    expect(frames).not.toContain("event: end");
     await waitUntilDone(page);
     expect(await page.locator("main").textContent()).toContain("removed logs/app-2024.log");
     const view = await threadView(inbox.url, paused.threadId);
@@ -187,7 +188,9 @@ describe("the web inbox", () => {
     await page.keyboard.press("?");
     await page.locator('[role="dialog"]').waitFor();
     await page.keyboard.press("?");
-    await submit(page);
+    // Submitted from the keys alone: focus is on the page body, not in the form.
+    expect(await page.evaluate("document.activeElement === document.body")).toBe(true);
+    await page.keyboard.press("Control+Enter");
     await waitUntilDone(page);
 
     const view = await threadView(inbox.url, paused.threadId);
@@ -205,20 +208,22 @@ describe("the web inbox", () => {
     expectClean(w);
   });
 
-  it("answers a plain interrupt with JSON, then continues past a breakpoint", async () => {
+  it("answers a question with a plain word, then continues past a breakpoint", async () => {
     const { page } = w;
     const paused = await startThread(inbox.url, "intake", {});
     expect(paused.kind).toBe("interrupt");
     await openThread(page, inbox.url, paused.threadId);
-    expect(await page.locator(".model-text").textContent()).toContain(
+    expect(await page.locator('[data-testid="question"]').textContent()).toBe(
       "Which environment should the fix go to?",
     );
+    // JSON stays available on request, and there a bare word is refused at the field.
+    await page.locator('[data-answer-mode="json"]').click();
     await page.locator("#interrupt-answer").fill("staging");
-    await page.locator("form.review button[type=submit]").click();
+    await page.keyboard.press("Control+Enter");
     expect(await page.locator(".field-error").textContent()).toContain("Not valid JSON");
-    await page.locator("#interrupt-answer").fill('"staging"');
-    await page.locator("form.review button[type=submit]").click();
-
+    await page.locator('[data-answer-mode="text"]').click();
+    await page.locator("#interrupt-answer").fill("staging");
+    await page.keyboard.press("Control+Enter");
     // The graph stops before "deploy": a breakpoint, answered with Continue.
     const button = page.getByRole("button", { name: "Continue" });
     await button.waitFor({ timeout: 20_000 });

@@ -45,6 +45,7 @@ import {
 } from "../../machines/chart-replay.js";
 import { runMachine } from "../../machines/run.machine.js";
 import { taskMachine } from "../../machines/task.machine.js";
+import { type GraphInput, RUN_INPUT } from "../../src/graph/compile.js";
 import { END, Graph, interrupt, RecursionLimitError, START } from "../../src/index.js";
 import { ROUTE } from "../../src/runtime/checkpoint-writer.js";
 import { recoverTasks } from "../../src/runtime/drive.js";
@@ -89,7 +90,7 @@ interface Example {
   /** Nodes whose tasks the traversal also lets fail. */
   fails: string[];
   /** What the machine starts from: no values, and the call's options. */
-  input: { values: Record<string, unknown>; run: RunOptions };
+  input: GraphInput;
 }
 
 /** A call whose driver holds the run at each barrier, as durability "sync" does. */
@@ -97,7 +98,7 @@ const HELD: RunOptions = { ...DEFAULT_RUN, holds: true };
 /** The same example, run with other call options. */
 const withRun = (g: Example, run: Partial<RunOptions>): Example => ({
   ...g,
-  input: { values: {}, run: { ...HELD, ...run } },
+  input: { [RUN_INPUT]: true, values: {}, run: { ...HELD, ...run } },
 });
 const STEP: AnyEventObject = { type: "STEP" };
 const INPUT = { type: "INPUT", update: { topic: "statecharts" } };
@@ -120,7 +121,7 @@ function example(
   for (const [from, to] of edges) graph.addEdge(from, to);
   for (const [from, to] of joins) graph.addEdge(from, to);
   const compiled = graph.compile();
-  const input = { values: {}, run: HELD };
+  const input: GraphInput = { [RUN_INPUT]: true, values: {}, run: HELD };
   return { machine: compiled.machine, nodes: [START, ...nodes], edges, input, ...options };
 }
 
@@ -422,7 +423,7 @@ const env = (): RunEnv => ({
 /** Replays let the runner fail with the model's error (no node really throws), in an environment like `invoke()`'s. */
 const replayOptions = {
   injectErrors: true,
-  prepare: (actor: AnyActorRef) => attachRunEnv(actor.system, env()),
+  prepare: (actor: AnyActorRef) => attachRunEnv(actor, env()),
 };
 
 describe("a compiled graph's machine", () => {
@@ -626,7 +627,9 @@ describe("a compiled graph's machine", () => {
           const [next, actions] = transition(g.machine, state, event) as [Snap, never];
           const entered = !state.hasTag("running") && next.hasTag("running");
           // Each RUN is sent to the runner and is the request the state holds.
-          same(sent(actions), entered ? [["tasks", request(next)]] : []);
+          // (Less the asking actor, which the request names so the runner finds its environment.)
+          const asked = sent(actions).map(([to, { graph: _, ...e }]) => [to, e]);
+          same(asked, entered ? [["tasks", request(next)]] : []);
           if (entered) askedBy.add(`${g.machine.id}.${runningLifecycle(next)}`);
         }
       }

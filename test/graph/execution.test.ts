@@ -413,24 +413,18 @@ describe("inspection", () => {
     expect(events).toContain("@xstate.event graph TASKS.DONE");
   });
 
-  it("refuses to run its machine outside invoke(), saying what to call instead", () => {
+  it("fails its actor at once, saying what to pass, when started without input", () => {
     const graph = new Graph({ name: "Embedded" })
       .addNode("a", () => ({ x: 1 }))
       .addEdge(START, "a")
       .compile();
-    const errorOf = (actor: AnyActorRef) => {
-      let error: unknown;
-      actor.subscribe({ error: (e) => (error = e) });
-      actor.start();
-      actor.stop();
-      return error;
-    };
-    const withoutInput = errorOf(createActor(graph.machine));
-    expect(withoutInput).toBeInstanceOf(InvalidConfigError);
-    expect((withoutInput as Error).message).toMatch(/compiled\.invoke\(\)/);
-    const withoutEnvironment = errorOf(createActor(graph.machine, { input: { values: {} } }));
-    expect(withoutEnvironment).toBeInstanceOf(InvalidConfigError);
-    expect((withoutEnvironment as Error).message).toMatch(/run environment.*compiled\.invoke\(\)/);
+    let error: unknown;
+    const actor = createActor(graph.machine);
+    actor.subscribe({ error: (e) => (error = e) });
+    actor.start();
+    actor.stop();
+    expect(error).toBeInstanceOf(InvalidConfigError);
+    expect((error as Error).message).toMatch(/createActor\(graph\.machine, \{ input: /);
   });
 
   it("describes its declared edges", () => {

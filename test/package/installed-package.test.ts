@@ -28,6 +28,7 @@ const KNOWN_EXPORTS: Record<string, { name: string; type: string }> = {
   "./testing": { name: "graphPaths", type: "function" },
   "./server": { name: "createServer", type: "function" },
   "./runs": { name: "createRuns", type: "function" },
+  "./store": { name: "MemoryStore", type: "function" },
 };
 
 interface PackageJson {

@@ -100,8 +100,8 @@ describe("decisions", () => {
     expect(after.decisions).toHaveLength(1);
     expect(after.decisions[0].unexpandedApproveOverride).toBe(true);
     expect(after.decisions[0].proposed[0].args).toEqual({ path: "a1.txt" });
-    const decided = after.history.find((h: any) => h.decision);
-    expect(decided.checkpointId).toBe(item.checkpointId);
+    const decided = after.history.find((h: any) => h.decisions.length > 0);
+    expect(decided.pausedAt).toBe(item.checkpointId);
     expect(after.messages.at(-1).content).toBe("Done: removed a1.txt");
   });
 

@@ -97,7 +97,7 @@ describe.skipIf(!url)("the server on PostgreSQL", () => {
         streamMode: "values",
       }))
         events.push(part);
-      expect(events.map((e) => e.event)).toEqual(["metadata", "values", "end"]);
+      expect(events.map((e) => e.event)).toEqual(["metadata", "values"]);
       const values = events[1]!.data as { __interrupt__?: Array<{ value: unknown }> };
       expect(values.__interrupt__?.map((i) => i.value).sort()).toEqual(["first?", "second?"]);
       const [run] = await client.runs.list(thread.thread_id);

@@ -1,8 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { type AddressInfo, createServer as createNetServer } from "node:net";
+import { networkInterfaces } from "node:os";
 import { fileURLToPath } from "node:url";
+import pg from "pg";
 import { describe, expect, it } from "vitest";
+import { dropRunQueueTables, dropStoreTables } from "../setup/store-tables.js";
 import { tempDataDir } from "./fixtures/server.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -38,6 +42,14 @@ describe("stateweaver serve", () => {
     expect(text).toContain(
       "Refusing to listen on 0.0.0.0 without STATEWEAVER_TOKEN: set it, or bind 127.0.0.1.",
     );
+    expect(code).toBe(1);
+  });
+
+  it("refuses a blank STATEWEAVER_TOKEN before opening anything, saying what to pass", async () => {
+    const child = serve({ HOST: "127.0.0.1", PORT: "0", STATEWEAVER_TOKEN: "   " });
+    const text = await outputOf(child, /\n$/);
+    const code = child.exitCode ?? (await once(child, "exit"))[0];
+    expect(text).toContain("The server's token is empty");
     expect(code).toBe(1);
   });
 
@@ -79,5 +91,55 @@ describe("stateweaver serve", () => {
       await data.dispose();
     }
     // A fresh PGlite database and the TypeScript loader take a while on a busy machine.
+  }, 90_000);
+});
+
+// Worker-backed: runs go to the PostgreSQL queue and `stateweaver worker` processes
+// (STATEWEAVER_CONCURRENCY=0 leaves them all to workers); the HTTP side keeps the same rule.
+const pgUrl = process.env.STATEWEAVER_PG_URL;
+const outside = Object.values(networkInterfaces())
+  .flat()
+  .find((a) => a && !a.internal && a.family === "IPv4")?.address;
+
+describe.skipIf(!pgUrl)("stateweaver serve with its runs on PostgreSQL workers", () => {
+  const workerBacked = (env: Record<string, string>, tablePrefix: string) =>
+    serve({
+      DATABASE_URL: pgUrl!,
+      STATEWEAVER_TABLE_PREFIX: tablePrefix,
+      STATEWEAVER_CONCURRENCY: "0",
+      PORT: "0",
+      ...env,
+    });
+
+  it("refuses to start on 0.0.0.0 without STATEWEAVER_TOKEN", async () => {
+    const child = workerBacked({ HOST: "0.0.0.0", STATEWEAVER_TOKEN: "" }, "sw_unused_");
+    const text = await outputOf(child, /\n$/);
+    const code = child.exitCode ?? (await once(child, "exit"))[0];
+    expect(text).toContain("Refusing to listen on 0.0.0.0 without STATEWEAVER_TOKEN");
+    expect(code).toBe(1);
+  });
+
+  it("on 0.0.0.0 with a token, answers only callers that send it", async () => {
+    const tablePrefix = `sw_tok_${randomUUID().slice(0, 8)}_`;
+    const token = "worker-backed-token-1c9e";
+    const child = workerBacked({ HOST: "0.0.0.0", STATEWEAVER_TOKEN: token }, tablePrefix);
+    try {
+      const text = await outputOf(child, /serving .* at (http:\/\/\S+)/);
+      const port = /at http:\/\/\S+:(\d+)/.exec(text)?.[1];
+      expect(port, text).toBeDefined();
+      const base = `http://${outside ?? "127.0.0.1"}:${port}`;
+      const search = (headers: Record<string, string>) =>
+        fetch(`${base}/threads/search`, { method: "POST", body: "{}", headers });
+      expect((await search({})).status).toBe(401);
+      expect((await search({ "x-api-key": "" })).status).toBe(401);
+      expect((await search({ authorization: `Bearer ${token}` })).status).toBe(200);
+    } finally {
+      child.kill("SIGTERM");
+      await new Promise((resolve) => child.once("exit", resolve));
+      const pool = new pg.Pool({ connectionString: pgUrl });
+      await dropStoreTables(pool, tablePrefix);
+      await dropRunQueueTables(pool, tablePrefix);
+      await pool.end();
+    }
   }, 90_000);
 });

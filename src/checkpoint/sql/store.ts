@@ -118,6 +118,20 @@ export abstract class SqlCheckpointer implements Checkpointer {
   /** Releases what `connect` opened, if this store owns it. */
   protected abstract disconnect(): Promise<void>;
 
+  /** The prefix of this store's tables (`stateweaver_` unless given). */
+  get tablePrefix(): string {
+    return this.#tables.prefix;
+  }
+
+  /**
+   * This store's connection, opened and migrated on first use: for layers that keep tables
+   * of their own in the same database (the long-term store), so one PGlite directory or one
+   * pool serves both.
+   */
+  sharedDriver(): Promise<SqlDriver> {
+    return this.#ready();
+  }
+
   #ready(): Promise<SqlDriver> {
     if (this.#closed) {
       throw new CheckpointerClosedError(this.constructor.name);

@@ -131,7 +131,11 @@ export class InboxClient {
     return this.#json("GET", `/inbox/threads/${encodeURIComponent(threadId)}`, "Reading a thread");
   }
 
-  decide(threadId: string, body: DecisionBody): Promise<{ runId: string }> {
+  /** `runId` is null while a review that needs several approvers waits for more. */
+  decide(
+    threadId: string,
+    body: DecisionBody,
+  ): Promise<{ runId: string | null; approval?: { required: number; approvedBy: unknown[] } }> {
     const path = `/inbox/threads/${encodeURIComponent(threadId)}/decisions`;
     return this.#json("POST", path, "Sending the decision", body);
   }

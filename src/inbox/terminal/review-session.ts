@@ -222,9 +222,10 @@ async function send(
   answer: Answer,
 ): Promise<"done" | "again"> {
   const { inbox, prompt, reviewer } = options;
-  let runId: string;
+  let runId: string | null;
+  let approval: { required: number; approvedBy: unknown[] } | undefined;
   try {
-    ({ runId } = await inbox.decide(item.threadId, {
+    ({ runId, approval } = await inbox.decide(item.threadId, {
       checkpointId: item.checkpointId,
       interruptId: item.interruptId,
       answer: answer.value,
@@ -236,6 +237,12 @@ async function send(
     if (!(error instanceof InboxRequestError) || error.status === 401 || error.status === 403)
       throw error;
     return refused(prompt, error);
+  }
+  if (runId === null) {
+    prompt.say(
+      `Approval recorded (${approval?.approvedBy.length ?? 1} of ${approval?.required ?? "?"}); the calls run once enough different people approved the same arguments.`,
+    );
+    return "done";
   }
   prompt.say(`Decision recorded; the run continues on the server (run ${printable(runId)}).`);
   try {

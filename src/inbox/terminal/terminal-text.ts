@@ -1,26 +1,26 @@
+import { HIDDEN_CHARACTERS } from "../hidden-characters.js";
+
 /**
  * Text written by models (tool args, descriptions, questions) made safe to print: control
  * characters that a terminal would obey (ANSI escapes, carriage returns, bells) and
- * invisible direction overrides are shown as visible escapes instead.
+ * invisible or direction-changing characters (the set the web inbox marks, see
+ * hidden-characters.ts) are shown as visible escapes instead.
  *
  * @example
  * printable("rm \u001b[2Jeverything"); // "rm \\x1b[2Jeverything"
  * printable("line one\nline two", { multiline: true }); // kept on two lines
  */
 export function printable(text: string, options: { multiline?: boolean } = {}): string {
-  return text.replace(UNSAFE, (ch) => {
+  return text.replace(HIDDEN_CHARACTERS, (ch) => {
     if (ch === "\n" && options.multiline) return ch;
     if (ch === "\t") return "  ";
     const code = ch.codePointAt(0)!;
-    return code <= 0xff
-      ? `\\x${code.toString(16).padStart(2, "0")}`
-      : `\\u${code.toString(16).padStart(4, "0")}`;
+    if (code <= 0xff) return `\\x${code.toString(16).padStart(2, "0")}`;
+    return code <= 0xffff
+      ? `\\u${code.toString(16).padStart(4, "0")}`
+      : `\\u{${code.toString(16)}}`;
   });
 }
-
-// C0 and C1 controls, DEL, and the Unicode marks that reorder or hide text.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is its job.
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
 
 /**
  * One line of at most `width` characters, with a trailing "…" when cut; safe to print.

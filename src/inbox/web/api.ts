@@ -4,6 +4,7 @@
  */
 import { reviewerName } from "./reviewer.js";
 import type {
+  Approval,
   Decision,
   DecisionBody,
   FieldError,
@@ -97,7 +98,10 @@ export const api = {
     request<Array<{ graphId: string; name?: string } & GraphShape>>("GET", "/inbox/graphs"),
   thread: (threadId: string) => request<ThreadView>("GET", `/inbox/threads/${enc(threadId)}`),
   decide: (threadId: string, body: DecisionBody) =>
-    request<{ runId: string; decision: Decision }>(
+    request<
+      | { runId: string; decision: Decision }
+      | { runId: null; approval: { required: number; approvedBy: Approval[] } }
+    >(
       "POST",
       `/inbox/threads/${enc(threadId)}/decisions`,
       reviewerName() ? { reviewer: reviewerName(), ...body } : body,

@@ -34,6 +34,25 @@ export function useKeys(keys: KeyMap): void {
   }, []);
 }
 
+/**
+ * Calls `submit` on Ctrl+Enter (Cmd+Enter on a Mac) wherever focus is: in a field, on a
+ * button, or on the page body after choosing with a/e/r/s. One listener on the document,
+ * so the form need not have focus.
+ */
+export function useSubmitKey(submit: () => void): void {
+  const current = useRef(submit);
+  current.current = submit;
+  useLayoutEffect(() => {
+    const listener = (e: KeyboardEvent) => {
+      if (e.key !== "Enter" || !(e.ctrlKey || e.metaKey) || e.altKey || e.repeat) return;
+      e.preventDefault();
+      current.current();
+    };
+    document.addEventListener("keydown", listener);
+    return () => document.removeEventListener("keydown", listener);
+  }, []);
+}
+
 const SHORTCUTS: Array<[string, string]> = [
   ["j / k", "next / previous item or action"],
   ["Enter", "open the selected item"],

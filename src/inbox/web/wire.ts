@@ -17,6 +17,16 @@ export interface ReviewConfig {
   actionName: string;
   allowedDecisions: DecisionType[];
   argsSchema?: JsonSchema;
+  /** How many different people must approve before the call runs (absent: one). */
+  approvals?: number;
+}
+
+/** One approval of a review that needs several. */
+export interface Approval {
+  identity: string;
+  displayName: string;
+  authenticatedBy: "auth_handler" | "shared_token";
+  approvedAt: string;
 }
 
 /** The JSON Schema subset the edit form understands; anything else is edited as JSON. */
@@ -55,6 +65,10 @@ export interface InboxItem {
   deadline?: { at: string; onExpiry: unknown } | null;
   /** The group a passed deadline handed the review to, or null. */
   reviewGroup?: string | null;
+  /** A review needing several approvers: how many, and who approved so far; else null. */
+  approvals?: { required: number; approvedBy: Approval[]; answer: unknown } | null;
+  /** Per action, the decisions the signed-in person may not take, with the reason (thread page). */
+  refused?: Array<Partial<Record<DecisionType, string>>>;
 }
 
 export interface InboxList {
@@ -99,15 +113,21 @@ export interface WireMessage {
   status?: string;
 }
 
+/** One step of the thread (see src/server/history-timeline.ts), oldest first. */
 export interface HistoryEntry {
   step: number;
   checkpointId: string;
   createdAt: string;
+  /** "ran", "waiting" (for a person) or "next" (runs next). */
+  status: "ran" | "waiting" | "next";
   nodes: string[];
   writes: Record<string, unknown> | null;
-  /** Nodes that run next from this checkpoint (optional: shown when `nodes` is empty). */
-  next?: string[];
-  decision?: Decision;
+  next: string[];
+  pausedAt?: string;
+  /** The answers that let this step run (or that it waits on), oldest first. */
+  decisions: Decision[];
+  /** The step ended the run. */
+  finished: boolean;
 }
 
 export interface ThreadView {

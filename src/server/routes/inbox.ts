@@ -2,8 +2,11 @@ import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { z } from "zod";
+import { HITL } from "../../agent/index.js";
 import type { ThreadRecord } from "../../checkpoint/index.js";
 import type { StateSnapshot } from "../../graph/state-snapshot.js";
+import { sharedTokenIdentity } from "../auth/identity.js";
+import { refusalsFor } from "../decision-rights.js";
 import { type Decision, decisionsOf, diffOf } from "../decisions.js";
 import { RequestError } from "../errors.js";
 import { createGraphRun } from "../graph-runs.js";
@@ -129,16 +132,21 @@ export function inboxRoutes(ctx: ServerContext): Hono {
       if (graph && !view.unwritten) {
         const page: StateSnapshot[] = [];
         for await (const s of graph.getStateHistory(config, { limit: 100 })) page.push(s);
-        for (const entry of timelineOf(page)) {
-          const decision = decisions.find((d) => d.checkpointId === entry.checkpointId);
-          history.push({
-            ...entry,
-            writes: toWireValues(entry.writes),
-            ...(decision && { decision }),
-          });
+        for (const entry of timelineOf(page, decisions)) {
+          history.push({ ...entry, writes: toWireValues(entry.writes) });
         }
       }
-      const pending = view.status === "busy" ? [] : inboxItemsOf(record, graphId);
+      const who = c.get("identity") ?? sharedTokenIdentity(undefined);
+      // Per action, the decisions this caller may not take and why: the page shows those
+      // read-only with the reason.
+      const pending = (view.status === "busy" ? [] : inboxItemsOf(record, graphId)).map((i) =>
+        i.kind === "tool_review"
+          ? {
+              ...i,
+              refused: refusalsFor(HITL.fromInterrupt({ id: i.interruptId, value: i.value }), who),
+            }
+          : i,
+      );
       const values = (toWireValues(state?.values ?? {}) ?? {}) as Record<string, unknown>;
       return c.json({
         thread: {
@@ -161,8 +169,13 @@ export function inboxRoutes(ctx: ServerContext): Hono {
     })
     .post("/threads/:threadId/decisions", async (c) => {
       const body = await parseBody(c, decisionBody);
-      const decision = await submitDecision(ctx, c.req.param("threadId"), body);
-      return c.json({ runId: decision.runId, decision }, 202);
+      const outcome = await submitDecision(ctx, c.req.param("threadId"), {
+        ...body,
+        by: c.get("identity"),
+      });
+      // A review that needs more approvals is recorded but not resumed: no run yet.
+      if (!("runId" in outcome)) return c.json({ runId: null, approval: outcome }, 202);
+      return c.json({ runId: outcome.runId, decision: outcome }, 202);
     })
     .get("/reviews/:interruptId", async (c) => {
       const interruptId = c.req.param("interruptId");

@@ -1,7 +1,10 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { InterruptRecord } from "../../checkpoint/index.js";
+import { clauses } from "../../errors/sentences.js";
 import type { BackgroundRun } from "../../runs/index.js";
+import type { RequestIdentity } from "../auth/identity.js";
+import { checkResumeRights } from "../decision-rights.js";
 import { RequestError } from "../errors.js";
 import {
   createGraphRun,
@@ -45,6 +48,9 @@ const runBody = z.looseObject({
 });
 type RunBody = z.infer<typeof runBody>;
 
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
 /** A run as LangGraph returns it. */
 export function toWireRun(run: BackgroundRun): Record<string, unknown> {
   return {
@@ -80,6 +86,7 @@ export async function checkResume(
   view: ThreadView,
   resume: unknown,
   toolSchema: (toolName: string) => z.ZodType | undefined,
+  who?: RequestIdentity,
 ): Promise<void> {
   if (view.status !== "interrupted") {
     throw new RequestError(
@@ -102,10 +109,11 @@ export async function checkResume(
       throw new RequestError(
         400,
         "INVALID_RESUME",
-        `The answer to interrupt ${interrupt.id} was refused: ${fields.map((f) => `${f.path}: ${f.message}`).join("; ")}. The thread is unchanged.`,
+        `The answer to interrupt ${interrupt.id} was refused: ${clauses(fields.map((f) => `${f.path}: ${f.message}`))} The thread is unchanged.`,
         { fields },
       );
     }
+    checkResumeRights(interrupt, answer, who);
   }
 }
 
@@ -115,8 +123,10 @@ async function startRun(
   threadId: string,
   body: RunBody,
   defaultModes: readonly StreamMode[],
+  who: RequestIdentity | undefined,
 ): Promise<BackgroundRun> {
-  ctx.hosted.get(body.assistant_id);
+  const assistant = ctx.assistants.resolve(body.assistant_id);
+  const { graphId } = assistant;
   const strategy = body.multitask_strategy ?? "reject";
   let view = await findThread(ctx, threadId).catch((error) => {
     if (body.if_not_exists === "create") return undefined;
@@ -126,11 +136,11 @@ async function startRun(
     ctx.newThreads.add(threadId, {});
     view = await findThread(ctx, threadId);
   }
-  if (view.graphId !== undefined && view.graphId !== body.assistant_id) {
+  if (view.graphId !== undefined && view.graphId !== graphId) {
     throw new RequestError(
       409,
       "GRAPH_MISMATCH",
-      `Thread "${threadId}" belongs to graph "${view.graphId}"; run that assistant on it, or use a new thread.`,
+      `Thread "${threadId}" belongs to graph "${view.graphId}"; run an assistant of that graph on it, or use a new thread.`,
     );
   }
   if (view.status === "busy" && strategy === "reject") {
@@ -144,28 +154,35 @@ async function startRun(
     body.command && "resume" in body.command ? { value: body.command.resume } : undefined;
   // An answer is checked against what waits now; a queued one is checked when it runs.
   if (resume && view.status !== "busy") {
-    await checkResume(view, resume.value, (name) => ctx.hosted.toolSchema(body.assistant_id, name));
+    await checkResume(view, resume.value, (name) => ctx.hosted.toolSchema(graphId, name), who);
   }
   const modes = body.stream_mode
     ? knownModes(Array.isArray(body.stream_mode) ? body.stream_mode : [body.stream_mode])
     : defaultModes;
+  // The assistant's context under the run's (LangGraph merges them key by key).
+  const context =
+    Object.keys(assistant.context).length === 0
+      ? body.context
+      : isRecord(body.context) || body.context === undefined || body.context === null
+        ? { ...assistant.context, ...(isRecord(body.context) ? body.context : {}) }
+        : body.context;
   const metadata = { ...(ctx.newThreads.take(threadId) ?? {}), ...(body.metadata ?? {}) };
   const all = (b: RunBody["interrupt_before"], graphId: string) =>
     b === "*" ? ctx.hosted.get(graphId).nodes : (b ?? undefined);
   const request: GraphRunRequest = {
-    graphId: body.assistant_id,
+    graphId,
     threadId,
     input: body.input,
     ...(resume && { resume }),
     ...(body.command?.update && { update: body.command.update }),
     ...(body.command?.goto && { goto: body.command.goto }),
     streamModes: modes,
-    ...(body.context !== undefined && { context: body.context }),
+    ...(context !== undefined && { context }),
     ...(Object.keys(metadata).length > 0 && { metadata }),
     ...(body.interrupt_before && {
-      interruptBefore: all(body.interrupt_before, body.assistant_id),
+      interruptBefore: all(body.interrupt_before, graphId),
     }),
-    ...(body.interrupt_after && { interruptAfter: all(body.interrupt_after, body.assistant_id) }),
+    ...(body.interrupt_after && { interruptAfter: all(body.interrupt_after, graphId) }),
     ...(body.checkpoint_id && { checkpointId: body.checkpoint_id }),
     multitaskStrategy: strategy,
   };
@@ -212,20 +229,20 @@ export function runRoutes(ctx: ServerContext): Hono {
   return new Hono()
     .post("/:threadId/runs", async (c) => {
       const body = await parseBody(c, runBody);
-      const run = await startRun(ctx, c.req.param("threadId"), body, ALL_MODES);
+      const run = await startRun(ctx, c.req.param("threadId"), body, ALL_MODES, c.get("identity"));
       c.header("Content-Location", location(run));
       return c.json(toWireRun(run));
     })
     .post("/:threadId/runs/wait", async (c) => {
       const body = await parseBody(c, runBody);
-      const run = await startRun(ctx, c.req.param("threadId"), body, ALL_MODES);
+      const run = await startRun(ctx, c.req.param("threadId"), body, ALL_MODES, c.get("identity"));
       c.header("Content-Location", location(run));
       const done = await ctx.runs.join(run.runId);
       return c.json(await finalValues(ctx, done));
     })
     .post("/:threadId/runs/stream", async (c) => {
       const body = await parseBody(c, runBody);
-      const run = await startRun(ctx, c.req.param("threadId"), body, ["values"]);
+      const run = await startRun(ctx, c.req.param("threadId"), body, ["values"], c.get("identity"));
       return streamRun(c, ctx.runs, run.runId, {
         headers: { "Content-Location": location(run) },
         ended: () => endedWith(run),

@@ -134,6 +134,20 @@ export function threadRoutes(ctx: ServerContext): Hono {
       const page = views.slice(body.offset, wanted);
       return c.json(await Promise.all(page.map((v) => wireThread(ctx, v))));
     })
+    .post("/:threadId/copy", async (c) => {
+      const view = await findThread(ctx, threadId(c));
+      const id = randomUUID();
+      if (view.unwritten) {
+        // Nothing has run on it yet: the copy is a new thread with the same metadata.
+        if (ctx.checkpointer.createThread)
+          await ctx.checkpointer.createThread(id, view.record.metadata);
+        else ctx.newThreads.add(id, view.record.metadata);
+      } else {
+        await ctx.checkpointer.copyThread(view.record.threadId, id);
+      }
+      ctx.events.publish(id, "started");
+      return c.json(await wireThread(ctx, await findThread(ctx, id)));
+    })
     .get("/:threadId", async (c) =>
       c.json(await wireThread(ctx, await findThread(ctx, threadId(c)))),
     )

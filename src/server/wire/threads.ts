@@ -60,7 +60,11 @@ export function toWireState(s: StateSnapshot): Record<string, unknown> {
     values: toWireValues(s.values),
     next: s.next,
     checkpoint: wireCheckpoint(s.config),
-    metadata: s.metadata ?? {},
+    // LangGraph's checkpoint metadata names its thread.
+    metadata: {
+      ...(s.metadata ?? {}),
+      ...(s.config?.configurable?.thread_id && { thread_id: s.config.configurable.thread_id }),
+    },
     created_at: s.createdAt ?? null,
     parent_checkpoint: wireCheckpoint(s.parentConfig),
     tasks: s.tasks.map((t) => ({

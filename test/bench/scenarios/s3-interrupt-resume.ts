@@ -6,7 +6,7 @@ import * as ours from "../graphs/ours.js";
 import { comparePair } from "../measure.js";
 import { check, result, type Scenario } from "../scenario.js";
 
-export const TARGET = 0.15;
+export const TARGET = 0.1;
 const QUESTION = "Go ahead with this?";
 
 export const s3: Scenario = {

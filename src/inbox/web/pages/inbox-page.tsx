@@ -3,11 +3,14 @@
  * breakpoints, live over SSE. j/k move, Enter opens, the chips filter by graph.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
+import { hasHiddenCharacters } from "../../hidden-characters.js";
 import { ApiError, api, streams } from "../api.js";
 import { useEventStream } from "../event-stream.js";
 import { formatAge, formatTime } from "../format.js";
 import { useKeys } from "../keyboard.js";
+import { nodeName } from "../node-names.js";
 import { href, linkTo, navigate } from "../router.js";
+import { hiddenIn, VisibleText } from "../visible-text.js";
 import type { InboxItem, InboxList } from "../wire.js";
 
 const KIND_LABEL: Record<InboxItem["kind"], string> = {
@@ -161,12 +164,17 @@ export function InboxPage({ graph }: { graph?: string }) {
               >
                 <span class={`badge kind ${item.kind}`}>{KIND_LABEL[item.kind]}</span>
                 <span class={item.kind === "interrupt" ? "row-title prose" : "row-title"}>
-                  {titleOf(item)}
+                  {hiddenIn(item.value).length > 0 && !hasHiddenCharacters(titleOf(item)) && (
+                    <span class="hidden-char" title="Hidden characters in this item: open it">
+                      ⟨hidden⟩
+                    </span>
+                  )}
+                  <VisibleText text={titleOf(item)} />
                 </span>
                 <span class="row-meta">
                   <span class="graph-name">{item.graphId}</span>
                   <span class="muted">·</span>
-                  <span class="muted">at {item.node}</span>
+                  <span class="muted">at {nodeName(item.node)}</span>
                   <span class="muted">·</span>
                   <code class="muted">{item.threadId}</code>
                   {item.reviewGroup && (

@@ -8,6 +8,7 @@ import { formatDuration, formatTime, pretty } from "../format.js";
 import { DiffView } from "../review/diff-view.js";
 import { href, linkTo } from "../router.js";
 import { decisionSummary } from "../thread/history-timeline.js";
+import { HiddenCharactersWarning, VisibleText } from "../visible-text.js";
 import type { InboxItem, ReviewReceipt } from "../wire.js";
 
 /** The per-action decisions of a tool review's answer (empty for other answers). */
@@ -64,14 +65,16 @@ export function ReviewPage({ interruptId }: { interruptId: string }) {
           <dt>Decision</dt>
           <dd>
             <span class="badge decided" data-testid="receipt-decision">
-              {decisionSummary(d)}
+              <VisibleText text={decisionSummary(d)} />
             </span>
             {d.unexpandedApproveOverride && (
               <span class="badge warn">approved without viewing</span>
             )}
           </dd>
           <dt>Reviewer</dt>
-          <dd data-testid="receipt-reviewer">{d.reviewer}</dd>
+          <dd data-testid="receipt-reviewer">
+            <VisibleText text={d.reviewer} />
+          </dd>
           <dt>Decided</dt>
           <dd>{formatTime(d.decidedAt)}</dd>
           <dt>Waited</dt>
@@ -94,11 +97,20 @@ export function ReviewPage({ interruptId }: { interruptId: string }) {
             return (
               <div key={a.id} class="proposed" data-testid="receipt-action">
                 <div class="proposed-head">
-                  <span class="badge tool">{a.name}</span>
+                  <span class="badge tool">
+                    <VisibleText text={a.name} />
+                  </span>
                   {chosen && <span class={`badge verdict ${chosen.type}`}>{chosen.type}</span>}
-                  {chosen?.message && <span class="verdict-message">“{chosen.message}”</span>}
+                  {chosen?.message && (
+                    <span class="verdict-message">
+                      “<VisibleText text={chosen.message} />”
+                    </span>
+                  )}
                 </div>
-                <pre class="value">{pretty(a.args)}</pre>
+                <HiddenCharactersWarning value={a} what="this action" />
+                <pre class="value">
+                  <VisibleText text={pretty(a.args)} />
+                </pre>
               </div>
             );
           })}
@@ -116,8 +128,12 @@ export function ReviewPage({ interruptId }: { interruptId: string }) {
           <ol class="conversation">
             {receipt.toolResults.map((t) => (
               <li key={t.toolCallId} class="msg tool">
-                <div class="msg-role">tool · {t.name}</div>
-                <pre class="msg-text">{pretty(t.content)}</pre>
+                <div class="msg-role">
+                  tool · <VisibleText text={t.name} />
+                </div>
+                <pre class="msg-text">
+                  <VisibleText text={pretty(t.content)} />
+                </pre>
               </li>
             ))}
           </ol>
@@ -126,7 +142,9 @@ export function ReviewPage({ interruptId }: { interruptId: string }) {
       <section class="panel">
         <details class="writes">
           <summary>The answer as sent (JSON)</summary>
-          <pre>{pretty(d.answer)}</pre>
+          <pre>
+            <VisibleText text={pretty(d.answer)} />
+          </pre>
         </details>
       </section>
     </main>

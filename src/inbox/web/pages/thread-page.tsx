@@ -2,22 +2,38 @@
  * One thread: what waits on it (review forms), the conversation, the graph with the
  * waiting node highlighted, and the history. After a decision the run streams in here.
  */
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, api, streams } from "../api.js";
 import { useEventStream } from "../event-stream.js";
 import { formatTime, oneLine } from "../format.js";
 import { useKeys } from "../keyboard.js";
+import { nodeName } from "../node-names.js";
 import { InterruptAnswer } from "../review/interrupt-answer.js";
 import { ReviewForm } from "../review/review-form.js";
+import { sentFromThisTab } from "../review/use-decision.js";
 import { href, linkTo, navigate } from "../router.js";
 import { Conversation, roleOf, textOf } from "../thread/conversation.js";
 import { GraphPicture } from "../thread/graph-picture.js";
 import { HistoryTimeline } from "../thread/history-timeline.js";
 import { ParentLink } from "../thread/parent-link.js";
 import { RunFollow } from "../thread/run-follow.js";
+import { VisibleText } from "../visible-text.js";
 import { type InboxItem, reviewOf, type ThreadView } from "../wire.js";
 
-const pendingIds = (v: ThreadView | null) => (v?.pending ?? []).map((p) => p.interruptId).join(",");
+const pendingIds = (v: ThreadView | null) => (v?.pending ?? []).map((p) => p.interruptId);
+
+/**
+ * Whether `next` would change what the reviewer sees under them: a pause they had open left
+ * the thread and was not answered from this tab. Pauses this tab answered leaving, and what
+ * follows from them, are the reviewer's own doing.
+ */
+function changedUnderReviewer(seen: ThreadView | null, next: ThreadView): boolean {
+  const before = pendingIds(seen);
+  const now = pendingIds(next);
+  const gone = before.filter((id) => !now.includes(id));
+  if (gone.length > 0) return !gone.every(sentFromThisTab);
+  return now.some((id) => !before.includes(id));
+}
 
 function PendingItem(props: {
   item: InboxItem;
@@ -32,7 +48,12 @@ function PendingItem(props: {
           {review ? "Tool review" : props.item.kind === "breakpoint" ? "Breakpoint" : "Question"}
         </h2>
         <span class="muted">
-          at <code>{props.item.node}</code> since {formatTime(props.item.waitingSince)}
+          {!review && (
+            <>
+              at <span class="node-name">{nodeName(props.item.node)}</span>{" "}
+            </>
+          )}
+          since {formatTime(props.item.waitingSince)}
         </span>
       </div>
       {review ? (
@@ -56,14 +77,20 @@ export function ThreadPage({ threadId }: { threadId: string }) {
   const [changed, setChanged] = useState(false);
   const [generation, setGeneration] = useState(0);
 
+  // The view as shown now (a load that was waiting on the server compares with this).
+  const shown = useRef<ThreadView | null>(null);
+  shown.current = view;
+  const following = useRef<string | null>(null);
+  following.current = running;
+
   const load = async (replace = true) => {
     try {
       const next = await api.thread(threadId);
       setError(null);
       // A run in progress reports again when it ends; until then there is nothing to show.
-      if (!replace && next.thread.status === "busy") return;
+      if (!replace && (next.thread.status === "busy" || following.current !== null)) return;
       // Never swap a form out from under a reviewer: say the thread changed instead.
-      if (!replace && pendingIds(next) !== pendingIds(view)) setChanged(true);
+      if (!replace && changedUnderReviewer(shown.current, next)) setChanged(true);
       else {
         setView(next);
         setChanged(false);
@@ -109,7 +136,9 @@ export function ThreadPage({ threadId }: { threadId: string }) {
           ← Inbox
         </a>
         <div class="thread-title">
-          <h1>{title ?? view.thread.threadId}</h1>
+          <h1>
+            <VisibleText text={title ?? view.thread.threadId} />
+          </h1>
           {title && <code class="muted">{view.thread.threadId}</code>}
         </div>
         <span class="badge">{view.thread.graphId}</span>

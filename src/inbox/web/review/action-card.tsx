@@ -3,6 +3,8 @@
  * as the agent's words), the args, and only the decisions its review config allows.
  */
 import { useEffect, useLayoutEffect, useRef } from "preact/hooks";
+import { markHidden } from "../../hidden-characters.js";
+import { HiddenCharactersWarning, VisibleText } from "../visible-text.js";
 import type { ActionRequest, DecisionType, ReviewConfig } from "../wire.js";
 import { type ActionDraft, draftChanges, unopened } from "./action-draft.js";
 import { ArgsView } from "./args-view.js";
@@ -23,6 +25,8 @@ export function ActionCard(props: {
   action: ActionRequest;
   config: ReviewConfig | undefined;
   draft: ActionDraft;
+  /** Decisions this person may not take, with why: shown disabled, the reasons below. */
+  refused: Partial<Record<DecisionType, string>>;
   selected: boolean;
   disabled: boolean;
   onDraft: (change: Partial<ActionDraft>) => void;
@@ -47,21 +51,31 @@ export function ActionCard(props: {
       ref={card}
       class={props.selected ? "action selected" : "action"}
       data-action-index={index}
-      aria-label={`Action ${index + 1}: ${action.name}`}
+      aria-label={`Action ${index + 1}: ${markHidden(action.name)}`}
     >
       <header class="action-head">
-        <span class="badge tool">{action.name}</span>
+        <span class="badge tool">
+          <VisibleText text={action.name} />
+        </span>
         {props.count > 1 && (
           <span class="muted">
             action {index + 1} of {props.count}
           </span>
         )}
-        <code class="muted call-id">{action.id}</code>
+        <code class="muted call-id">
+          <VisibleText text={action.id} />
+        </code>
       </header>
+      <HiddenCharactersWarning
+        value={{ name: action.name, description: action.description ?? "", args: action.args }}
+        what="this action"
+      />
       {action.description && (
         <blockquote class="model-text" aria-label="The agent's description">
           <span class="model-label">Agent's description</span>
-          <pre>{action.description}</pre>
+          <pre>
+            <VisibleText text={action.description} />
+          </pre>
         </blockquote>
       )}
       <ArgsView
@@ -77,7 +91,8 @@ export function ActionCard(props: {
             key={type}
             aria-pressed={draft.type === type}
             class={`btn choice ${type}${draft.type === type ? " active" : ""}`}
-            disabled={props.disabled}
+            disabled={props.disabled || props.refused[type] !== undefined}
+            title={props.refused[type]}
             data-decision={type}
             onClick={() => choose(type)}
           >
@@ -85,6 +100,12 @@ export function ActionCard(props: {
           </button>
         ))}
       </fieldset>
+      {Object.keys(props.refused).length > 0 &&
+        Object.keys(props.refused).length < allowed.length && (
+          <p class="muted" data-refused>
+            {[...new Set(Object.values(props.refused))].join(" ")}
+          </p>
+        )}
       {draft.type === "approve" && waiting.length > 0 && (
         <div class="notice warn">
           <p>

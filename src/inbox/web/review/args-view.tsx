@@ -3,6 +3,7 @@
  * the parent learns which ones are still collapsed, because approve waits for them.
  */
 import { byteSize, formatBytes, pretty } from "../format.js";
+import { VisibleText } from "../visible-text.js";
 
 /** A value longer than this (as text) is collapsed until the reviewer opens it. */
 export const COLLAPSE_AT = 600;
@@ -28,10 +29,12 @@ export function ArgsView(props: {
         const open = !long || props.expanded.has(key);
         return (
           <div class="arg" key={key}>
-            <dt>{key}</dt>
+            <dt>
+              <VisibleText text={key} />
+            </dt>
             <dd>
               <pre class={open ? "value" : "value clipped"}>
-                {open ? text : `${text.slice(0, 240)}…`}
+                <VisibleText text={open ? text : `${text.slice(0, 240)}…`} />
               </pre>
               {long && !open && (
                 <button

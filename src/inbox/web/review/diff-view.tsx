@@ -1,5 +1,6 @@
 /** Proposed vs edited args, one row per changed path. */
 import { pretty } from "../format.js";
+import { VisibleText } from "../visible-text.js";
 import type { ArgChange } from "./args-diff.js";
 
 export function DiffView({ changes, title }: { changes: ArgChange[]; title?: string }) {
@@ -9,12 +10,16 @@ export function DiffView({ changes, title }: { changes: ArgChange[]; title?: str
       {title && <h4>{title}</h4>}
       {changes.map((c) => (
         <div class="diff-row" key={c.path}>
-          <div class="diff-path">{c.path}</div>
+          <div class="diff-path">
+            <VisibleText text={c.path} />
+          </div>
           <pre class="diff-old">
-            {c.proposed === undefined ? "(not set)" : `- ${pretty(c.proposed)}`}
+            <VisibleText
+              text={c.proposed === undefined ? "(not set)" : `- ${pretty(c.proposed)}`}
+            />
           </pre>
           <pre class="diff-new">
-            {c.edited === undefined ? "(removed)" : `+ ${pretty(c.edited)}`}
+            <VisibleText text={c.edited === undefined ? "(removed)" : `+ ${pretty(c.edited)}`} />
           </pre>
         </div>
       ))}

@@ -1,5 +1,7 @@
 /** The edit decision: one input per arg, typed by the tool's JSON Schema, errors at the field. */
 import { useLayoutEffect, useRef } from "preact/hooks";
+import { hasHiddenCharacters, markHidden } from "../../hidden-characters.js";
+import { VisibleText } from "../visible-text.js";
 import type { Field } from "./schema-fields.js";
 
 export function EditForm(props: {
@@ -31,11 +33,15 @@ export function EditForm(props: {
         return (
           <div class={error ? "field invalid" : "field"} key={field.key}>
             <label for={id}>
-              {field.key}
+              <VisibleText text={field.key} />
               {field.required && <span class="req"> *</span>}
               <span class="kind">{field.kind === "text" ? "string" : field.kind}</span>
             </label>
-            {field.schema.description && <p class="hint">{field.schema.description}</p>}
+            {field.schema.description && (
+              <p class="hint">
+                <VisibleText text={field.schema.description} />
+              </p>
+            )}
             {field.kind === "boolean" ? (
               <select {...common} value={value} onChange={onInput}>
                 <option value="true">true</option>
@@ -45,7 +51,7 @@ export function EditForm(props: {
               <select {...common} value={value} onChange={onInput}>
                 {(field.schema.enum ?? []).map((option) => (
                   <option key={JSON.stringify(option)} value={JSON.stringify(option)}>
-                    {typeof option === "string" ? option : JSON.stringify(option)}
+                    {markHidden(typeof option === "string" ? option : JSON.stringify(option))}
                   </option>
                 ))}
               </select>
@@ -66,6 +72,11 @@ export function EditForm(props: {
                 value={value}
                 onInput={onInput}
               />
+            )}
+            {hasHiddenCharacters(value) && (
+              <p class="hint hidden-shown" data-testid="field-hidden-characters">
+                Holds hidden characters; it reads: <VisibleText text={value} />
+              </p>
             )}
             {error && (
               <p class="field-error" id={`${id}-error`} role="alert">

@@ -4,7 +4,7 @@
  * a/e/r/s choose for the selected one, Ctrl+Enter submits.
  */
 import { useEffect, useState } from "preact/hooks";
-import { useKeys } from "../keyboard.js";
+import { useKeys, useSubmitKey } from "../keyboard.js";
 import type { ActionRequest, InboxItem, ReviewConfig, ReviewDecision } from "../wire.js";
 import { ActionCard } from "./action-card.js";
 import { type ActionDraft, decisionOf, newDraft, unopened } from "./action-draft.js";
@@ -24,7 +24,14 @@ export function ReviewForm(props: {
   );
   const [selected, setSelected] = useState(0);
   const { state, submit } = useDecision(props.item, props.onSent);
-  const busy = state.status === "sending" || state.status === "sent";
+  const busy = state.status === "sending" || state.status === "sent" || state.status === "approved";
+  const refused = props.item.refused ?? [];
+  // Read-only when this person may take none of the decisions any action allows.
+  const readOnly = actions.every((_, i) => {
+    const allowed = configs[i]?.allowedDecisions ?? ["approve", "reject"];
+    return allowed.every((type) => refused[i]?.[type] !== undefined);
+  });
+  const approvals = props.item.approvals ?? null;
 
   const update = (i: number, change: Partial<ActionDraft>) =>
     setDrafts((all) => all.map((d, j) => (j === i ? { ...d, ...change } : d)));
@@ -41,7 +48,7 @@ export function ReviewForm(props: {
   }, [state]);
 
   const send = () => {
-    if (busy) return;
+    if (busy || readOnly) return;
     const results = actions.map((a, i) => decisionOf(a, drafts[i]!));
     setDrafts((all) => all.map((d, i) => ({ ...d, errors: results[i]!.errors })));
     const firstBad = results.findIndex((r) => !r.decision);
@@ -59,6 +66,7 @@ export function ReviewForm(props: {
   const choose = (type: "approve" | "edit" | "reject" | "respond") => {
     if (busy || !(configs[selected]?.allowedDecisions ?? ["approve", "reject"]).includes(type))
       return;
+    if (refused[selected]?.[type] !== undefined) return;
     update(selected, { type, errors: {} });
   };
   useKeys({
@@ -68,6 +76,9 @@ export function ReviewForm(props: {
     e: () => choose("edit"),
     r: () => choose("reject"),
     s: () => choose("respond"),
+  });
+  useSubmitKey(() => {
+    if (state.status !== "stale") send();
   });
 
   if (state.status === "stale")
@@ -88,15 +99,30 @@ export function ReviewForm(props: {
         e.preventDefault();
         send();
       }}
-      onKeyDown={(e) => {
-        if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
-          e.preventDefault();
-          send();
-        }
-      }}
     >
+      {readOnly && (
+        <div class="notice warn" role="note" data-review-read-only>
+          <p>You may look at this review but not decide it:</p>
+          <ul>
+            {[...new Set(refused.flatMap((r) => Object.values(r)))].map((why) => (
+              <li key={why}>{why}</li>
+            ))}
+          </ul>
+        </div>
+      )}
+      {approvals && (
+        <div class="notice" role="status" data-approvals>
+          <p>
+            Needs {approvals.required} different people to approve the same arguments.{" "}
+            {approvals.approvedBy.length === 0
+              ? "Nobody has approved yet."
+              : `Approved by ${approvals.approvedBy.map((a) => a.displayName).join(", ")}; ${approvals.required - approvals.approvedBy.length} more needed. An edit starts the count again.`}
+          </p>
+        </div>
+      )}
       {actions.map((action, i) => (
         <ActionCard
+          refused={refused[i] ?? {}}
           key={action.id}
           index={i}
           count={actions.length}
@@ -130,14 +156,22 @@ export function ReviewForm(props: {
             {state.message}
           </span>
         )}
-        <button type="submit" class="btn primary" disabled={busy}>
+        {state.status === "approved" && (
+          <span class="muted" role="status">
+            Your approval is recorded ({state.approvedBy} of {state.required}); the call runs once
+            enough people approved.
+          </span>
+        )}
+        <button type="submit" class="btn primary" disabled={busy || readOnly}>
           {state.status === "sending"
             ? "Sending…"
-            : state.status === "sent"
-              ? "Sent"
-              : actions.length > 1
-                ? `Submit ${actions.length} decisions`
-                : "Submit decision"}
+            : state.status === "approved"
+              ? "Approved"
+              : state.status === "sent"
+                ? "Sent"
+                : actions.length > 1
+                  ? `Submit ${actions.length} decisions`
+                  : "Submit decision"}
         </button>
       </div>
     </form>

@@ -3,7 +3,10 @@
  * the page's own words (not the API's message, which is written for API clients), what the
  * reviewer answered, what is pending now, and how the args differ.
  */
+
+import { markHidden } from "../../hidden-characters.js";
 import { oneLine } from "../format.js";
+import { VisibleText } from "../visible-text.js";
 import { type InboxItem, reviewOf } from "../wire.js";
 import { argsDiff } from "./args-diff.js";
 import { DiffView } from "./diff-view.js";
@@ -19,8 +22,11 @@ export function StaleNotice(props: {
     <div class="notice stale" role="alert" data-testid="stale">
       <h3>This review changed before your decision arrived</h3>
       <p>
-        You answered <strong>{props.seen.summary || props.seen.kind}</strong> at checkpoint{" "}
-        <code>{props.seen.checkpointId}</code>. Nothing was applied.
+        You answered{" "}
+        <strong>
+          <VisibleText text={props.seen.summary || props.seen.kind} />
+        </strong>{" "}
+        at checkpoint <code>{props.seen.checkpointId}</code>. Nothing was applied.
       </p>
       {props.running ? (
         <p>
@@ -37,14 +43,15 @@ export function StaleNotice(props: {
               const now = reviewOf(p)?.actionRequests ?? [];
               return (
                 <li key={p.interruptId}>
-                  <span class="badge">{p.kind}</span> {p.summary || oneLine(p.value)}{" "}
+                  <span class="badge">{p.kind}</span>{" "}
+                  <VisibleText text={p.summary || oneLine(p.value)} />{" "}
                   <span class="muted">(checkpoint {p.checkpointId})</span>
                   {now.map((action) => {
                     const before = seen.find((s) => s.id === action.id || s.name === action.name);
                     return before ? (
                       <DiffView
                         key={action.id}
-                        title={`${action.name}: what you saw → what is pending now`}
+                        title={`${markHidden(action.name)}: what you saw → what is pending now`}
                         changes={argsDiff(before.args, action.args)}
                       />
                     ) : null;

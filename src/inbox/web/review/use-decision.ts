@@ -11,11 +11,26 @@ export type DecisionState =
   | { status: "idle" }
   | { status: "sending" }
   | { status: "sent"; runId: string; decision: Decision }
+  | { status: "approved"; approvedBy: number; required: number }
   | { status: "stale"; pending: InboxItem[]; running: boolean }
   | { status: "invalid"; error: ApiError }
   | { status: "failed"; message: string };
 
 const newKey = () => crypto.randomUUID();
+
+// Pauses this tab has answered (or is answering). When one of them leaves the thread, the
+// thread page knows the change is the reviewer's own, not someone else's under them.
+const answeredHere = new Set<string>();
+
+/**
+ * Whether this tab sent the decision on `interruptId` (a refused one does not count).
+ *
+ * @example
+ * if (gone.every(sentFromThisTab)) showLatest(); else sayItChanged();
+ */
+export function sentFromThisTab(interruptId: string): boolean {
+  return answeredHere.has(interruptId);
+}
 
 export function useDecision(item: InboxItem, onSent: (runId: string) => void) {
   const [state, setState] = useState<DecisionState>({ status: "idle" });
@@ -23,8 +38,12 @@ export function useDecision(item: InboxItem, onSent: (runId: string) => void) {
   const key = useRef(newKey());
 
   const submit = async (answer: unknown, extra: { unexpandedApproveOverride?: boolean } = {}) => {
-    if (state.status === "sending" || state.status === "sent") return;
+    if (state.status === "sending" || state.status === "sent" || state.status === "approved")
+      return;
     setState({ status: "sending" });
+    // Marked before the request: the server's change feed can report the decision before
+    // its own answer arrives here.
+    answeredHere.add(item.interruptId);
     try {
       const res = await api.decide(item.threadId, {
         checkpointId: item.checkpointId,
@@ -33,6 +52,12 @@ export function useDecision(item: InboxItem, onSent: (runId: string) => void) {
         idempotencyKey: key.current,
         ...(extra.unexpandedApproveOverride && { unexpandedApproveOverride: true }),
       });
+      // A review that needs more approvers keeps waiting: no run started yet.
+      if (res.runId === null) {
+        const { approvedBy, required } = res.approval;
+        setState({ status: "approved", approvedBy: approvedBy.length, required });
+        return;
+      }
       setState({ status: "sent", runId: res.runId, decision: res.decision });
       onSent(res.runId);
     } catch (e) {
@@ -45,6 +70,7 @@ export function useDecision(item: InboxItem, onSent: (runId: string) => void) {
         return;
       }
       key.current = newKey();
+      answeredHere.delete(item.interruptId);
       // Only a stale decision gets the page's own explanation; other refusals say their own.
       if (e.code === "STALE_DECISION") setState({ status: "stale", ...stalePending(e) });
       else if (e.status === 400) setState({ status: "invalid", error: e });

@@ -2,6 +2,7 @@
  * A layered layout for the graph picture: nodes in rows by their longest distance from
  * the start (loops ignored for ranking), rows centred, edges as straight or side curves.
  */
+import { nodeName } from "../node-names.js";
 import type { GraphShape } from "../wire.js";
 
 export interface PlacedNode {
@@ -30,8 +31,8 @@ const ROW_GAP = 56;
 const COL_GAP = 28;
 const MARGIN = 24;
 
-export const nodeLabel = (id: string) =>
-  id === "__start__" ? "start" : id === "__end__" ? "end" : id;
+/** A node's label in the picture: its reviewer-facing name. */
+export const nodeLabel = nodeName;
 
 /** Edges that close a loop (found by depth-first search from the roots), not used for ranks. */
 function backEdges(graph: GraphShape): Set<number> {

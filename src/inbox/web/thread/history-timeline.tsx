@@ -1,4 +1,8 @@
-/** The thread's steps, oldest first: which nodes ran, what they wrote, and who decided what. */
+/**
+ * The thread's steps, oldest first, one entry each: which nodes ran (in the reviewer's
+ * words: "tool review", "model", "tools"), what they wrote, and under the step it let run,
+ * who decided what. The server builds the entries (src/server/history-timeline.ts).
+ */
 import {
   byteSize,
   formatBytes,
@@ -8,12 +12,13 @@ import {
   oneLine,
   pretty,
 } from "../format.js";
+import { nodeName } from "../node-names.js";
 import { href, linkTo } from "../router.js";
+import { VisibleText } from "../visible-text.js";
 import type { Decision, HistoryEntry } from "../wire.js";
-import { nodeLabel } from "./graph-layout.js";
 
 /** In the timeline the runtime's start node is the step that took the run's input. */
-const stepLabel = (node: string) => (node === "__start__" ? "input" : nodeLabel(node));
+const stepLabel = (node: string) => (node === "__start__" ? "input" : nodeName(node));
 
 export function decisionSummary(d: Decision): string {
   const answer = d.answer as { decisions?: Array<{ type: string }> } | null;
@@ -25,7 +30,13 @@ export function decisionSummary(d: Decision): string {
 export function DecisionLine({ d }: { d: Decision }) {
   return (
     <div class="decision-line">
-      <span class="badge decided">{decisionSummary(d)}</span> by <strong>{d.reviewer}</strong>{" "}
+      <span class="badge decided">
+        <VisibleText text={decisionSummary(d)} />
+      </span>{" "}
+      by{" "}
+      <strong>
+        <VisibleText text={d.reviewer} />
+      </strong>{" "}
       <span class="muted">
         at {formatTime(d.decidedAt)}, after waiting {formatDuration(d.waitedMs)}
       </span>
@@ -35,44 +46,46 @@ export function DecisionLine({ d }: { d: Decision }) {
   );
 }
 
+const STATUS: Record<HistoryEntry["status"], string | null> = {
+  ran: null,
+  waiting: "waiting for you",
+  next: "runs next",
+};
+
 export function HistoryTimeline({ history }: { history: HistoryEntry[] }) {
   if (history.length === 0) return <p class="muted">No steps yet.</p>;
-  const ordered = [...history].sort(
-    (a, b) => a.step - b.step || a.createdAt.localeCompare(b.createdAt),
-  );
   return (
     <ol class="timeline">
-      {ordered.map((h) => {
+      {history.map((h) => {
         const keys = h.writes ? Object.keys(h.writes) : [];
+        const status = STATUS[h.status];
         return (
-          <li key={h.checkpointId} class="step">
+          <li key={`${h.step}:${h.checkpointId}`} class={`step ${h.status}`} data-step={h.step}>
             <div class="step-head">
               <span class="step-no">step {h.step}</span>
-              {h.nodes.length > 0 ? (
-                <span class="step-nodes">{h.nodes.map(stepLabel).join(", ")}</span>
-              ) : h.next?.length === 1 && h.next[0] === "__start__" ? (
-                <span class="muted">run started</span>
-              ) : h.next && h.next.length > 0 ? (
-                <span class="step-next">
-                  <span class="muted">next</span> {h.next.map(stepLabel).join(", ")}
-                </span>
-              ) : (
-                <span class="muted">checkpoint</span>
-              )}
+              <span class="step-nodes">{h.nodes.map(stepLabel).join(", ")}</span>
+              {status && <span class={`badge step-status ${h.status}`}>{status}</span>}
+              {h.finished && <span class="badge decided">finished</span>}
               <span class="muted step-time" title={formatTime(h.createdAt)}>
                 {formatClock(h.createdAt)}
               </span>
             </div>
-            {keys.length > 0 && (
+            {h.decisions.map((d) => (
+              <DecisionLine key={d.interruptId} d={d} />
+            ))}
+            {keys.length > 0 ? (
               <details class="writes">
                 <summary>
-                  wrote {keys.join(", ")}{" "}
+                  wrote <VisibleText text={keys.join(", ")} />{" "}
                   <span class="muted">({formatBytes(byteSize(h.writes))})</span>
                 </summary>
-                <pre>{pretty(h.writes)}</pre>
+                <pre>
+                  <VisibleText text={pretty(h.writes)} />
+                </pre>
               </details>
+            ) : (
+              h.status === "ran" && <p class="muted step-quiet">changed nothing</p>
             )}
-            {h.decision && <DecisionLine d={h.decision} />}
           </li>
         );
       })}

@@ -1,10 +1,12 @@
 /**
  * After a decision: follows the run's join stream and shows it as it happens (model tokens,
- * node updates, tool results) until `end`, then hands back so the page reloads the thread.
+ * node updates, tool results) until the server closes it, then hands back so the page reloads the thread.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { streams } from "../api.js";
 import { oneLine } from "../format.js";
+import { nodeName } from "../node-names.js";
+import { VisibleText } from "../visible-text.js";
 import type { WireMessage } from "../wire.js";
 import { Message, textOf } from "./conversation.js";
 
@@ -59,13 +61,13 @@ export function RunFollow(props: { threadId: string; runId: string; onEnd: () =>
           .filter((m): m is WireMessage => m?.type === "tool");
         setLive((l) => ({
           ...l,
-          updates: [...l.updates, `${node}: ${oneLine(writes, 100)}`],
+          updates: [...l.updates, `${nodeName(node)}: ${oneLine(writes, 100)}`],
           toolResults: [...l.toolResults, ...tools],
         }));
       }
     });
-    source.addEventListener("end", finish);
-    // The server closes the stream when the run is over; EventSource would reconnect.
+    // The server closes the stream when the run is over (as LangGraph does, with no closing
+    // event); EventSource reports that as an error and would reconnect.
     source.addEventListener("error", finish);
     return () => {
       ended.current = true;
@@ -92,7 +94,9 @@ export function RunFollow(props: { threadId: string; runId: string; onEnd: () =>
       {live.updates.length > 0 && (
         <ul class="updates">
           {live.updates.map((u, i) => (
-            <li key={i}>{u}</li>
+            <li key={i}>
+              <VisibleText text={u} />
+            </li>
           ))}
         </ul>
       )}

@@ -1,0 +1,18 @@
+/**
+ * The long-term store (`runtime.store`, the HTTP API's `/store`): documents by namespace
+ * and key that outlive threads, in the shape of LangGraph's `BaseStore`.
+ */
+export { MemoryStore } from "./memory-store.js";
+export { SqlStore, type SqlStoreOptions } from "./sql-store.js";
+export type {
+  Item,
+  ListNamespacesOptions,
+  Namespace,
+  SearchItem,
+  Store,
+  StoreFilter,
+  StoreGetOptions,
+  StorePutOptions,
+  StoreSearchOptions,
+} from "./store.js";
+export { storeFor } from "./store-for.js";

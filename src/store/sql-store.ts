@@ -1,0 +1,238 @@
+/**
+ * The long-term store in PostgreSQL or PGlite: one table, `<prefix>store_items`, beside
+ * the checkpointer's tables and on its connection (`storeFor(checkpointer)`).
+ */
+import type { SqlDriver } from "../checkpoint/sql/index.js";
+import { DEFAULT_TABLE_PREFIX } from "../checkpoint/sql/index.js";
+import { InvalidStoreRequestError } from "../errors/index.js";
+import type {
+  Item,
+  ListNamespacesOptions,
+  Namespace,
+  SearchItem,
+  Store,
+  StoreGetOptions,
+  StorePutOptions,
+  StoreSearchOptions,
+} from "./store.js";
+import {
+  checkKey,
+  checkNamespace,
+  checkPut,
+  checkSearch,
+  listNamespacesOf,
+  operatorsOf,
+} from "./store-rules.js";
+
+export interface SqlStoreOptions {
+  /** The connection to use; called once per operation (a shared, lazily opened driver). */
+  driver: () => Promise<SqlDriver>;
+  /** Table name prefix, as the checkpointer's (default `stateweaver_`). */
+  tablePrefix?: string;
+}
+
+/**
+ * A `Store` over SQL. Namespaces are stored as their labels joined by `.` (labels cannot
+ * contain it), so a prefix search is one index range; expired items are invisible at
+ * once and deleted as later writes pass by.
+ *
+ * @example
+ * const store = storeFor(new PGliteCheckpointer("./data")); // a SqlStore on the same database
+ */
+export class SqlStore implements Store {
+  readonly #driver: () => Promise<SqlDriver>;
+  readonly #table: string;
+  #ready: Promise<SqlDriver> | undefined;
+
+  constructor(options: SqlStoreOptions) {
+    const prefix = options.tablePrefix ?? DEFAULT_TABLE_PREFIX;
+    if (!/^[a-z_][a-z0-9_]*$/i.test(prefix)) {
+      throw new InvalidStoreRequestError(
+        `tablePrefix must be letters, digits and _; got ${JSON.stringify(prefix)}.`,
+      );
+    }
+    this.#driver = options.driver;
+    this.#table = `${prefix}store_items`;
+  }
+
+  #open(): Promise<SqlDriver> {
+    if (this.#ready) return this.#ready;
+    const t = this.#table;
+    const starting = this.#driver().then(async (driver) => {
+      await driver.query(
+        `create table if not exists ${t} (
+           prefix text not null,
+           key text not null,
+           value jsonb not null,
+           created_at timestamptz not null default now(),
+           updated_at timestamptz not null default now(),
+           ttl_minutes double precision,
+           expires_at timestamptz,
+           primary key (prefix, key))`,
+      );
+      await driver.query(`create index if not exists ${t}_updated on ${t} (updated_at desc)`);
+      await driver.query(
+        `create index if not exists ${t}_expires on ${t} (expires_at) where expires_at is not null`,
+      );
+      return driver;
+    });
+    starting.catch(() => {
+      if (this.#ready === starting) this.#ready = undefined;
+    });
+    this.#ready = starting;
+    return starting;
+  }
+
+  async get(
+    namespace: Namespace,
+    key: string,
+    options: StoreGetOptions = {},
+  ): Promise<Item | null> {
+    checkNamespace(namespace);
+    checkKey(key);
+    const db = await this.#open();
+    const refresh = options.refreshTtl !== false;
+    const { rows } = refresh
+      ? await db.query(
+          `update ${this.#table}
+              set expires_at = case when ttl_minutes is null then null
+                                    else now() + ttl_minutes * interval '1 minute' end
+            where prefix = $1 and key = $2 and (expires_at is null or expires_at > now())
+        returning ${COLUMNS}`,
+          [namespace.join("."), key],
+        )
+      : await db.query(
+          `select ${COLUMNS} from ${this.#table}
+            where prefix = $1 and key = $2 and (expires_at is null or expires_at > now())`,
+          [namespace.join("."), key],
+        );
+    return rows[0] ? toItem(rows[0]) : null;
+  }
+
+  async put(
+    namespace: Namespace,
+    key: string,
+    value: Record<string, unknown>,
+    options: StorePutOptions = {},
+  ): Promise<void> {
+    const ttl = checkPut(namespace, key, value, options.ttl);
+    const db = await this.#open();
+    // An expired row is replaced as new (its createdAt goes with it).
+    await db.query(
+      `insert into ${this.#table} as t (prefix, key, value, ttl_minutes, expires_at)
+       values ($1, $2, $3::jsonb, $4::double precision,
+               case when $4::double precision is null then null
+                    else now() + $4::double precision * interval '1 minute' end)
+       on conflict (prefix, key) do update
+          set value = excluded.value, updated_at = now(), ttl_minutes = excluded.ttl_minutes,
+              expires_at = excluded.expires_at,
+              created_at = case when t.expires_at is not null and t.expires_at <= now()
+                                then now() else t.created_at end`,
+      [namespace.join("."), key, JSON.stringify(value), ttl],
+    );
+    await db.query(`delete from ${this.#table} where expires_at <= now()`);
+  }
+
+  async delete(namespace: Namespace, key: string): Promise<void> {
+    checkNamespace(namespace);
+    checkKey(key);
+    const db = await this.#open();
+    await db.query(`delete from ${this.#table} where prefix = $1 and key = $2`, [
+      namespace.join("."),
+      key,
+    ]);
+  }
+
+  async search(
+    namespacePrefix: Namespace,
+    options: StoreSearchOptions = {},
+  ): Promise<SearchItem[]> {
+    const { limit, offset } = checkSearch(namespacePrefix, options);
+    const params: unknown[] = [];
+    const where = ["(expires_at is null or expires_at > now())"];
+    if (namespacePrefix.length > 0) {
+      const prefix = namespacePrefix.join(".");
+      params.push(prefix, `${prefix}.`);
+      where.push(`(prefix = $1 or left(prefix, length($2)) = $2)`);
+    }
+    for (const [field, condition] of Object.entries(options.filter ?? {})) {
+      where.push(...conditionSql(field, condition, params));
+    }
+    params.push(limit, offset);
+    const order = "order by updated_at desc, prefix, key";
+    const page = `limit $${params.length - 1} offset $${params.length}`;
+    const selected = `select prefix, key, row_number() over (${order}) as rank
+       from ${this.#table} where ${where.join(" and ")} ${order} ${page}`;
+    const db = await this.#open();
+    const refresh = options.refreshTtl !== false;
+    const { rows } = refresh
+      ? await db.query(
+          `with hit as (${selected})
+           update ${this.#table} t
+              set expires_at = case when t.ttl_minutes is null then null
+                                    else now() + t.ttl_minutes * interval '1 minute' end
+             from hit where t.prefix = hit.prefix and t.key = hit.key
+         returning hit.rank, ${COLUMNS.split(", ")
+           .map((c) => `t.${c}`)
+           .join(", ")}`,
+          params,
+        )
+      : await db.query(
+          `select ${COLUMNS} from ${this.#table} where ${where.join(" and ")} ${order} ${page}`,
+          params,
+        );
+    // UPDATE … RETURNING does not keep the subquery's order: put it back by rank.
+    if (refresh) rows.sort((a, b) => Number(a.rank) - Number(b.rank));
+    return rows.map(toItem);
+  }
+
+  async listNamespaces(options: ListNamespacesOptions = {}): Promise<string[][]> {
+    const db = await this.#open();
+    const { rows } = await db.query(
+      `select distinct prefix from ${this.#table} where expires_at is null or expires_at > now()`,
+    );
+    return listNamespacesOf(
+      rows.map((row) => String(row.prefix).split(".")),
+      options,
+    );
+  }
+}
+
+const COLUMNS = "prefix, key, value, created_at, updated_at";
+
+/** SQL for one filter condition, the twin of `matchesFilter`: JSON equality, numbers compared. */
+function conditionSql(field: string, condition: unknown, params: unknown[]): string[] {
+  const at = (v: unknown) => {
+    params.push(v);
+    return `$${params.length}`;
+  };
+  const f = at(field);
+  const ops = operatorsOf(condition) ?? [["$eq", condition]];
+  return ops.map(([op, operand]) => {
+    switch (op) {
+      case "$eq":
+        return `value -> ${f}::text = ${at(JSON.stringify(operand))}::jsonb`;
+      case "$ne":
+        return `(value -> ${f}::text) is distinct from ${at(JSON.stringify(operand))}::jsonb`;
+      case "$in":
+        return `value -> ${f}::text in (select jsonb_array_elements(${at(JSON.stringify(operand))}::jsonb))`;
+      case "$nin":
+        return `(value -> ${f}::text is null or value -> ${f}::text not in (select jsonb_array_elements(${at(JSON.stringify(operand))}::jsonb)))`;
+      default: {
+        const cmp = { $gt: ">", $gte: ">=", $lt: "<", $lte: "<=" }[op as "$gt"];
+        return `(jsonb_typeof(value -> ${f}::text) = 'number' and (value ->> ${f}::text)::numeric ${cmp} ${at(operand)}::numeric)`;
+      }
+    }
+  });
+}
+
+function toItem(row: Record<string, unknown>): Item {
+  const value = typeof row.value === "string" ? JSON.parse(row.value) : row.value;
+  return {
+    namespace: String(row.prefix).split("."),
+    key: String(row.key),
+    value: value as Record<string, unknown>,
+    createdAt: new Date(row.created_at as string | Date),
+    updatedAt: new Date(row.updated_at as string | Date),
+  };
+}

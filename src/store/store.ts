@@ -1,0 +1,99 @@
+/**
+ * The long-term store: JSON documents by namespace and key that outlive threads (user
+ * preferences, memories, shared facts). The shape of LangGraph's `BaseStore`, so code
+ * written against `runtime.store` or the SDK's `client.store` reads the same.
+ *
+ * @example
+ * const store = new MemoryStore();
+ * await store.put(["users", "u1"], "prefs", { theme: "dark" });
+ * await store.get(["users", "u1"], "prefs"); // { namespace: ["users","u1"], key: "prefs", value: { theme: "dark" }, … }
+ * await store.search(["users"], { filter: { theme: "dark" } });
+ */
+
+/** A path of labels; none empty, none containing `.` (the HTTP API joins them with it). */
+export type Namespace = readonly string[];
+
+/** One stored document. */
+export interface Item {
+  namespace: string[];
+  key: string;
+  /** A plain JSON object. */
+  value: Record<string, unknown>;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** A search hit; `score` is set only by a semantic search, which no store here does yet. */
+export interface SearchItem extends Item {
+  score?: number;
+}
+
+export interface StorePutOptions {
+  /** Minutes until the item expires (reads refresh it unless told not to); `null`: never. */
+  ttl?: number | null;
+  /** Fields to index for semantic search: accepted for LangGraph's API, not used yet. */
+  index?: false | string[] | null;
+}
+
+export interface StoreGetOptions {
+  /** Whether reading restarts the item's TTL (default true, as LangGraph's stores do). */
+  refreshTtl?: boolean;
+}
+
+/**
+ * A filter on the item's top-level fields: a value matches when equal (JSON equality), or
+ * an operator object: `$eq`, `$ne`, `$gt`, `$gte`, `$lt`, `$lte` (numbers), `$in`, `$nin`.
+ *
+ * @example
+ * { status: "open", priority: { $gte: 2 }, owner: { $in: ["ana", "bo"] } }
+ */
+export type StoreFilter = Record<string, unknown>;
+
+export interface StoreSearchOptions extends StoreGetOptions {
+  filter?: StoreFilter;
+  /** At most this many items (default 10). */
+  limit?: number;
+  offset?: number;
+  /** Natural-language query for semantic search: accepted and ignored until an index exists. */
+  query?: string;
+}
+
+export interface ListNamespacesOptions {
+  /** Namespaces that start with these labels (`*` matches any one label). */
+  prefix?: Namespace;
+  /** Namespaces that end with these labels (`*` matches any one label). */
+  suffix?: Namespace;
+  /** Cut every namespace to this many labels, then list each once. */
+  maxDepth?: number;
+  /** Default 100. */
+  limit?: number;
+  offset?: number;
+}
+
+/**
+ * What every store does. `MemoryStore` keeps items in the process; `SqlStore` keeps them
+ * in the checkpointer's PGlite or PostgreSQL database (`storeFor(checkpointer)`). One
+ * conformance suite (`describeStoreConformance` in `stateweaver/testing`) holds them to
+ * the same behaviour.
+ *
+ * Search results come newest-updated first (ties by namespace, then key).
+ */
+export interface Store {
+  /** The item, or `null` when there is none (or it expired). */
+  get(namespace: Namespace, key: string, options?: StoreGetOptions): Promise<Item | null>;
+  /** Creates or replaces the item (`createdAt` is kept on replace). */
+  put(
+    namespace: Namespace,
+    key: string,
+    value: Record<string, unknown>,
+    options?: StorePutOptions,
+  ): Promise<void>;
+  /** Removes the item; removing one that is not there is not an error. */
+  delete(namespace: Namespace, key: string): Promise<void>;
+  /** Items whose namespace starts with `namespacePrefix` (`[]`: all), filtered and paged. */
+  search(namespacePrefix: Namespace, options?: StoreSearchOptions): Promise<SearchItem[]>;
+  /** The namespaces that hold at least one live item, sorted, paged. */
+  listNamespaces(options?: ListNamespacesOptions): Promise<string[][]>;
+  /** Releases what the store opened (a shared database connection is left to its owner). */
+  close?(): Promise<void>;
+}
