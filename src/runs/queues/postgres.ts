@@ -85,7 +85,10 @@ export class PostgresRunQueue implements RunQueue {
     return this.#ready;
   }
 
-  async enqueue(init: NewRun): Promise<{ run: QueuedRun; stopping: QueuedRun[] }> {
+  async enqueue(
+    init: NewRun,
+    admit?: () => Promise<void>,
+  ): Promise<{ run: QueuedRun; stopping: QueuedRun[] }> {
     return this.#transaction(async (q) => {
       // One admission at a time per thread: the strategy is decided on what is active now.
       await q.query("select pg_advisory_xact_lock(hashtext($1))", [
@@ -101,6 +104,8 @@ export class PostgresRunQueue implements RunQueue {
         init.threadId,
         active.rows.map((r) => ({ runId: r.run_id as string, status: r.status as "pending" })),
       );
+      // Under the thread's lock: no run of it can be admitted (or end unseen) meanwhile.
+      await admit?.();
       const stopping: QueuedRun[] = [];
       for (const { runId, action } of stop) {
         const stopped = await this.#requestCancel(q, runId, action);
