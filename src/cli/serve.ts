@@ -49,17 +49,18 @@ export async function serveCommand(
   env: NodeJS.ProcessEnv,
 ): Promise<number> {
   const settings = serveSettings(argv, env);
+  const { graphs, seed, auth } = await loadServerConfig(settings.configFile, importModule);
   if (
     settings.host !== "127.0.0.1" &&
     settings.host !== "localhost" &&
     settings.host !== "::1" &&
-    !settings.token
+    !settings.token &&
+    !auth
   ) {
     throw new ServerConfigError(
-      `Refusing to listen on ${settings.host} without STATEWEAVER_TOKEN: set it, or bind 127.0.0.1.`,
+      `Refusing to listen on ${settings.host} without STATEWEAVER_TOKEN or an auth file: set one, or bind 127.0.0.1.`,
     );
   }
-  const { graphs, seed } = await loadServerConfig(settings.configFile, importModule);
   const tablePrefix = env.STATEWEAVER_TABLE_PREFIX || undefined;
   const checkpointer: Checkpointer = settings.databaseUrl
     ? new PostgresCheckpointer({
@@ -85,6 +86,7 @@ export async function serveCommand(
     graphs,
     checkpointer,
     token: settings.token,
+    ...(auth && { auth }),
     ...(queue && { queue }),
     ...(concurrency !== undefined && { concurrency }),
   });

@@ -5,6 +5,7 @@ import { InvalidConfigError, InvalidRunError, RunsNotBoundError } from "../error
 import { currentTask } from "../runtime/interrupt.js";
 import type { GraphContext } from "../runtime/task.js";
 import { WriteList } from "../runtime/write-list.js";
+import type { Store } from "../store/index.js";
 import type { StreamEvent } from "../stream/events.js";
 import { defaultEventOf, type RunEvent } from "../stream/run-events.js";
 import { runStream, streamModes } from "../stream/run-stream.js";
@@ -101,6 +102,18 @@ export class CompiledGraph<S extends State = State, C = unknown> {
    */
   withCheckpointer(checkpointer: Checkpointer): CompiledGraph<S, C> {
     const options = { ...this.#options, checkpointer };
+    return new CompiledGraph<S, C>(this.#g, this.machine, options, this.#runService);
+  }
+
+  /**
+   * The same graph with `store` as the long-term store its nodes see as `runtime.store`:
+   * how a server gives the graphs it hosts its `/store`. This graph is left as it was.
+   *
+   * @example
+   * const hosted = graph.withStore(storeFor(checkpointer));
+   */
+  withStore(store: Store): CompiledGraph<S, C> {
+    const options = { ...this.#options, store };
     return new CompiledGraph<S, C>(this.#g, this.machine, options, this.#runService);
   }
 

@@ -72,6 +72,8 @@ export interface RunCreateOptions {
   runId?: string;
   /** Passed to nodes as `runtime.context`; stored with the run until it ends. */
   context?: unknown;
+  /** Keys added to the run's `config.configurable` (the server's `langgraph_auth_user`). */
+  configurable?: Record<string, unknown>;
   interruptBefore?: string[];
   interruptAfter?: string[];
   /** Start from this checkpoint (time travel) instead of the latest. */

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { Checkpointer } from "../checkpoint/checkpointer.js";
 import { GraphValidationError } from "../errors/index.js";
+import type { Store } from "../store/index.js";
 import { compileGraph } from "./compile.js";
 import type { CompiledGraph } from "./compiled-graph.js";
 import { END, RESERVED_NODE_NAMES, START } from "./constants.js";
@@ -52,6 +53,8 @@ export interface GraphSpec {
 export interface CompileOptions {
   /** Where checkpoints go; needed for interrupts, resume and time travel. */
   checkpointer?: Checkpointer;
+  /** The long-term store nodes reach as `runtime.store` (e.g. `new MemoryStore()`, `storeFor(checkpointer)`). */
+  store?: Store;
   /** Static breakpoints: pause before these nodes run. */
   interruptBefore?: readonly string[];
   /** Static breakpoints: pause after these nodes ran. */

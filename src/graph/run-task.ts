@@ -71,6 +71,7 @@ export function runTask(
     },
     config: env.config,
     context: env.context,
+    store: env.store,
     get signal() {
       return cancellation.signal;
     },

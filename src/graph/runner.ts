@@ -176,6 +176,7 @@ export class GraphRunner<S extends State = State, C = unknown> {
     const env: RunEnv = {
       config: withNamespace(config, ""),
       context: options.context ?? {},
+      store: this.#options.store,
       signal: options.signal,
       persistent: thread !== undefined,
       ns: "",
@@ -275,6 +276,7 @@ export class GraphRunner<S extends State = State, C = unknown> {
     const env: RunEnv = {
       config: withNamespace(parent.config, ns),
       context: options.context ?? parent.context,
+      store: parent.store,
       signal: pad.runtime.signal,
       persistent: thread !== undefined,
       ns,

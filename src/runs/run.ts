@@ -31,6 +31,11 @@ export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ["pending", "running"];
 export interface RunRequest {
   input: RunInput;
   context?: unknown;
+  /**
+   * Keys added to the run's `config.configurable` (besides `thread_id`), e.g. the server's
+   * `langgraph_auth_user`: the authenticated user who started the run.
+   */
+  configurable?: Record<string, unknown>;
   interruptBefore?: string[];
   interruptAfter?: string[];
   checkpointId?: string;

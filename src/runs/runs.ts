@@ -168,6 +168,7 @@ export class Runs implements RunService {
     const stored = {
       input,
       ...(request.context !== undefined && { context: request.context }),
+      ...(request.configurable && { configurable: request.configurable }),
       ...(request.interruptBefore && { interruptBefore: request.interruptBefore }),
       ...(request.interruptAfter && { interruptAfter: request.interruptAfter }),
       ...(request.checkpointId && { checkpointId: request.checkpointId }),
@@ -537,6 +538,7 @@ const streamRun: RunExecutor = async ({ graph, run, input, signal, emit }) => {
   const stream = graph.stream(argOf(input) as never, {
     config: {
       configurable: {
+        ...run.request.configurable,
         thread_id: run.threadId,
         ...(run.request.checkpointId && { checkpoint_id: run.request.checkpointId }),
       },

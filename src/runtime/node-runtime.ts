@@ -3,6 +3,8 @@
  * besides the state. The runtime owns it; graphs re-export it.
  */
 
+import type { Store } from "../store/index.js";
+
 /** A custom stream event a node emits through `runtime.writer`. */
 export type WriterFn = (chunk: unknown) => void;
 
@@ -34,6 +36,11 @@ export interface NodeRuntime<C = unknown> {
   signal: AbortSignal;
   /** Emit a custom event to `stream()` consumers. */
   writer: WriterFn;
+  /**
+   * The graph's long-term store (`compile({ store })`, or the server's), for what outlives
+   * a thread: `await runtime.store?.get(["users", id], "prefs")`. Undefined without one.
+   */
+  store: Store | undefined;
   /** This task's node name, super-step and id. */
   node: string;
   step: number;

@@ -1,4 +1,5 @@
 import type { Checkpointer } from "../checkpoint/checkpointer.js";
+import type { Store } from "../store/index.js";
 import type { RunEvent } from "../stream/run-events.js";
 import type { RunConfig } from "./node-runtime.js";
 import type { GraphContext, TaskOutcome, TaskRecord } from "./task.js";
@@ -11,6 +12,8 @@ import type { GraphContext, TaskOutcome, TaskRecord } from "./task.js";
 export interface RunEnv {
   config: RunConfig;
   context: unknown;
+  /** The long-term store nodes see as `runtime.store`. */
+  store?: Store | undefined;
   signal: AbortSignal | undefined;
   /** A checkpointer is configured: values must be JSON, interrupts are allowed. */
   persistent: boolean;
@@ -77,6 +80,7 @@ function standaloneEnv(): RunEnv {
   return {
     config: { configurable: { checkpoint_ns: "" } },
     context: {},
+    store: undefined,
     signal: undefined,
     // The actor's persisted snapshot keeps a paused run, as a checkpoint does.
     persistent: true,

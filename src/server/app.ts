@@ -93,7 +93,8 @@ const packageInbox = () =>
 export function createApp(options: ServerOptions): { app: Hono; context: ServerContext } {
   // Checked before anything starts (the run workers below), so a refused config leaks nothing.
   const access = { token: checkToken(options.token) };
-  const hosted = new HostedGraphs(options.graphs, options.checkpointer);
+  const store = options.store ?? storeFor(options.checkpointer);
+  const hosted = new HostedGraphs(options.graphs, options.checkpointer, store);
   const runs = createRuns({
     graphs: Object.fromEntries(hosted.ids.map((id) => [id, hosted.get(id)])),
     ...(options.queue && { queue: options.queue }),
@@ -104,7 +105,7 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
     hosted,
     assistants: new Assistants(hosted),
     checkpointer: options.checkpointer,
-    store: options.store ?? storeFor(options.checkpointer),
+    store,
     runs,
     events: new InboxEvents(options.checkpointer, (error) => report(error)),
     newThreads: new NewThreads(),

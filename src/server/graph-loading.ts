@@ -4,12 +4,14 @@ import { pathToFileURL } from "node:url";
 import { z } from "zod";
 import { clauses, sentences } from "../errors/sentences.js";
 import type { CompiledGraph } from "../index.js";
+import { type AuthHandlers, authHandlersOf } from "./auth/custom-auth.js";
 import { ServerConfigError } from "./errors.js";
 
 /**
  * `stateweaver.json`: the graphs to serve, each `"<module path>:<export>"` relative to the
- * file, and an optional seed, a function `(graphs) => Promise<void>` run once when the
- * store has no threads yet.
+ * file, an optional seed, a function `(graphs) => Promise<void>` run once when the
+ * store has no threads yet, and an optional `auth: { path }` naming an `Auth` (LangGraph's
+ * shape) that identifies callers in place of the shared token.
  *
  * @example
  * const file: ServerConfigFile = { graphs: { ops: "./examples/ops-agent.ts:agent" } };
@@ -25,12 +27,14 @@ const configFile = z.object({
     entry,
   ),
   seed: entry.optional(),
+  auth: z.object({ path: entry }).optional(),
 });
 
-/** The loaded config: the compiled graphs by id, and the seed function if one is named. */
+/** The loaded config: the compiled graphs by id, the seed function and the auth, if named. */
 export interface ServerConfig {
   graphs: Record<string, CompiledGraph<any, any>>;
   seed: ((graphs: Record<string, CompiledGraph<any, any>>) => Promise<void>) | undefined;
+  auth: AuthHandlers | undefined;
 }
 
 const split = (spec: string) => {
@@ -104,5 +108,17 @@ export async function loadServerConfig(
       throw new ServerConfigError(`seed: "${parsed.data.seed}" is not a function.`);
     seed = fn as ServerConfig["seed"];
   }
-  return { graphs, seed };
+  let auth: AuthHandlers | undefined;
+  if (parsed.data.auth) {
+    const value = await load("auth.path", parsed.data.auth.path);
+    try {
+      authHandlersOf(value);
+    } catch (error) {
+      throw new ServerConfigError(
+        `auth.path: "${parsed.data.auth.path}": ${(error as Error).message}`,
+      );
+    }
+    auth = value as AuthHandlers;
+  }
+  return { graphs, seed, auth };
 }

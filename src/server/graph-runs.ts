@@ -38,6 +38,8 @@ export interface GraphRunRequest {
   checkpointId?: string;
   /** Passed to nodes as `runtime.context` (LangGraph's run `context`); never stored. */
   context?: unknown;
+  /** The authenticated user who started the run: nodes get it as `config.configurable.langgraph_auth_user`. */
+  authUser?: Record<string, unknown>;
   /** The run's id, when the caller chose it. */
   runId?: string;
   multitaskStrategy?: MultitaskStrategy;
@@ -87,6 +89,7 @@ export async function createGraphRun(
     ...(request.metadata && { metadata: request.metadata }),
     ...(request.runId && { runId: request.runId }),
     ...(request.context !== undefined && { context: request.context }),
+    ...(request.authUser && { configurable: { langgraph_auth_user: request.authUser } }),
     ...(request.interruptBefore && { interruptBefore: request.interruptBefore }),
     ...(request.interruptAfter && { interruptAfter: request.interruptAfter }),
     ...(request.checkpointId && { checkpointId: request.checkpointId }),
@@ -113,6 +116,7 @@ export function graphRunExecutor(): RunExecutor {
     const stream = graph.stream(argOf(input) as never, {
       config: {
         configurable: {
+          ...request.configurable,
           thread_id: run.threadId,
           ...(request.checkpointId && { checkpoint_id: request.checkpointId }),
         },

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { Checkpointer } from "../checkpoint/index.js";
 import { type CompiledGraph, END, START } from "../index.js";
+import type { Store } from "../store/index.js";
 import { RequestError, ServerConfigError } from "./errors.js";
 
 /**
@@ -18,11 +19,11 @@ export interface GraphPicture {
 
 /**
  * The graphs a server hosts, by graph id (the key in stateweaver.json, also used as the
- * assistant id), each rebound to the server's checkpointer. Thread records name a graph
+ * assistant id), each rebound to the server's checkpointer and long-term store. Thread records name a graph
  * by its `CompiledGraph.name`, so names must differ.
  *
  * @example
- * const hosted = new HostedGraphs({ ops: agent }, checkpointer);
+ * const hosted = new HostedGraphs({ ops: agent }, checkpointer, storeFor(checkpointer));
  * hosted.get("ops").invoke(input, { config });
  */
 export class HostedGraphs {
@@ -31,7 +32,11 @@ export class HostedGraphs {
   readonly #toolSchemas = new Map<string, Map<string, z.ZodType>>();
   readonly #createdAt = new Date().toISOString();
 
-  constructor(graphs: Record<string, CompiledGraph<any, any>>, checkpointer: Checkpointer) {
+  constructor(
+    graphs: Record<string, CompiledGraph<any, any>>,
+    checkpointer: Checkpointer,
+    store: Store,
+  ) {
     for (const [graphId, graph] of Object.entries(graphs)) {
       if (typeof graph?.withCheckpointer !== "function") {
         throw new ServerConfigError(
@@ -45,7 +50,7 @@ export class HostedGraphs {
         );
       }
       this.#idByName.set(graph.name, graphId);
-      this.#graphs.set(graphId, graph.withCheckpointer(checkpointer));
+      this.#graphs.set(graphId, graph.withCheckpointer(checkpointer).withStore(store));
       // An agent's tools: edits are checked against their schemas before a run starts.
       const tools = (graph as { tools?: ReadonlyArray<{ name: string; schema: z.ZodType }> }).tools;
       this.#toolSchemas.set(graphId, new Map((tools ?? []).map((t) => [t.name, t.schema])));

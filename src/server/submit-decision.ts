@@ -171,6 +171,7 @@ export function submitDecision(
         resume: { value: several ? { [interrupt.id]: request.answer } : request.answer },
       }),
       streamModes: ["values", "updates", "messages-tuple", "custom"],
+      ...(request.by && { authUser: request.by.user }),
       // The run merges this into the thread's metadata as it claims the thread, so the
       // decision is stored before anything it allows runs.
       metadata: {

@@ -1,6 +1,7 @@
 import type { Checkpointer } from "../checkpoint/index.js";
 import type { CompiledGraph } from "../index.js";
 import { createRuns, type RunQueue, type Runs } from "../runs/index.js";
+import { storeFor } from "../store/index.js";
 import { graphRunExecutor } from "./graph-runs.js";
 import { HostedGraphs } from "./hosted-graphs.js";
 
@@ -30,7 +31,12 @@ export interface RunWorkerOptions {
 export async function startWorker(
   options: RunWorkerOptions,
 ): Promise<{ runs: Runs; close(): Promise<void> }> {
-  const hosted = new HostedGraphs(options.graphs, options.checkpointer);
+  // The same long-term store the server's /store shows: the checkpointer's database.
+  const hosted = new HostedGraphs(
+    options.graphs,
+    options.checkpointer,
+    storeFor(options.checkpointer),
+  );
   const runs = createRuns({
     graphs: Object.fromEntries(hosted.ids.map((id) => [id, hosted.get(id)])),
     queue: options.queue,

@@ -21,7 +21,9 @@ export function describeStoreConformance(
     let store: Store;
     beforeAll(async () => {
       store = await makeStore();
-    });
+      // The first call opens a database (seconds for PGlite on a busy machine): not a case's time.
+      await store.search([], { limit: 1 });
+    }, 120_000);
     afterAll(async () => {
       await options.cleanup?.(store);
       await store.close?.();

@@ -1,16 +1,25 @@
+import { randomUUID } from "node:crypto";
 import { Client } from "@langchain/langgraph-sdk";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MemoryCheckpointer } from "../../src/checkpoint/index.js";
+import {
+  type Checkpointer,
+  MemoryCheckpointer,
+  PostgresCheckpointer,
+} from "../../src/checkpoint/index.js";
 import { createServer, type StateweaverServer } from "../../src/server/index.js";
 import { auth, dbAgent, ran } from "./fixtures/review-rights.js";
+import { tempDataDir } from "./fixtures/server.js";
 
 // Who may decide a review, and two-person approval, through the HTTP API with a custom
 // auth handler (LangGraph's own Auth class) and the real SDK client.
 
-async function serve(options: { auth?: boolean; deadline?: number } = {}) {
+async function serve(
+  options: { auth?: boolean; deadline?: number; checkpointer?: Checkpointer } = {},
+) {
   const server: StateweaverServer = createServer({
     graphs: { db: dbAgent(options.deadline) },
-    checkpointer: new MemoryCheckpointer(),
+    checkpointer: options.checkpointer ?? new MemoryCheckpointer(),
     ...(options.auth !== false && { auth }),
   });
   const { url } = await server.listen({ port: 0 });
@@ -240,4 +249,49 @@ describe("deadlines keep working on reviews with rights", () => {
       await s.server.close();
     }
   });
+});
+
+// The approvals in progress live in the thread's metadata: the same on every store.
+const pgUrl = process.env.STATEWEAVER_PG_URL;
+describe.each([
+  ["PGlite", false],
+  ["PostgreSQL", true],
+] as const)("two-person approval on %s", (_name, postgres) => {
+  it.skipIf(postgres && !pgUrl)(
+    "keeps the first approval until a second person approves",
+    async () => {
+      const tablePrefix = `sw_rights_${randomUUID().slice(0, 8)}_`;
+      const dir = postgres ? undefined : await tempDataDir();
+      const checkpointer = postgres
+        ? new PostgresCheckpointer({ connectionString: pgUrl!, tablePrefix })
+        : dir!.open();
+      const s = await serve({ checkpointer });
+      try {
+        const { threadId, item } = await pausedThread(s, `remove ${tablePrefix}.txt`);
+        const first = await decide(s, "ana", threadId, item, { type: "approve" });
+        expect(first.body.runId).toBeNull();
+        const page = (await s.as("bo")(`/inbox/threads/${threadId}`)).body;
+        expect(page.pending[0].approvals.approvedBy.map((a: any) => a.identity)).toEqual(["ana"]);
+        const second = await decide(s, "bo", threadId, item, { type: "approve" });
+        const done = await settled(s, threadId, second.body.runId);
+        expect(done.decisions[0].approvedBy.map((a: any) => a.identity)).toEqual(["ana", "bo"]);
+        expect(ran).toContain(`rm:${tablePrefix}.txt`);
+      } finally {
+        await s.server.close();
+        await checkpointer.close?.();
+        await dir?.dispose();
+        if (postgres) {
+          const pool = new pg.Pool({ connectionString: pgUrl });
+          const { rows } = await pool.query(
+            "select tablename from pg_tables where tablename like $1",
+            [`${tablePrefix}%`],
+          );
+          for (const { tablename } of rows)
+            await pool.query(`drop table if exists "${tablename}" cascade`);
+          await pool.query(`drop function if exists ${tablePrefix}notify_thread_change()`);
+          await pool.end();
+        }
+      }
+    },
+  );
 });

@@ -40,7 +40,7 @@ describe("stateweaver serve", () => {
     const text = await outputOf(child, /\n$/);
     const code = child.exitCode ?? (await once(child, "exit"))[0];
     expect(text).toContain(
-      "Refusing to listen on 0.0.0.0 without STATEWEAVER_TOKEN: set it, or bind 127.0.0.1.",
+      "Refusing to listen on 0.0.0.0 without STATEWEAVER_TOKEN or an auth file: set one, or bind 127.0.0.1.",
     );
     expect(code).toBe(1);
   });

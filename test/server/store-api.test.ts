@@ -7,8 +7,19 @@ import {
   PGliteCheckpointer,
   PostgresCheckpointer,
 } from "../../src/checkpoint/index.js";
+import { END, Graph, START } from "../../src/index.js";
 import { dropStoreTables } from "../setup/store-tables.js";
-import { type RunningServer, startServer } from "./fixtures/server.js";
+import { type RunningServer, startServer, testGraphs } from "./fixtures/server.js";
+
+/** A node that keeps what it learns in the server's long-term store. */
+const remember = new Graph<{ user: string; fact: string }>({ name: "remember" })
+  .addNode("learn", async (s, runtime) => {
+    await runtime.store?.put(["memories", s.user], "fact", { text: s.fact });
+    return {};
+  })
+  .addEdge(START, "learn")
+  .addEdge("learn", END)
+  .compile();
 
 const url = process.env.STATEWEAVER_PG_URL;
 const prefix = `sw_test_${randomUUID().slice(0, 8)}_`;
@@ -28,9 +39,14 @@ for (const [name, makeCheckpointer, skip] of setups) {
     let running: RunningServer;
     let client: Client;
     beforeAll(async () => {
-      running = await startServer({ checkpointer: makeCheckpointer() });
+      running = await startServer({
+        checkpointer: makeCheckpointer(),
+        graphs: { ...testGraphs(), remember },
+      });
       client = new Client({ apiUrl: running.url, callerOptions: { maxRetries: 0 } });
-    });
+      // Open the database here: a PGlite start takes seconds on a busy machine.
+      await running.checkpointer.searchThreads({ limit: 1 });
+    }, 120_000);
     afterAll(async () => {
       await running.stop();
       await running.checkpointer.close?.();
@@ -86,6 +102,15 @@ for (const [name, makeCheckpointer, skip] of setups) {
       expect(await client.store.getItem(["short"], "k", { refreshTtl: false })).not.toBeNull();
       await new Promise((done) => setTimeout(done, 1500));
       expect(await client.store.getItem(["short"], "k")).toBeNull();
+    });
+
+    it("a hosted graph's nodes write to the same store as runtime.store", async () => {
+      const thread = await client.threads.create();
+      await client.runs.wait(thread.thread_id, "remember", {
+        input: { user: "ana", fact: "likes tea" },
+      });
+      const item = await client.store.getItem(["memories", "ana"], "fact");
+      expect(item?.value).toEqual({ text: "likes tea" });
     });
 
     it("refuses a value that is not an object and a namespace label the API cannot name", async () => {

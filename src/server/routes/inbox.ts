@@ -229,6 +229,7 @@ export function inboxRoutes(ctx: ServerContext): Hono {
         input: body.input,
         streamModes: ["values", "updates", "messages-tuple", "custom"],
         ...(body.metadata && { metadata: body.metadata }),
+        ...(c.get("identity") && { authUser: c.get("identity").user }),
       });
       ctx.events.publish(threadId, "started");
       return c.json({ threadId, runId: run.runId }, 201);

@@ -184,6 +184,7 @@ async function startRun(
     }),
     ...(body.interrupt_after && { interruptAfter: all(body.interrupt_after, graphId) }),
     ...(body.checkpoint_id && { checkpointId: body.checkpoint_id }),
+    ...(who && { authUser: who.user }),
     multitaskStrategy: strategy,
     // What the resume was checked against: a concurrent resume that got there first makes
     // this one a 409, wherever the runs execute.
