@@ -4,6 +4,8 @@ import { configDefaults, defineConfig } from "vitest/config";
 const packaging = "test/package/**/*.test.ts";
 /** The inbox in a real Chromium: run with `npm run test:e2e` (not part of `npm test`). */
 const browser = "test/e2e/**/*.test.ts";
+/** Real workers against a PostgreSQL of their own that fails under them: `npm run test:faults`. */
+const faults = "test/faults/**/*.test.ts";
 
 export default defineConfig({
   resolve: { conditions: ["source"] },
@@ -27,8 +29,12 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["test/**/*.test.ts", "machines/**/*.test.ts"],
-          exclude: [...configDefaults.exclude, packaging, browser],
+          exclude: [...configDefaults.exclude, packaging, browser, faults],
         },
+      },
+      {
+        extends: true,
+        test: { name: "faults", include: [faults], fileParallelism: false, testTimeout: 360_000 },
       },
       {
         extends: true,

@@ -6,6 +6,7 @@ import {
 } from "../checkpoint/index.js";
 import { PostgresRunQueue } from "../runs/index.js";
 import { checkToken, createServer, loadServerConfig, ServerConfigError } from "../server/index.js";
+import { claimTtlFromEnv } from "./claim-ttl.js";
 import { importModule } from "./import-module.js";
 
 /** How `serve` is configured: flags first, then the environment, then defaults. */
@@ -65,8 +66,9 @@ export async function serveCommand(
     ? new PostgresCheckpointer({
         connectionString: settings.databaseUrl,
         ...(tablePrefix && { tablePrefix }),
+        ...claimTtlFromEnv(env),
       })
-    : new PGliteCheckpointer(settings.dataDir);
+    : new PGliteCheckpointer({ dataDir: settings.dataDir, ...claimTtlFromEnv(env) });
   // With PostgreSQL, runs go through its queue, so `stateweaver worker` processes share them.
   const queue = settings.databaseUrl
     ? await PostgresRunQueue.open({

@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { PostgresCheckpointer } from "../checkpoint/index.js";
 import { PostgresRunQueue } from "../runs/index.js";
 import { loadServerConfig, ServerConfigError, startWorker } from "../server/index.js";
+import { claimTtlFromEnv } from "./claim-ttl.js";
 import { importModule } from "./import-module.js";
 
 /**
@@ -43,6 +44,7 @@ export async function workerCommand(
   const checkpointer = new PostgresCheckpointer({
     connectionString: databaseUrl,
     ...(tablePrefix && { tablePrefix }),
+    ...claimTtlFromEnv(env),
   });
   const queue = await PostgresRunQueue.open({
     connectionString: databaseUrl,

@@ -83,9 +83,13 @@ export interface RunQueue {
   /**
    * Admit a run: throws `ThreadBusyError` if its strategy is `reject` and the thread has a
    * run pending or running; under `interrupt`/`rollback` asks those to stop (pending ones end
-   * `cancelled` at once). Returns the run and the runs asked to stop.
+   * `cancelled` at once). Returns the run and the runs asked to stop. `admit` is called
+   * while no other run of the thread can be admitted; if it throws, nothing is stored.
    */
-  enqueue(run: NewRun): Promise<{ run: QueuedRun; stopping: QueuedRun[] }>;
+  enqueue(
+    run: NewRun,
+    admit?: () => Promise<void>,
+  ): Promise<{ run: QueuedRun; stopping: QueuedRun[] }>;
   get(runId: string): Promise<QueuedRun | undefined>;
   /** Newest first. */
   list(options: RunListOptions): Promise<QueuedRun[]>;

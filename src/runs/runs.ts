@@ -1,6 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { assertJson, isTransientDatabaseError } from "../checkpoint/index.js";
-import { AbortError, InvalidRunError, RunNotFoundError } from "../errors/index.js";
+import {
+  AbortError,
+  ConcurrentUpdateError,
+  InvalidRunError,
+  RunNotFoundError,
+} from "../errors/index.js";
 import type { CompiledGraph } from "../index.js";
 import { MULTITASK_STRATEGIES } from "./multitask.js";
 import type { RunChange, RunConsumer, RunQueue } from "./queue.js";
@@ -135,8 +140,16 @@ export class Runs implements RunService {
     return this.#graphs.get(graphId);
   }
 
+  /**
+   * Enqueue a run. `expectedCheckpointId`: the thread's latest checkpoint that the caller
+   * checked the run's input against (a resume against what waited); if the thread moved
+   * on since (another resume won), the run is refused with `ConcurrentUpdateError`, and
+   * nothing is stored.
+   */
   async create(
-    request: { graphId: string; threadId: string; input: RunInput } & RunCreateOptions,
+    request: { graphId: string; threadId: string; input: RunInput } & RunCreateOptions & {
+        expectedCheckpointId?: string;
+      },
   ): Promise<BackgroundRun> {
     const { graphId, threadId, input, multitaskStrategy = "reject", metadata = {} } = request;
     if (!this.#graphs.has(graphId)) {
@@ -164,14 +177,34 @@ export class Runs implements RunService {
     // A run waits as JSON until a worker takes it: refuse what would not survive that here.
     assertJson(stored, "run");
     assertJson(metadata, "metadata");
-    const { run, stopping } = await this.queue.enqueue({
-      runId: request.runId ?? randomUUID(),
-      threadId,
-      graphId,
-      multitaskStrategy,
-      request: stored,
-      metadata,
-    });
+    const expected = request.expectedCheckpointId;
+    const checkpointer = this.#graphs.get(graphId)?.checkpointer;
+    const admit =
+      expected === undefined || !checkpointer
+        ? undefined
+        : async () => {
+            const latest = (await checkpointer.getLatest(threadId))?.checkpoint.id ?? "";
+            if (latest !== expected) {
+              throw new ConcurrentUpdateError(
+                threadId,
+                "",
+                expected,
+                latest || null,
+                `Thread "${threadId}" moved on from checkpoint ${expected} (now ${latest || "<none>"}) before this run was admitted: another run (a concurrent resume?) got there first. Nothing was run; read the thread's state and try again.`,
+              );
+            }
+          };
+    const { run, stopping } = await this.queue.enqueue(
+      {
+        runId: request.runId ?? randomUUID(),
+        threadId,
+        graphId,
+        multitaskStrategy,
+        request: stored,
+        metadata,
+      },
+      admit,
+    );
     for (const s of stopping) if (s.cancelAction) this.#stop(s.runId, s.cancelAction);
     // Streams of the run may start before any worker takes it.
     this.#log.open(run.runId);

@@ -157,9 +157,9 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
     ),
   );
   app.onError((error, c) => {
-    const { status, body } = errorResponse(error);
+    const { status, body, headers } = errorResponse(error);
     if (status === 500) report(error);
-    return c.json(body, status as 400);
+    return c.json(body, status as 400, headers);
   });
   return { app, context };
 }

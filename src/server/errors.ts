@@ -1,3 +1,4 @@
+import { isTransientDatabaseError } from "../checkpoint/index.js";
 import { isStateweaverError, StateweaverError } from "../errors/index.js";
 
 /** One problem with a request field, for showing at that field. */
@@ -63,8 +64,35 @@ const STATUS_BY_CODE: Record<string, RequestError["status"]> = {
   INVALID_STORE_REQUEST: 422,
 };
 
-/** The JSON body and status for any thrown value; unknown errors are a 500 without details. */
-export function errorResponse(error: unknown): { status: number; body: Record<string, unknown> } {
+/**
+ * Seconds a client is asked to wait (`Retry-After`) when the database is away: about how
+ * long a restart or a failover takes; the server itself keeps running meanwhile.
+ */
+export const DATABASE_RETRY_AFTER_S = 5;
+
+/**
+ * The JSON body and status for any thrown value; unknown errors are a 500 without details.
+ * A passing database fault (connection refused or dropped, the server restarting, a
+ * failover) is a 503 `DATABASE_UNAVAILABLE` with `Retry-After`: nothing was changed, and
+ * the same request can be sent again.
+ */
+export function errorResponse(error: unknown): {
+  status: number;
+  body: Record<string, unknown>;
+  headers?: Record<string, string>;
+} {
+  if (isTransientDatabaseError(error)) {
+    return {
+      status: 503,
+      headers: { "Retry-After": String(DATABASE_RETRY_AFTER_S) },
+      body: {
+        error: {
+          code: "DATABASE_UNAVAILABLE",
+          message: `The database is unavailable (restarting, failing over or unreachable); nothing was changed. Try again in ${DATABASE_RETRY_AFTER_S} s.`,
+        },
+      },
+    };
+  }
   if (error instanceof RequestError) {
     return {
       status: error.status,

@@ -48,6 +48,8 @@ export interface GraphRunRequest {
   /** The run's id, when the caller chose it. */
   runId?: string;
   multitaskStrategy?: MultitaskStrategy;
+  /** The thread's latest checkpoint a resume was checked against: refused (409) if it moved. */
+  expectedCheckpointId?: string;
 }
 
 /**
@@ -96,6 +98,7 @@ export async function createGraphRun(
     ...(request.interruptBefore && { interruptBefore: request.interruptBefore }),
     ...(request.interruptAfter && { interruptAfter: request.interruptAfter }),
     ...(request.checkpointId && { checkpointId: request.checkpointId }),
+    ...(request.expectedCheckpointId && { expectedCheckpointId: request.expectedCheckpointId }),
   });
 }
 

@@ -43,7 +43,12 @@ export class InProcessRunQueue implements RunQueue {
   #working = new Set<string>();
   #closed = false;
 
-  async enqueue(init: NewRun): Promise<{ run: QueuedRun; stopping: QueuedRun[] }> {
+  async enqueue(
+    init: NewRun,
+    admit?: () => Promise<void>,
+  ): Promise<{ run: QueuedRun; stopping: QueuedRun[] }> {
+    // First: from the decision on, nothing here waits, so no other run is admitted between.
+    await admit?.();
     const active = this.#active(init.threadId);
     const { stop } = multitaskDecision(init.multitaskStrategy, init.threadId, active);
     const stopping: QueuedRun[] = [];

@@ -85,7 +85,10 @@ export class PostgresRunQueue implements RunQueue {
     return this.#ready;
   }
 
-  async enqueue(init: NewRun): Promise<{ run: QueuedRun; stopping: QueuedRun[] }> {
+  async enqueue(
+    init: NewRun,
+    admit?: () => Promise<void>,
+  ): Promise<{ run: QueuedRun; stopping: QueuedRun[] }> {
     return this.#transaction(async (q) => {
       // One admission at a time per thread: the strategy is decided on what is active now.
       await q.query("select pg_advisory_xact_lock(hashtext($1))", [
@@ -101,6 +104,8 @@ export class PostgresRunQueue implements RunQueue {
         init.threadId,
         active.rows.map((r) => ({ runId: r.run_id as string, status: r.status as "pending" })),
       );
+      // Under the thread's lock: no run of it can be admitted (or end unseen) meanwhile.
+      await admit?.();
       const stopping: QueuedRun[] = [];
       for (const { runId, action } of stop) {
         const stopped = await this.#requestCancel(q, runId, action);
@@ -345,6 +350,20 @@ export class PostgresRunQueue implements RunQueue {
                 array(select worker_id from dead union select worker_id from unknown)),
               (select count(*) from dead)::int as count`,
       [leaseMs],
+    );
+    // A run that is waiting with no job to wake a worker (possible only if the database
+    // lost commits it had acknowledged, as an asynchronous replica promoted in a failover
+    // may): give it one, so no run is left behind.
+    await this.#pool.query(
+      `select count(${this.#schema}.add_job($2, json_build_object('runId', r.run_id),
+                queue_name => 'thread:' || r.thread_id, max_attempts => 1000, job_key => r.run_id))
+         from ${this.#t.runs} r
+        where r.status in ('pending', 'running')
+          and (r.status = 'pending' or r.lease_until is null
+               or r.lease_until < clock_timestamp() - $1 * interval '1 millisecond')
+          and r.updated_at < clock_timestamp() - $1 * interval '1 millisecond'
+          and not exists (select 1 from ${this.#schema}._private_jobs j where j.key = r.run_id)`,
+      [leaseMs, RUN_TASK],
     );
     return (r.rows[0]?.count as number) ?? 0;
   }

@@ -186,6 +186,11 @@ export async function startRun(
     ...(body.checkpoint_id && { checkpointId: body.checkpoint_id }),
     ...(who && { authUser: who.user }),
     multitaskStrategy: strategy,
+    // What the resume was checked against: a concurrent resume that got there first makes
+    // this one a 409, wherever the runs execute.
+    ...(resume &&
+      view.status === "interrupted" &&
+      strategy === "reject" && { expectedCheckpointId: view.record.latestCheckpointId }),
   };
   const run = await createGraphRun(ctx.hosted, ctx.runs, request);
   ctx.events.publish(threadId, "started");
