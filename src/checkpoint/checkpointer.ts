@@ -330,6 +330,20 @@ export interface Checkpointer {
    */
   createThread?(threadId: string, metadata: Record<string, unknown>): Promise<boolean>;
   /**
+   * Merge `metadata` into the thread record's metadata, key by key (a key given replaces
+   * its value; `null` is kept as a value), and set its `updatedAt` to now; nothing else
+   * changes. Returns the record as it is now, or `undefined` (writing nothing) for a thread
+   * with no record. Throws `InvalidConfigError` for metadata that is not a plain JSON object
+   * (as `put` does for `thread.metadata`), writing nothing.
+   *
+   * @example
+   * await store.updateThreadMetadata("t1", { priority: "high" }); // { threadId: "t1", metadata: { user: "u1", priority: "high" }, … }
+   */
+  updateThreadMetadata(
+    threadId: string,
+    metadata: Record<string, unknown>,
+  ): Promise<ThreadRecord | undefined>;
+  /**
    * Thread records matching every filter given, ordered by `updatedAt` then thread id, a
    * page at a time: pass each page's `nextCursor` to get the next. Each thread appears
    * once across the pages unless it is written to while paging (then it moves).

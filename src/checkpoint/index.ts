@@ -37,6 +37,7 @@ export {
 } from "./thread-changes.js";
 export {
   DEFAULT_THREAD_PAGE,
+  jsonContains,
   MAX_THREAD_ERROR_CHARS,
   MAX_THREAD_PAGE,
 } from "./thread-records.js";

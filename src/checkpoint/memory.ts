@@ -250,6 +250,19 @@ export class MemoryCheckpointer implements Checkpointer {
     return this.#view(threadId, Date.now());
   }
 
+  async updateThreadMetadata(
+    threadId: string,
+    metadata: Record<string, unknown>,
+  ): Promise<ThreadRecord | undefined> {
+    assertStoreId("threadId", threadId);
+    assertThreadMetadata("metadata", metadata);
+    const record = this.#records.get(threadId);
+    if (!record) return undefined;
+    record.metadata = mergeMetadata(record.metadata, metadata);
+    record.updatedAt = new Date().toISOString();
+    return this.#view(threadId, Date.now());
+  }
+
   async searchThreads(options?: SearchThreadsOptions): Promise<ThreadPage> {
     const search = readSearchOptions(options);
     const now = Date.now();

@@ -1,6 +1,7 @@
 import type { AnyStateMachine } from "xstate";
 import type { Checkpoint, Checkpointer } from "../checkpoint/checkpointer.js";
 import { assertHistoryLimit } from "../checkpoint/limits.js";
+import { jsonContains } from "../checkpoint/thread-records.js";
 import { InvalidConfigError, InvalidRunError, RunsNotBoundError } from "../errors/index.js";
 import { currentTask } from "../runtime/interrupt.js";
 import type { GraphContext } from "../runtime/task.js";
@@ -152,6 +153,19 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       join: (runId, options) => service.join(runId, options),
       cancel: (runId, options) => service.cancel(runId, options),
     };
+  }
+
+  /**
+   * The state's keys, from the graph's state schema; `undefined` for a graph without one
+   * (its state takes any key). A server uses them to drop input keys the state has not,
+   * as LangGraph's does.
+   *
+   * @example
+   * graph.stateKeys; // ["messages", "approved"]
+   */
+  get stateKeys(): string[] | undefined {
+    const shape = this.#g.channels.schema?.shape;
+    return shape ? Object.keys(shape) : undefined;
   }
 
   /** Node names, in definition order. */
@@ -322,7 +336,9 @@ export class CompiledGraph<S extends State = State, C = unknown> {
   /**
    * Every checkpoint of the thread (or of the subgraph run `configurable.checkpoint_ns`
    * names), newest first: at most `limit`, and only those older than the checkpoint id
-   * `before` when given. Read from the store a page at a time (`FIRST_HISTORY_PAGE`, then
+   * `before` when given; with `filter`, only checkpoints whose metadata contains it (as
+   * JSON containment: e.g. a run's `metadata`, which each of its checkpoints carries), the
+   * limit counting those. Read from the store a page at a time (`FIRST_HISTORY_PAGE`, then
    * `HISTORY_PAGE`), so the first item comes as soon as one small page is read, however
    * long the history, and memory holds one page. A history cut by `prune` ends at the oldest checkpoint kept.
    * A subgraph run's history has one entry per step of that run (the newest of the step:
@@ -332,7 +348,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
    */
   async *getStateHistory(
     config: RunConfig,
-    options: { limit?: number; before?: string } = {},
+    options: { limit?: number; before?: string; filter?: Record<string, unknown> } = {},
   ): AsyncGenerator<StateSnapshot<S>> {
     const { checkpointer, threadId } = this.#runner.thread(config, "getStateHistory");
     const ns = config.configurable?.checkpoint_ns ?? "";
@@ -353,20 +369,23 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     let left = options.limit ?? Number.POSITIVE_INFINITY;
     let before = options.before;
     let size = FIRST_HISTORY_PAGE;
+    const { filter } = options;
     while (left > 0) {
-      const limit = Math.min(size, left);
+      // A filtered history may skip any number of checkpoints: read whole pages.
+      const limit = filter ? size : Math.min(size, left);
       size = HISTORY_PAGE;
       const page = await checkpointer.list(threadId, { ns, limit, before });
       for (const checkpoint of page) {
+        if (filter && !jsonContains(checkpoint.metadata, filter)) continue;
         yield await viewCheckpoint<S>(
           { checkpoint, pendingWrites: [] },
           this.#g.channels,
           undefined,
         );
+        if (--left <= 0) return;
       }
       // A short page is the last: the history has no more before it.
       if (page.length < limit) return;
-      left -= page.length;
       before = page.at(-1)!.id;
     }
   }

@@ -78,8 +78,15 @@ export interface RunCreateOptions {
   interruptAfter?: string[];
   /** Start from this checkpoint (time travel) instead of the latest. */
   checkpointId?: string;
+  /** Most super-steps the run may take (default 25, as `invoke`'s `recursionLimit`). */
+  recursionLimit?: number;
   /** Stream modes a client asked for, kept with the run for whoever executes it. */
   streamModes?: string[];
+  /**
+   * Start no sooner than this many ms from now: the run is `pending` until then (and its
+   * thread busy, so `reject` refuses other runs), then goes to a worker like any other.
+   */
+  delayMs?: number;
 }
 
 /** Filters of `runs.list`, newest first. */

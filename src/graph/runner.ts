@@ -171,6 +171,7 @@ export class GraphRunner<S extends State = State, C = unknown> {
         source: forked ? "fork" : "loop",
         thread: { graph: this.#g.spec.name, metadata },
         ...(options.runId !== undefined && { runId: options.runId }),
+        ...(metadata && { runMetadata: metadata }),
       });
     }
     const env: RunEnv = {

@@ -26,6 +26,8 @@ export interface NewRun {
   multitaskStrategy: MultitaskStrategy;
   request: RunRequest;
   metadata: Record<string, unknown>;
+  /** Hand the run to a worker no sooner than this many ms from now (it is `pending` until then). */
+  delayMs?: number;
 }
 
 /** How a worker ended a run it held. */
@@ -91,6 +93,11 @@ export interface RunQueue {
     admit?: () => Promise<void>,
   ): Promise<{ run: QueuedRun; stopping: QueuedRun[] }>;
   get(runId: string): Promise<QueuedRun | undefined>;
+  /**
+   * Forget an ended run: `get` and `list` no longer find it. Returns false, changing
+   * nothing, for an unknown run or one still pending or running.
+   */
+  delete(runId: string): Promise<boolean>;
   /** Newest first. */
   list(options: RunListOptions): Promise<QueuedRun[]>;
   /** Pending → `cancelled` now; running → `cancelAction` set for its worker. Ended: as is. */

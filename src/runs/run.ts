@@ -39,6 +39,8 @@ export interface RunRequest {
   interruptBefore?: string[];
   interruptAfter?: string[];
   checkpointId?: string;
+  /** Most super-steps the run may take (`InvokeOptions.recursionLimit`). */
+  recursionLimit?: number;
   /** The stream modes a client asked for (the server's wire names); executors may ignore them. */
   streamModes?: string[];
 }

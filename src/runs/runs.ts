@@ -165,6 +165,12 @@ export class Runs implements RunService {
         `multitaskStrategy ${JSON.stringify(multitaskStrategy)} is not one of ${MULTITASK_STRATEGIES.join(", ")}.`,
       );
     }
+    const { delayMs } = request;
+    if (delayMs !== undefined && !(Number.isFinite(delayMs) && delayMs >= 0)) {
+      throw new InvalidRunError(
+        `delayMs ${JSON.stringify(delayMs)} is not a number of milliseconds from 0 up; leave it out to start the run at once.`,
+      );
+    }
     const stored = {
       input,
       ...(request.context !== undefined && { context: request.context }),
@@ -172,6 +178,7 @@ export class Runs implements RunService {
       ...(request.interruptBefore && { interruptBefore: request.interruptBefore }),
       ...(request.interruptAfter && { interruptAfter: request.interruptAfter }),
       ...(request.checkpointId && { checkpointId: request.checkpointId }),
+      ...(request.recursionLimit && { recursionLimit: request.recursionLimit }),
       ...(request.streamModes && { streamModes: request.streamModes }),
     };
     // A run waits as JSON until a worker takes it: refuse what would not survive that here.
@@ -202,6 +209,7 @@ export class Runs implements RunService {
         multitaskStrategy,
         request: stored,
         metadata,
+        ...(delayMs !== undefined && delayMs > 0 && { delayMs }),
       },
       admit,
     );
@@ -209,6 +217,14 @@ export class Runs implements RunService {
     // Streams of the run may start before any worker takes it.
     this.#log.open(run.runId);
     return publicRun(run);
+  }
+
+  /**
+   * Forget an ended run (its record; the thread's checkpoints stay). Returns false for an
+   * unknown run, and for one still pending or running (cancel it first).
+   */
+  async delete(runId: string): Promise<boolean> {
+    return this.queue.delete(runId);
   }
 
   async get(runId: string): Promise<BackgroundRun | undefined> {
@@ -546,6 +562,7 @@ const streamRun: RunExecutor = async ({ graph, run, input, signal, emit }) => {
     signal,
     runId: run.runId,
     metadata: run.metadata,
+    ...(run.request.recursionLimit && { recursionLimit: run.request.recursionLimit }),
     ...(run.request.context !== undefined && { context: run.request.context }),
     ...(run.request.interruptBefore && { interruptBefore: run.request.interruptBefore }),
     ...(run.request.interruptAfter && { interruptAfter: run.request.interruptAfter }),

@@ -72,6 +72,8 @@ export class CheckpointWriter {
   #source: CheckpointSource;
   #onFailure: ((error: unknown) => void) | undefined;
   readonly #metadata: Record<string, unknown> | undefined;
+  /** The caller's run metadata, beneath the runtime's keys in every checkpoint's metadata. */
+  readonly #runMetadata: Record<string, unknown> | undefined;
   /** What the thread record learns from this run (top-level runs only); metadata goes once. */
   #thread: ThreadWrite | undefined;
   #tail: Promise<void> = Promise.resolve();
@@ -98,6 +100,12 @@ export class CheckpointWriter {
       thread?: ThreadWrite;
       /** The run's own id (`InvokeOptions.runId`): named in every checkpoint's metadata. */
       runId?: string;
+      /**
+       * The caller's metadata for this run (`InvokeOptions.metadata`), copied into each of
+       * its checkpoints' metadata as LangGraph does, so history can be filtered by it. The
+       * runtime's own keys (`step`, `source`, …) win over a key of the same name.
+       */
+      runMetadata?: Record<string, unknown>;
     },
   ) {
     this.#parentId = start.parentId;
@@ -107,6 +115,7 @@ export class CheckpointWriter {
       start.runId === undefined ? start.metadata : { ...start.metadata, runId: start.runId };
     this.runId = start.runId;
     this.#thread = start.thread;
+    this.#runMetadata = start.runMetadata;
   }
 
   /** The caller's run id, if it gave one (a background run's); the claim is held under it. */
@@ -208,7 +217,11 @@ export class CheckpointWriter {
     const { snapshot, values } = compactSnapshot(persistedSnapshotOf({ value, context }));
     const next: string[] = [];
     for (const t of context.tasks) if (t.status !== "done") next.push(t.node);
-    const metadata: Checkpoint["metadata"] = { step: context.step, source: this.#source };
+    const metadata: Checkpoint["metadata"] = {
+      ...this.#runMetadata,
+      step: context.step,
+      source: this.#source,
+    };
     // A barrier starts the next step (its own id, left implicit); a pause belongs to the
     // step it interrupted.
     if (interrupts.length > 0 || context.breakpoint) metadata.stepOrigin = stepOrigin;

@@ -894,6 +894,30 @@ export function describeCheckpointerConformance(
         expect(await ids({ scope, nested: { k: 2 } })).toEqual([]);
       });
 
+      it("updateThreadMetadata merges into the record's metadata and sets updatedAt to now; the rest stays; an unknown thread is undefined", async () => {
+        const threadId = newThreadId();
+        const first = makeCheckpoint(threadId, "", null, -1);
+        await store.put(first, {
+          expectedLatestId: null,
+          thread: { graph: "g", metadata: { user: "u1", keep: { a: 1 } } },
+        });
+        const before = (await store.getThread(threadId))!;
+        const after = await store.updateThreadMetadata(threadId, { user: "u2", flag: true });
+        expect(after).toEqual({
+          ...before,
+          metadata: { user: "u2", keep: { a: 1 }, flag: true },
+          updatedAt: expect.any(String),
+        });
+        expect(after!.updatedAt >= before.updatedAt).toBe(true);
+        expect(await store.getThread(threadId)).toEqual(after);
+        expect(await store.getLatest(threadId)).toMatchObject({ checkpoint: { id: first.id } });
+        expect(await store.updateThreadMetadata(newThreadId(), { user: "u3" })).toBeUndefined();
+        await expect(
+          store.updateThreadMetadata(threadId, ["not", "an", "object"] as never),
+        ).rejects.toMatchObject({ code: "INVALID_CONFIG" });
+        expect((await store.getThread(threadId))?.metadata).toEqual(after!.metadata);
+      });
+
       it("searches by graph and by status; interrupted excludes threads a run holds", async () => {
         const graph = `G${randomUUID().slice(0, 8)}`;
         const made: Record<string, string> = {};

@@ -233,6 +233,10 @@ export function statements(t: Tables) {
         and exists (select 1 from released)`,
     getThread: `select ${recordColumns(t)} from ${t.threads} t
       where t.thread_id = $1 and t.ns = ''`,
+    updateThreadMetadata: `update ${t.threads} t set metadata = t.metadata || $2::jsonb,
+        updated_at = ${NOW_MS}
+      where t.thread_id = $1 and t.ns = ''
+      returning ${recordColumns(t)}`,
     deleteClaim: `delete from ${t.claims} where thread_id = $1`,
     deleteWrites: `delete from ${t.writes} where thread_id = $1`,
     deleteCheckpoints: `delete from ${t.checkpoints} where thread_id = $1`,

@@ -352,6 +352,20 @@ export abstract class SqlCheckpointer implements Checkpointer {
     return rowCount === 1;
   }
 
+  async updateThreadMetadata(
+    threadId: string,
+    metadata: Record<string, unknown>,
+  ): Promise<ThreadRecord | undefined> {
+    assertStoreId("threadId", threadId);
+    assertThreadMetadata("metadata", metadata);
+    const driver = await this.#ready();
+    const { rows } = await driver.query(this.#sql.updateThreadMetadata, [
+      threadId,
+      JSON.stringify(metadata),
+    ]);
+    return rows[0] && toRecord(rows[0]);
+  }
+
   async searchThreads(options?: SearchThreadsOptions): Promise<ThreadPage> {
     const search = readSearchOptions(options);
     const driver = await this.#ready();

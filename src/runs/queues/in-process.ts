@@ -39,6 +39,8 @@ export class InProcessRunQueue implements RunQueue {
   #handler: ((runId: string, workerId: string) => Promise<void>) | undefined;
   #onScheduled: ((job: ScheduledJob) => Promise<void>) | undefined;
   readonly #jobs = new Map<string, WaitingJob>();
+  /** Delayed runs (`NewRun.delayMs`): run id -> when a worker may take it (ms since the epoch). */
+  readonly #due = new Map<string, number>();
   #concurrency = 1;
   #working = new Set<string>();
   #closed = false;
@@ -57,8 +59,9 @@ export class InProcessRunQueue implements RunQueue {
       if (run) stopping.push(run);
     }
     const now = new Date().toISOString();
+    const { delayMs, ...fields } = init;
     const run: QueuedRun = {
-      ...init,
+      ...fields,
       status: "pending",
       createdAt: now,
       updatedAt: now,
@@ -70,8 +73,21 @@ export class InProcessRunQueue implements RunQueue {
     };
     this.#runs.set(run.runId, run);
     this.#forgetOld();
+    if (delayMs !== undefined && delayMs > 0) {
+      const due = Date.now() + delayMs;
+      this.#due.set(run.runId, due);
+      this.#wakeAt(due);
+    }
     queueMicrotask(() => this.#dispatch());
     return { run: { ...run }, stopping };
+  }
+
+  async delete(runId: string): Promise<boolean> {
+    const run = this.#runs.get(runId);
+    if (!run || !FINAL_RUN_STATUSES.has(run.status)) return false;
+    this.#runs.delete(runId);
+    this.#due.delete(runId);
+    return true;
   }
 
   async get(runId: string): Promise<QueuedRun | undefined> {
@@ -130,6 +146,16 @@ export class InProcessRunQueue implements RunQueue {
     };
     this.#jobs.set(job.key, waiting);
     this.#arm(waiting, Date.parse(job.at));
+  }
+
+  /** Dispatch again at `at` (a delayed run falls due); the timer does not keep the process alive. */
+  #wakeAt(at: number): void {
+    const wait = Math.max(0, at - Date.now());
+    const timer = setTimeout(
+      () => (wait > MAX_TIMER_MS ? this.#wakeAt(at) : this.#dispatch()),
+      Math.min(wait, MAX_TIMER_MS),
+    );
+    timer.unref?.();
   }
 
   /** Wake the job at `at` (a timer that does not keep the process alive). */
@@ -240,9 +266,16 @@ export class InProcessRunQueue implements RunQueue {
       if (!waiting.due || waiting.running || busy.has(waiting.job.threadId)) continue;
       if (this.#runJob(waiting)) busy.add(waiting.job.threadId);
     }
+    const now = Date.now();
     for (const run of this.#runs.values()) {
       if (this.#working.size >= this.#concurrency) return;
       if (run.status !== "pending" || busy.has(run.threadId)) continue;
+      const due = this.#due.get(run.runId);
+      if (due !== undefined) {
+        // Not yet: it waits, and the thread's later runs may go first (as in LangGraph).
+        if (due > now) continue;
+        this.#due.delete(run.runId);
+      }
       busy.add(run.threadId);
       this.#working.add(run.runId);
       void handler(run.runId, "in-process")

@@ -125,13 +125,24 @@ export class PostgresRunQueue implements RunQueue {
           JSON.stringify(init.metadata),
         ],
       );
+      // A delayed run's job falls due then: no worker takes the run before.
       await q.query(
         `select ${this.#schema}.add_job($1, json_build_object('runId', $2::text), queue_name => $3,
+           run_at => clock_timestamp() + $4 * interval '1 millisecond',
            max_attempts => 1000, job_key => $2::text)`,
-        [RUN_TASK, init.runId, `thread:${init.threadId}`],
+        [RUN_TASK, init.runId, `thread:${init.threadId}`, Math.max(0, init.delayMs ?? 0)],
       );
       return { run: runOf(inserted.rows[0]!), stopping };
     });
+  }
+
+  async delete(runId: string): Promise<boolean> {
+    const r = await this.#pool.query(
+      `delete from ${this.#t.runs}
+        where run_id = $1 and status in ('success', 'error', 'interrupted', 'cancelled')`,
+      [runId],
+    );
+    return (r.rowCount ?? 0) > 0;
   }
 
   async get(runId: string): Promise<QueuedRun | undefined> {
