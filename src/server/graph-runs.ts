@@ -1,4 +1,4 @@
-import { NodeError } from "../index.js";
+import { NodeError, RecursionLimitError } from "../index.js";
 import {
   argOf,
   type BackgroundRun,
@@ -41,6 +41,12 @@ export interface GraphRunRequest {
   interruptBefore?: string[];
   interruptAfter?: string[];
   checkpointId?: string;
+  /** The client's `config.configurable` keys, for the nodes (`config.configurable`). */
+  configurable?: Record<string, unknown>;
+  /** The run's `config.recursion_limit`: most super-steps it may take. */
+  recursionLimit?: number;
+  /** LangGraph's `after_seconds`, in ms: the run stays `pending` until then. */
+  delayMs?: number;
   /** Passed to nodes as `runtime.context` (LangGraph's run `context`); never stored. */
   context?: unknown;
   /** The authenticated user who started the run: nodes get it as `config.configurable.langgraph_auth_user`. */
@@ -50,6 +56,18 @@ export interface GraphRunRequest {
   multitaskStrategy?: MultitaskStrategy;
   /** The thread's latest checkpoint a resume was checked against: refused (409) if it moved. */
   expectedCheckpointId?: string;
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * The input without the keys the graph's state has not: LangGraph's server drops them
+ * (its input schema maps only its channels), where our graphs would refuse the run.
+ */
+function knownKeys(input: unknown, keys: readonly string[] | undefined): unknown {
+  if (!keys || !isPlainObject(input)) return input;
+  return Object.fromEntries(Object.entries(input).filter(([key]) => keys.includes(key)));
 }
 
 /**
@@ -62,8 +80,8 @@ export async function createGraphRun(
   runs: Runs,
   request: GraphRunRequest,
 ): Promise<BackgroundRun> {
-  hosted.get(request.graphId);
-  const input = fromWireValues(request.input);
+  const graph = hosted.get(request.graphId);
+  const input = fromWireValues(knownKeys(request.input, graph.stateKeys));
   if (input.badIndex !== undefined) {
     throw new RequestError(
       400,
@@ -94,7 +112,14 @@ export async function createGraphRun(
     ...(request.metadata && { metadata: request.metadata }),
     ...(request.runId && { runId: request.runId }),
     ...(request.context !== undefined && { context: request.context }),
-    ...(request.authUser && { configurable: { langgraph_auth_user: request.authUser } }),
+    ...((request.configurable || request.authUser) && {
+      configurable: {
+        ...request.configurable,
+        ...(request.authUser && { langgraph_auth_user: request.authUser }),
+      },
+    }),
+    ...(request.recursionLimit && { recursionLimit: request.recursionLimit }),
+    ...(request.delayMs && { delayMs: request.delayMs }),
     ...(request.interruptBefore && { interruptBefore: request.interruptBefore }),
     ...(request.interruptAfter && { interruptAfter: request.interruptAfter }),
     ...(request.checkpointId && { checkpointId: request.checkpointId }),
@@ -124,6 +149,7 @@ export function graphRunExecutor(): RunExecutor {
       signal,
       runId: run.runId,
       streamMode: graphModesFor(modes),
+      ...(request.recursionLimit && { recursionLimit: request.recursionLimit }),
       ...(request.context !== undefined && { context: request.context }),
       ...(Object.keys(run.metadata).length > 0 && { metadata: run.metadata }),
       ...(request.interruptBefore && { interruptBefore: request.interruptBefore }),
@@ -142,8 +168,14 @@ export function graphRunExecutor(): RunExecutor {
 /**
  * What a failed run reports: the error the node threw, under its own name and message, as
  * LangGraph's server sends it (`{ error: "CustomError", message: "Boo!" }`), rather than
- * our `NodeError` around it. Other errors (a recursion limit, say) are reported as they are.
+ * our `NodeError` around it. A recursion limit goes under LangGraph's name for it,
+ * `GraphRecursionError` (clients match on it), with our message; other errors as they are.
  */
 function ownError(error: unknown): unknown {
+  if (error instanceof RecursionLimitError) {
+    const named = new Error(error.message, { cause: error });
+    named.name = "GraphRecursionError";
+    return named;
+  }
   return error instanceof NodeError && error.cause instanceof Error ? error.cause : error;
 }

@@ -34,6 +34,15 @@ export class NewThreads {
     return this.#threads.get(threadId);
   }
 
+  /** Merge metadata into a thread not yet written (`PATCH /threads/:id`); its record, if held. */
+  mergeMetadata(threadId: string, metadata: Record<string, unknown>): ThreadRecord | undefined {
+    const record = this.#threads.get(threadId);
+    if (!record) return undefined;
+    record.metadata = { ...record.metadata, ...metadata };
+    record.updatedAt = new Date().toISOString();
+    return record;
+  }
+
   /** Forget the thread (its first run wrote it, or it was deleted); its metadata. */
   take(threadId: string): Record<string, unknown> | undefined {
     const record = this.#threads.get(threadId);

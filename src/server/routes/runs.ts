@@ -37,19 +37,42 @@ export const runBody = z.looseObject({
     })
     .nullish(),
   metadata: z.record(z.string(), z.unknown()).nullish(),
-  config: z.looseObject({ configurable: z.record(z.string(), z.unknown()).optional() }).nullish(),
+  config: z
+    .looseObject({
+      configurable: z.record(z.string(), z.unknown()).nullish(),
+      recursion_limit: z.number().int().min(1).nullish(),
+    })
+    .nullish(),
   context: z.unknown().optional(),
   stream_mode: z.union([modeSchema, z.array(modeSchema)]).nullish(),
   interrupt_before: breakpoints,
   interrupt_after: breakpoints,
   checkpoint_id: z.string().nullish(),
+  checkpoint: z.looseObject({ checkpoint_id: z.string().nullish() }).nullish(),
   multitask_strategy: z.enum(["reject", "interrupt", "rollback", "enqueue"]).nullish(),
   if_not_exists: z.enum(["create", "reject"]).nullish(),
+  after_seconds: z.number().min(0).max(31_536_000).nullish(),
 });
 export type RunBody = z.infer<typeof runBody>;
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
+
+const stringOr = (v: unknown): string | undefined =>
+  typeof v === "string" && v.length > 0 ? v : undefined;
+
+// Set by the server, never by a client: the thread and checkpoint come from the route and
+// the body's own fields, the user from authentication.
+const SERVER_KEYS = new Set(["thread_id", "checkpoint_id", "checkpoint_ns", "langgraph_auth_user"]);
+
+/** The run's `config.configurable` keys that reach its nodes (LangGraph passes them through). */
+function passedConfigurable(
+  configurable: Record<string, unknown> | null | undefined,
+): Record<string, unknown> | undefined {
+  if (!configurable) return undefined;
+  const kept = Object.entries(configurable).filter(([key]) => !SERVER_KEYS.has(key));
+  return kept.length > 0 ? Object.fromEntries(kept) : undefined;
+}
 
 /** A run as LangGraph returns it. */
 export function toWireRun(run: BackgroundRun): Record<string, unknown> {
@@ -59,7 +82,8 @@ export function toWireRun(run: BackgroundRun): Record<string, unknown> {
     assistant_id: run.graphId,
     created_at: run.createdAt,
     updated_at: run.updatedAt,
-    status: run.status,
+    // LangGraph has no "cancelled": a run stopped through cancel reads "interrupted" there.
+    status: run.status === "cancelled" ? "interrupted" : run.status,
     metadata: run.metadata,
     multitask_strategy: run.multitaskStrategy,
     kwargs: {},
@@ -167,6 +191,11 @@ export async function startRun(
         ? { ...assistant.context, ...(isRecord(body.context) ? body.context : {}) }
         : body.context;
   const metadata = { ...(ctx.newThreads.take(threadId) ?? {}), ...(body.metadata ?? {}) };
+  const checkpointId =
+    body.checkpoint_id ??
+    body.checkpoint?.checkpoint_id ??
+    stringOr(body.config?.configurable?.checkpoint_id);
+  const configurable = passedConfigurable(body.config?.configurable);
   const all = (b: RunBody["interrupt_before"], graphId: string) =>
     b === "*" ? ctx.hosted.get(graphId).nodes : (b ?? undefined);
   const request: GraphRunRequest = {
@@ -183,7 +212,10 @@ export async function startRun(
       interruptBefore: all(body.interrupt_before, graphId),
     }),
     ...(body.interrupt_after && { interruptAfter: all(body.interrupt_after, graphId) }),
-    ...(body.checkpoint_id && { checkpointId: body.checkpoint_id }),
+    ...(checkpointId && { checkpointId }),
+    ...(configurable && { configurable }),
+    ...(body.config?.recursion_limit && { recursionLimit: body.config.recursion_limit }),
+    ...(body.after_seconds && { delayMs: Math.round(body.after_seconds * 1000) }),
     ...(who && { authUser: who.user }),
     multitaskStrategy: strategy,
     // What the resume was checked against: a concurrent resume that got there first makes
@@ -192,9 +224,41 @@ export async function startRun(
       view.status === "interrupted" &&
       strategy === "reject" && { expectedCheckpointId: view.record.latestCheckpointId }),
   };
+  // Under rollback, LangGraph deletes the runs it rolls back: those active now.
+  const rolledBack =
+    strategy === "rollback" && view.status === "busy" ? await activeRuns(ctx, threadId) : [];
   const run = await createGraphRun(ctx.hosted, ctx.runs, request);
+  if (view.graphId === undefined) {
+    // The thread belongs to this graph from its first run on, as LangGraph records it:
+    // its state has a shape even while the run waits (or after it was cancelled unrun).
+    await ctx.checkpointer.updateThreadMetadata(threadId, { graph_id: graphId });
+  }
+  if (rolledBack.length > 0) void forgetRolledBack(ctx, rolledBack);
   ctx.events.publish(threadId, "started");
   return run;
+}
+
+/** The ids of the thread's pending and running runs. */
+async function activeRuns(ctx: ServerContext, threadId: string): Promise<string[]> {
+  const [pending, running] = await Promise.all([
+    ctx.runs.list({ threadId, status: "pending", limit: 1000 }),
+    ctx.runs.list({ threadId, status: "running", limit: 1000 }),
+  ]);
+  return [...pending, ...running].map((r) => r.runId);
+}
+
+/**
+ * Delete rolled-back runs once they have stopped, as LangGraph does (its rolled-back run is
+ * gone, not kept cancelled). A run that ended otherwise before the rollback reached it is
+ * kept. Never throws: a run it could not delete is left as it ended (`cancelled`).
+ */
+export async function forgetRolledBack(ctx: ServerContext, runIds: string[]): Promise<void> {
+  await Promise.all(
+    runIds.map(async (runId) => {
+      const ended = await ctx.runs.join(runId).catch(() => undefined);
+      if (ended?.status === "cancelled") await ctx.runs.delete(runId).catch(() => false);
+    }),
+  );
 }
 
 /** What `runs.wait` and `runs.join` return: the thread's values, with `__interrupt__` when paused. */
@@ -255,12 +319,17 @@ export function runRoutes(ctx: ServerContext): Hono {
     })
     .get("/:threadId/runs", async (c) => {
       const limit = Math.min(Math.max(Number(c.req.query("limit") ?? 10) || 10, 1), 1000);
-      const status = c.req.query("status");
-      const runs = await ctx.runs.list({
-        threadId: c.req.param("threadId"),
-        limit,
-        ...(status && { status: status as BackgroundRun["status"] }),
-      });
+      const status = c.req.query("status") as BackgroundRun["status"] | undefined;
+      const threadId = c.req.param("threadId");
+      const of = (s?: BackgroundRun["status"]) =>
+        ctx.runs.list({ threadId, limit, ...(s && { status: s }) });
+      // "interrupted" on the wire is ours "interrupted" or "cancelled" (see toWireRun).
+      const runs =
+        status === "interrupted"
+          ? [...(await of("interrupted")), ...(await of("cancelled"))]
+              .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))
+              .slice(0, limit)
+          : await of(status);
       return c.json(runs.map(toWireRun));
     })
     .get("/:threadId/runs/:runId", async (c) =>
@@ -281,10 +350,22 @@ export function runRoutes(ctx: ServerContext): Hono {
       const run = await known(c.req.param("threadId"), c.req.param("runId"));
       const action = c.req.query("action") === "rollback" ? "rollback" : "interrupt";
       await ctx.runs.cancel(run.runId, { action });
+      const gone = action === "rollback" ? forgetRolledBack(ctx, [run.runId]) : undefined;
       if (c.req.query("wait") === "1" || c.req.query("wait") === "true") {
-        await ctx.runs.join(run.runId);
+        await (gone ?? ctx.runs.join(run.runId));
         return c.body(null, 204);
       }
       return c.body(null, 202);
+    })
+    .delete("/:threadId/runs/:runId", async (c) => {
+      const run = await known(c.req.param("threadId"), c.req.param("runId"));
+      if (!(await ctx.runs.delete(run.runId))) {
+        throw new RequestError(
+          409,
+          "RUN_ACTIVE",
+          `Run "${run.runId}" is ${run.status}; cancel it (or wait for it to end), then delete it.`,
+        );
+      }
+      return c.body(null, 204);
     });
 }

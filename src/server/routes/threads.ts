@@ -1,10 +1,18 @@
 import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
 import { z } from "zod";
+import { jsonContains } from "../../checkpoint/index.js";
 import type { CompiledGraph } from "../../index.js";
 import { RequestError } from "../errors.js";
 import { parseBody } from "../request-body.js";
-import { findThread, type ServerContext, type ThreadView, viewOf } from "../server-context.js";
+import { findThread, type ServerContext, type ThreadView } from "../server-context.js";
+import {
+  countThreads,
+  currentValues,
+  type FoundThread,
+  searchThreads,
+  THREAD_SORTS,
+} from "../thread-search.js";
 import { fromWireValues } from "../wire/messages.js";
 import { toWireState, toWireThread } from "../wire/threads.js";
 
@@ -17,12 +25,40 @@ const createBody = z.looseObject({
   if_exists: z.enum(["raise", "do_nothing"]).optional(),
 });
 
-const searchBody = z.looseObject({
+const patchBody = z.looseObject({ metadata: metadataSchema.nullish() });
+
+const countBody = z.looseObject({
   metadata: metadataSchema.nullish(),
+  values: metadataSchema.nullish(),
   status: statusSchema.nullish(),
+});
+
+const THREAD_FIELDS = [
+  "thread_id",
+  "created_at",
+  "updated_at",
+  "state_updated_at",
+  "metadata",
+  "config",
+  "context",
+  "status",
+  "values",
+  "interrupts",
+  "error",
+] as const;
+
+const searchBody = countBody.extend({
   ids: z.array(z.string()).nullish(),
   limit: z.number().int().min(1).max(1000).default(10),
   offset: z.number().int().min(0).max(10_000).default(0),
+  sort_by: z.enum(THREAD_SORTS).nullish(),
+  sort_order: z.enum(["asc", "desc"]).nullish(),
+  select: z.array(z.enum(THREAD_FIELDS)).min(1).nullish(),
+});
+
+const pruneBody = z.looseObject({
+  thread_ids: z.array(z.string().min(1)).max(1000),
+  strategy: z.enum(["delete", "keep_latest"]).default("delete"),
 });
 
 const checkpointRef = z.union([
@@ -48,7 +84,10 @@ const updateBody = z.looseObject({
 const historyBody = z.looseObject({
   limit: z.number().int().min(1).max(1000).default(10),
   before: checkpointRef.nullish(),
-  checkpoint: checkpointRef.nullish(),
+  metadata: metadataSchema.nullish(),
+  checkpoint: z
+    .looseObject({ checkpoint_ns: z.string().nullish(), checkpoint_id: z.string().nullish() })
+    .nullish(),
 });
 
 function graphOf(ctx: ServerContext, view: ThreadView): CompiledGraph<any, any> {
@@ -71,17 +110,50 @@ const subgraphNodes = (graph: CompiledGraph<any, any>): Set<string> =>
       .map((n) => n.id),
   );
 
-/** The thread as LangGraph returns it, with its current values. */
-async function wireThread(ctx: ServerContext, view: ThreadView) {
-  let values: unknown;
-  if (!view.unwritten && view.graphId !== undefined) {
-    const state = await ctx.hosted
-      .get(view.graphId)
-      .getState({ configurable: { thread_id: view.record.threadId } });
-    values = state.values;
-  }
+/**
+ * The thread as LangGraph returns it, with its current values: read from its latest
+ * checkpoint unless given, or left out (`null`).
+ */
+async function wireThread(ctx: ServerContext, view: ThreadView, known?: unknown) {
+  const values = known === undefined ? await currentValues(ctx, view) : (known ?? undefined);
   return toWireThread(view.record, { graphId: view.graphId, status: view.status, values });
 }
+
+/** Stop the thread's runs, then delete it with its checkpoints. */
+async function deleteThread(ctx: ServerContext, id: string): Promise<void> {
+  for (let active = await ctx.runs.activeOn(id); active; active = await ctx.runs.activeOn(id)) {
+    await ctx.runs.cancel(active.runId, { wait: true });
+  }
+  ctx.newThreads.take(id);
+  await ctx.checkpointer.deleteThread(id);
+  ctx.events.publish(id, "deleted");
+}
+
+/** The threads named, in the order named, that exist: one page of them. */
+async function byIds(
+  ctx: ServerContext,
+  ids: string[],
+  offset: number,
+  limit: number,
+): Promise<FoundThread[]> {
+  const found: FoundThread[] = [];
+  for (const id of ids) {
+    const view = await findThread(ctx, id).catch(() => undefined);
+    if (view) found.push({ view });
+  }
+  return found.slice(offset, offset + limit);
+}
+
+const queryOf = (body: z.infer<typeof countBody> & Partial<z.infer<typeof searchBody>>) => ({
+  metadata: body.metadata ?? undefined,
+  status: body.status ?? undefined,
+  values: body.values ?? undefined,
+  sortBy: body.sort_by ?? undefined,
+  sortOrder: body.sort_order ?? undefined,
+});
+
+const pick = (thread: Record<string, unknown>, fields: readonly string[]) =>
+  Object.fromEntries(fields.filter((f) => f in thread).map((f) => [f, thread[f]]));
 
 /**
  * LangGraph's threads: create, get, search (status, metadata), delete, state (get,
@@ -117,31 +189,39 @@ export function threadRoutes(ctx: ServerContext): Hono {
     })
     .post("/search", async (c) => {
       const body = await parseBody(c, searchBody);
-      const wanted = body.offset + body.limit;
-      const views: ThreadView[] = [];
-      if (body.ids) {
-        for (const id of body.ids) {
-          const view = await findThread(ctx, id).catch(() => undefined);
-          if (view) views.push(view);
+      const found = body.ids
+        ? await byIds(ctx, body.ids, body.offset, body.limit)
+        : await searchThreads(ctx, queryOf(body), body);
+      const select = body.select ?? undefined;
+      return c.json(
+        await Promise.all(
+          found.map(async ({ view, values }) => {
+            // Only read the state when the answer shows it.
+            const withValues = !select || select.includes("values");
+            const thread = await wireThread(ctx, view, withValues ? values : null);
+            return select ? pick(thread, select) : thread;
+          }),
+        ),
+      );
+    })
+    .post("/count", async (c) => {
+      const body = await parseBody(c, countBody);
+      return c.json(await countThreads(ctx, queryOf(body)));
+    })
+    .post("/prune", async (c) => {
+      const body = await parseBody(c, pruneBody);
+      let pruned = 0;
+      for (const id of body.thread_ids) {
+        const view = await findThread(ctx, id).catch(() => undefined);
+        if (!view) continue;
+        if (body.strategy === "keep_latest") {
+          if (!view.unwritten) await ctx.checkpointer.prune(id, { keep: "latest" });
+        } else {
+          await deleteThread(ctx, id);
         }
-      } else {
-        let cursor: string | undefined;
-        do {
-          const page = await ctx.checkpointer.searchThreads({
-            ...(body.status && { status: body.status }),
-            ...(body.metadata && { metadata: body.metadata }),
-            limit: Math.min(1000, wanted),
-            ...(cursor && { cursor }),
-          });
-          for (const record of page.threads) {
-            const view = await viewOf(ctx, record);
-            if (!body.status || view.status === body.status) views.push(view);
-          }
-          cursor = page.nextCursor ?? undefined;
-        } while (cursor && views.length < wanted);
+        pruned++;
       }
-      const page = views.slice(body.offset, wanted);
-      return c.json(await Promise.all(page.map((v) => wireThread(ctx, v))));
+      return c.json({ pruned_count: pruned });
     })
     .post("/:threadId/copy", async (c) => {
       const view = await findThread(ctx, threadId(c));
@@ -157,18 +237,24 @@ export function threadRoutes(ctx: ServerContext): Hono {
       ctx.events.publish(id, "started");
       return c.json(await wireThread(ctx, await findThread(ctx, id)));
     })
+    .patch("/:threadId", async (c) => {
+      const body = await parseBody(c, patchBody);
+      const id = threadId(c);
+      await findThread(ctx, id);
+      const metadata = body.metadata ?? {};
+      // Held in memory until its first run (a store without createThread), or in the store.
+      if (!ctx.newThreads.mergeMetadata(id, metadata)) {
+        await ctx.checkpointer.updateThreadMetadata(id, metadata);
+      }
+      return c.json(await wireThread(ctx, await findThread(ctx, id)));
+    })
     .get("/:threadId", async (c) =>
       c.json(await wireThread(ctx, await findThread(ctx, threadId(c)))),
     )
     .delete("/:threadId", async (c) => {
       const id = threadId(c);
       await findThread(ctx, id);
-      for (let active = await ctx.runs.activeOn(id); active; active = await ctx.runs.activeOn(id)) {
-        await ctx.runs.cancel(active.runId, { wait: true });
-      }
-      ctx.newThreads.take(id);
-      await ctx.checkpointer.deleteThread(id);
-      ctx.events.publish(id, "deleted");
+      await deleteThread(ctx, id);
       return c.body(null, 204);
     })
     .get("/:threadId/state", async (c) => {
@@ -241,12 +327,28 @@ export function threadRoutes(ctx: ServerContext): Hono {
       if (view.unwritten) return c.json([]);
       const graph = graphOf(ctx, view);
       const before = refId(body.before);
+      const ns = body.checkpoint?.checkpoint_ns ?? "";
+      const config = {
+        configurable: { thread_id: view.record.threadId, ...(ns && { checkpoint_ns: ns }) },
+      };
+      const metadata = body.metadata ?? undefined;
+      const nodes = subgraphNodes(graph);
+      const wanted = body.checkpoint?.checkpoint_id;
+      if (wanted) {
+        // One checkpoint named: the history is that one (as LangGraph's savers list it).
+        const state = await graph.getState({
+          configurable: { ...config.configurable, checkpoint_id: wanted },
+        });
+        const fits = !metadata || jsonContains(state.metadata ?? {}, metadata);
+        return c.json(fits ? [toWireState(state, nodes)] : []);
+      }
       const out: unknown[] = [];
-      for await (const s of graph.getStateHistory(
-        { configurable: { thread_id: view.record.threadId } },
-        { limit: body.limit, ...(before && { before }) },
-      )) {
-        out.push(toWireState(s, subgraphNodes(graph)));
+      for await (const s of graph.getStateHistory(config, {
+        limit: body.limit,
+        ...(before && { before }),
+        ...(metadata && { filter: metadata }),
+      })) {
+        out.push(toWireState(s, nodes));
       }
       return c.json(out);
     });
