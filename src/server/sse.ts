@@ -26,6 +26,8 @@ export function streamRun(
     headers?: Record<string, string>;
     /** What the run ended with (its final values, or `__error__`), for a stream that relayed nothing. */
     ended?: () => Promise<Record<string, unknown>>;
+    /** Called when the client goes away before the run ends (LangGraph's `on_disconnect: "cancel"`). */
+    onDisconnect?: () => void;
   } = {},
 ): Response {
   const wanted = options.modes?.length
@@ -46,7 +48,10 @@ export function streamRun(
       if (wanted && !ALWAYS.has(e.event) && !wanted.has(e.event)) continue;
       await stream.writeSSE({ event: e.event, data: JSON.stringify(e.data), id: String(e.seq) });
     }
-    if (stop.signal.aborted) return;
+    if (stop.signal.aborted) {
+      options.onDisconnect?.();
+      return;
+    }
     // A run another process executed reports only its end here: send what it ended with.
     if (relayed === 0 && options.ended) {
       const { __error__, ...values } = await options.ended();

@@ -31,6 +31,21 @@ const counter = () =>
     .addConditionalEdges("count", (s) => (s.n >= s.until ? END : "count"))
     .compile();
 
+/** Ticks until `until`, a short pause per step: long enough a run to stop on the way. */
+const ticker = () =>
+  new Graph<{ n: number; until: number }>({
+    name: "ticker",
+    state: z.object({ n: z.number().default(0), until: z.number().default(1) }),
+  })
+    .addNode("tick", async (s) => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return { n: s.n + 1 };
+    })
+    .addEdge(START, "tick")
+    .addConditionalEdges("tick", (s) => (s.n >= s.until ? END : "tick"))
+    .compile();
+const graphs = () => ({ counter: counter(), ticker: ticker() });
+
 const pgUrl = process.env.STATEWEAVER_PG_URL;
 const tablePrefix = `sw_tp_${randomUUID().slice(0, 8)}_`;
 
@@ -43,7 +58,7 @@ const setups: Array<
     async () => {
       const dir = await tempDataDir();
       const server = await startServer({
-        graphs: { counter: counter() },
+        graphs: graphs(),
         checkpointer: dir.open(),
       });
       return { server, done: dir.dispose };
@@ -58,7 +73,7 @@ const setups: Array<
         tablePrefix,
       });
       const queue = await PostgresRunQueue.open({ connectionString: pgUrl!, tablePrefix });
-      const server = await startServer({ graphs: { counter: counter() }, checkpointer, queue });
+      const server = await startServer({ graphs: graphs(), checkpointer, queue });
       return {
         server,
         done: async () => {
@@ -313,6 +328,40 @@ describe.each(setups)("threads and runs as LangGraph's server, on %s", (_name, e
         "HTTP 409",
       );
       await client.runs.cancel(thread.thread_id, pending.run_id, true);
+    },
+  );
+
+  it.skipIf(!enabled)(
+    'on_disconnect "cancel" stops a streamed run when its client goes away',
+    async () => {
+      const thread = await client.threads.create();
+      const gone = new AbortController();
+      let runId: string | undefined;
+      const stream = client.runs.stream(thread.thread_id, "ticker", {
+        input: { until: 10_000 },
+        config: { recursion_limit: 20_000 },
+        streamMode: "values",
+        onDisconnect: "cancel",
+        signal: gone.signal,
+      });
+      // The SDK ends the stream quietly (or with an AbortError) once its signal aborts.
+      try {
+        for await (const chunk of stream) {
+          if (chunk.event === "metadata") runId = (chunk.data as { run_id: string }).run_id;
+          if (chunk.event === "values") gone.abort();
+        }
+      } catch (error) {
+        if (!gone.signal.aborted) throw error;
+      }
+      expect(gone.signal.aborted).toBe(true);
+      expect(runId).toBeDefined();
+      await vi.waitFor(
+        async () =>
+          expect((await client.runs.get(thread.thread_id, runId!)).status).toBe("interrupted"),
+        { timeout: 30_000, interval: 100 },
+      );
+      const state = await client.threads.getState(thread.thread_id);
+      expect((state.values as { n: number }).n).toBeLessThan(10_000);
     },
   );
 

@@ -52,6 +52,7 @@ export const runBody = z.looseObject({
   multitask_strategy: z.enum(["reject", "interrupt", "rollback", "enqueue"]).nullish(),
   if_not_exists: z.enum(["create", "reject"]).nullish(),
   after_seconds: z.number().min(0).max(31_536_000).nullish(),
+  on_disconnect: z.enum(["cancel", "continue"]).nullish(),
 });
 export type RunBody = z.infer<typeof runBody>;
 
@@ -285,6 +286,10 @@ export const ALL_MODES: readonly StreamMode[] = ["values", "updates", "messages-
  */
 export function runRoutes(ctx: ServerContext): Hono {
   const location = (run: BackgroundRun) => `/threads/${run.threadId}/runs/${run.runId}`;
+  // The client that asked for the run went away: stop it (it reads "interrupted" after).
+  const cancelQuietly = (run: BackgroundRun) => {
+    ctx.runs.cancel(run.runId).catch(() => undefined);
+  };
   const endedWith = async (run: BackgroundRun) => finalValues(ctx, await ctx.runs.join(run.runId));
   const known = async (threadId: string, runId: string): Promise<BackgroundRun> => {
     const run = await ctx.runs.get(runId);
@@ -306,8 +311,15 @@ export function runRoutes(ctx: ServerContext): Hono {
       const body = await parseBody(c, runBody);
       const run = await startRun(ctx, c.req.param("threadId"), body, ALL_MODES, c.get("identity"));
       c.header("Content-Location", location(run));
-      const done = await ctx.runs.join(run.runId);
-      return c.json(await finalValues(ctx, done));
+      const gone = c.req.raw.signal;
+      const onGone = () => cancelQuietly(run);
+      if (body.on_disconnect === "cancel") gone.addEventListener("abort", onGone, { once: true });
+      try {
+        const done = await ctx.runs.join(run.runId);
+        return c.json(await finalValues(ctx, done));
+      } finally {
+        gone.removeEventListener("abort", onGone);
+      }
     })
     .post("/:threadId/runs/stream", async (c) => {
       const body = await parseBody(c, runBody);
@@ -315,6 +327,7 @@ export function runRoutes(ctx: ServerContext): Hono {
       return streamRun(c, ctx.runs, run.runId, {
         headers: { "Content-Location": location(run) },
         ended: () => endedWith(run),
+        ...(body.on_disconnect === "cancel" && { onDisconnect: () => cancelQuietly(run) }),
       });
     })
     .get("/:threadId/runs", async (c) => {
