@@ -332,7 +332,7 @@ describe.each(setups)("threads and runs as LangGraph's server, on %s", (_name, e
   );
 
   it.skipIf(!enabled)(
-    'on_disconnect "cancel" stops a streamed run when its client goes away',
+    'on_disconnect "cancel" stops a streamed or waited run when its client goes away',
     async () => {
       const thread = await client.threads.create();
       const gone = new AbortController();
@@ -362,6 +362,35 @@ describe.each(setups)("threads and runs as LangGraph's server, on %s", (_name, e
       );
       const state = await client.threads.getState(thread.thread_id);
       expect((state.values as { n: number }).n).toBeLessThan(10_000);
+
+      // The same for a wait: the client's request is aborted once the run is working.
+      const waiting = await client.threads.create();
+      const leave = new AbortController();
+      const wait = client.runs
+        .wait(waiting.thread_id, "ticker", {
+          input: { until: 10_000 },
+          config: { recursion_limit: 20_000 },
+          onDisconnect: "cancel",
+          signal: leave.signal,
+        })
+        .catch(() => undefined);
+      let waited: { run_id: string; status: string } | undefined;
+      await vi.waitFor(
+        async () => {
+          [waited] = await client.runs.list(waiting.thread_id);
+          expect(waited?.status).toBe("running");
+        },
+        { timeout: 30_000, interval: 100 },
+      );
+      leave.abort();
+      await wait;
+      await vi.waitFor(
+        async () =>
+          expect((await client.runs.get(waiting.thread_id, waited!.run_id)).status).toBe(
+            "interrupted",
+          ),
+        { timeout: 30_000, interval: 100 },
+      );
     },
   );
 
