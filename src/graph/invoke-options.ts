@@ -31,7 +31,8 @@ export interface InvokeOptions<C = unknown> {
   durability?: Durability;
   /**
    * JSON merged into the thread's metadata (key by key), which `searchThreads` and
-   * `graph.threads.search` can filter on.
+   * `graph.threads.search` can filter on; also copied into the metadata of each checkpoint
+   * this call writes, which `getStateHistory(config, { filter })` can filter on.
    *
    * @example
    * await graph.invoke(input, { config, metadata: { user: "u1", ticket: 42 } });
