@@ -720,6 +720,22 @@ export class InvalidStoreRequestError extends StateweaverError {
   }
 }
 
+/**
+ * A deployment's auth handler refused a request: `authenticate` threw (401), or an `on`
+ * handler for the resource and action threw `HTTPException(403 | 404 | …)` or returned
+ * `false` (403). `status` is the HTTP status the server answers with; nothing was changed.
+ *
+ * @example
+ * throw new AccessRefusedError(404, 'Thread "t1" is not found for user "alice".');
+ */
+export class AccessRefusedError extends StateweaverError {
+  readonly status: 400 | 401 | 403 | 404 | 409 | 422;
+  constructor(status: AccessRefusedError["status"], message: string) {
+    super("ACCESS_REFUSED", message);
+    this.status = status;
+  }
+}
+
 // Each error class carries its brand (`stateweaver.error.<Name>`), so `instanceof` answers for
 // errors from any copy of stateweaver. A class added above must be listed here (a test checks).
 const STATEWEAVER_ERROR = brandClass(StateweaverError, "error.StateweaverError");
@@ -761,6 +777,7 @@ for (const errorClass of [
   RunsNotBoundError,
   InvalidRunError,
   InvalidStoreRequestError,
+  AccessRefusedError,
 ]) {
   brandClass(errorClass, `error.${errorClass.name}`);
 }

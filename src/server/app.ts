@@ -7,6 +7,7 @@ import { createRuns, type RunQueue } from "../runs/index.js";
 import { type Store, storeFor } from "../store/index.js";
 import { Assistants } from "./assistants.js";
 import { type AuthHandlers, authenticateRequests } from "./auth/custom-auth.js";
+import { authorizeResources } from "./auth/resource-access.js";
 import { authRoutes, checkToken, requireAccess } from "./auth.js";
 import { errorResponse } from "./errors.js";
 import { graphRunExecutor } from "./graph-runs.js";
@@ -144,6 +145,7 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   app.route("/", healthRoutes(context));
   app.route("/auth", authRoutes(access));
   app.use(options.auth ? authenticateRequests(options.auth) : requireAccess(access));
+  if (options.auth) app.use(authorizeResources(options.auth, context));
   app.route("/assistants", assistantRoutes(context));
   app.route("/threads", threadRoutes(context));
   app.route("/threads", runRoutes(context));

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { HITL } from "../../agent/index.js";
 import type { ThreadRecord } from "../../checkpoint/index.js";
 import type { StateSnapshot } from "../../graph/state-snapshot.js";
+import { matchesFilters } from "../auth/auth-filters.js";
 import { sharedTokenIdentity } from "../auth/identity.js";
 import { refusalsFor } from "../decision-rights.js";
 import { type Decision, decisionsOf, diffOf } from "../decisions.js";
@@ -66,7 +67,11 @@ export function inboxRoutes(ctx: ServerContext): Hono {
       const limit = Math.min(Math.max(Number(c.req.query("limit") ?? 50) || 50, 1), 500);
       const offset = Math.max(Number(c.req.query("cursor") ?? 0) || 0, 0);
       const group = c.req.query("group") || undefined;
-      const all = await interruptedThreads(ctx);
+      // Only the threads the auth file's threads:search handler lets this user see.
+      const filters = c.get("threadFilters");
+      const all = (await interruptedThreads(ctx)).filter((r) =>
+        matchesFilters(r.metadata, filters),
+      );
       const active = await ctx.runs.activeThreads();
       const byGraph: Record<string, number> = {};
       const items: InboxItem[] = [];
