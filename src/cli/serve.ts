@@ -87,6 +87,9 @@ export async function serveCommand(
     checkpointer,
     token: settings.token,
     ...(auth && { auth }),
+    // Inbox sessions signed with a shared secret survive restarts and work across servers.
+    ...(auth &&
+      env.STATEWEAVER_SESSION_SECRET && { sessionSecret: env.STATEWEAVER_SESSION_SECRET }),
     ...(queue && { queue }),
     ...(concurrency !== undefined && { concurrency }),
   });

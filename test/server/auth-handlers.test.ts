@@ -222,4 +222,25 @@ describe("a server with an auth file's handlers", () => {
     expect((await inbox("token-ana", `/inbox/threads/${boThread.thread_id}`)).status).toBe(404);
     expect((await inbox("token-bo", `/inbox/threads/${boThread.thread_id}`)).status).toBe(200);
   });
+
+  it("sends a user's inbox change feed only the changes to their own threads", async () => {
+    const abort = new AbortController();
+    const res = await fetch(`${running.url}/inbox/events`, {
+      headers: { authorization: "Bearer token-ana" },
+      signal: abort.signal,
+    });
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let seen = "";
+    // Connected first, so the changes below are published to this stream.
+    while (!seen.includes(": connected")) seen += decoder.decode((await reader.read()).value);
+    const boThread = randomUUID();
+    await client("token-bo").runs.wait(boThread, "pair", { input: {}, ifNotExists: "create" });
+    const anaThread = randomUUID();
+    await client("token-ana").runs.wait(anaThread, "pair", { input: {}, ifNotExists: "create" });
+    // Events come in the order they happened: bo's change would be here before ana's.
+    while (!seen.includes(anaThread)) seen += decoder.decode((await reader.read()).value);
+    abort.abort();
+    expect(seen).not.toContain(boThread);
+  });
 });

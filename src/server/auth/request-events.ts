@@ -98,7 +98,7 @@ export function requestEvent(method: string, pathname: string): RequestEvent | u
   }
   if (method === "POST" && /^\/(runs(\/(wait|stream|batch))?|inbox\/threads)\/?$/.test(pathname))
     return { kind: "new-run", event: "threads:create_run" };
-  if (method === "GET" && /^\/inbox\/items\/?$/.test(pathname))
+  if (method === "GET" && /^\/inbox\/(items|events)\/?$/.test(pathname))
     return { kind: "inbox-list", event: "threads:search" };
   if (method === "GET" && /^\/inbox\/reviews\/[^/]+\/?$/.test(pathname))
     return { kind: "review-link", event: "threads:read" };

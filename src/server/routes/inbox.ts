@@ -92,8 +92,16 @@ export function inboxRoutes(ctx: ServerContext): Hono {
         nextCursor: offset + limit < items.length ? String(offset + limit) : null,
       });
     })
-    .get("/events", (c) =>
-      streamSSE(c, async (stream) => {
+    .get("/events", (c) => {
+      // With an auth file's filters, only changes to threads this user may see are sent.
+      const filters = c.get("threadFilters");
+      const visible = async (threadId: string) =>
+        !filters ||
+        matchesFilters(
+          (await findThread(ctx, threadId).catch(() => undefined))?.record.metadata ?? {},
+          filters,
+        );
+      return streamSSE(c, async (stream) => {
         const queue: Array<{ threadId: string; reason: string }> = [];
         let wake: (() => void) | undefined;
         const stop = ctx.events.subscribe((e) => {
@@ -112,7 +120,9 @@ export function inboxRoutes(ctx: ServerContext): Hono {
           await stream.write(": connected\n\n");
           while (open) {
             while (queue.length > 0) {
-              await stream.writeSSE({ event: "inbox", data: JSON.stringify(queue.shift()) });
+              const event = queue.shift()!;
+              if (await visible(event.threadId))
+                await stream.writeSSE({ event: "inbox", data: JSON.stringify(event) });
             }
             await new Promise<void>((resolve) => {
               wake = resolve;
@@ -123,8 +133,8 @@ export function inboxRoutes(ctx: ServerContext): Hono {
           clearInterval(ping);
           stop();
         }
-      }),
-    )
+      });
+    })
     .get("/threads/:threadId", async (c) => {
       const view = await findThread(ctx, c.req.param("threadId"));
       const { record, graphId } = view;
