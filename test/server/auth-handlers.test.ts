@@ -223,6 +223,28 @@ describe("a server with an auth file's handlers", () => {
     expect((await inbox("token-bo", `/inbox/threads/${boThread.thread_id}`)).status).toBe(200);
   });
 
+  it("answers 404 for the review link of another user's decision", async () => {
+    const thread = await client("token-ana").threads.create();
+    await client("token-ana").runs.wait(thread.thread_id, "question", {
+      input: { question: "link?" },
+    });
+    const [item] = (await inbox("token-ana", `/inbox/threads/${thread.thread_id}`)).body.pending;
+    const decided = await fetch(`${running.url}/inbox/threads/${thread.thread_id}/decisions`, {
+      method: "POST",
+      headers: { authorization: "Bearer token-ana", "content-type": "application/json" },
+      body: JSON.stringify({
+        checkpointId: item.checkpointId,
+        interruptId: item.interruptId,
+        answer: "yes",
+        idempotencyKey: randomUUID(),
+      }),
+    });
+    expect(decided.status).toBe(202);
+    const link = `/inbox/reviews/${item.interruptId}`;
+    expect((await inbox("token-ana", link)).status).toBe(200);
+    expect((await inbox("token-bo", link)).status).toBe(404);
+  });
+
   it("sends a user's inbox change feed only the changes to their own threads", async () => {
     const abort = new AbortController();
     const res = await fetch(`${running.url}/inbox/events`, {
