@@ -22,16 +22,15 @@ import {
   withOutcomes,
 } from "./barrier.js";
 import { Channels } from "./channels.js";
-import { CompiledGraph } from "./compiled-graph.js";
 import { END, START } from "./constants.js";
 import { declaredEdges } from "./declared-edges.js";
-import type { CompileOptions, GraphSpec } from "./graph.js";
+import type { CompileOptions, GraphSpec } from "./graph-spec.js";
 import type { GraphInternals } from "./internals.js";
-import { unknownNodeIn } from "./restore.js";
 import { resumeAnswers } from "./resume-answers.js";
 import type { NodePolicy } from "./retry-policy.js";
+import { unknownNodeIn } from "./snapshot-fit.js";
 import { taskRunner } from "./task-runner.js";
-import type { NodeFn, State } from "./types.js";
+import type { NodeFn } from "./types.js";
 import { validateGraph } from "./validate.js";
 
 /** Events the compiled machine takes (sent by the driver, never by node code). */
@@ -88,13 +87,13 @@ const answersOf = (event: GraphEvent) =>
  * barrier, `fanout` for steps of several tasks, the breakpoint). A node's state carries
  * its declared edges as transitions; only the running step's state is active.
  */
-export function compileGraph<S extends State, C>(
+export function compileGraph(
   spec: GraphSpec,
   options: CompileOptions,
-): CompiledGraph<S, C> {
+): { internals: GraphInternals; machine: AnyStateMachine } {
   validateGraph(spec, options);
-  const g = indexGraph(spec);
-  return new CompiledGraph<S, C>(g, buildMachine(g, options), options);
+  const internals = indexGraph(spec);
+  return { internals, machine: buildMachine(internals, options) };
 }
 
 function indexGraph(spec: GraphSpec): GraphInternals {
@@ -102,7 +101,9 @@ function indexGraph(spec: GraphSpec): GraphInternals {
   const policies = new Map<string, NodePolicy>();
   for (const node of spec.nodes.values()) {
     const run = node.run;
-    nodeFns.set(node.name, run instanceof CompiledGraph ? run.asNode(node.name) : run);
+    // A subgraph is any object that can be a node (a function is a node itself): no
+    // `instanceof`, which would tie this file to the class built from it.
+    nodeFns.set(node.name, typeof run === "function" ? run : run.asNode(node.name));
     if (node.policy) policies.set(node.name, node.policy);
   }
   const edgesFrom = new Map<string, string[]>();

@@ -1,5 +1,5 @@
 import { END } from "./constants.js";
-import type { GraphSpec } from "./graph.js";
+import type { GraphSpec } from "./graph-spec.js";
 
 /**
  * One declared way from a node to another (see `CompiledGraph.edges`).

@@ -1,5 +1,5 @@
 import type { Channels } from "./channels.js";
-import type { ConditionalEdgeSpec, GraphSpec } from "./graph.js";
+import type { ConditionalEdgeSpec, GraphSpec } from "./graph-spec.js";
 import type { NodePolicy } from "./retry-policy.js";
 import type { NodeFn } from "./types.js";
 

@@ -23,7 +23,7 @@ import type { TaskOutcome, TaskRecord, TaskSeed } from "../runtime/task.js";
 import { isWriteList } from "../runtime/write-list.js";
 import { Command, type GotoTarget, isCommand, isSend, type Send } from "./command.js";
 import { END, START } from "./constants.js";
-import type { ConditionalEdgeSpec } from "./graph.js";
+import type { ConditionalEdgeSpec } from "./graph-spec.js";
 import type { GraphInternals } from "./internals.js";
 import { errorRecord, TaskAttempts, taskEnd, taskStart } from "./task-attempts.js";
 

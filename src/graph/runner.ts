@@ -31,12 +31,13 @@ import { valuesWithFinished } from "./barrier.js";
 import { isCommand } from "./command.js";
 import { type GraphEvent, RUN_INPUT } from "./compile.js";
 import { START } from "./constants.js";
-import type { CompileOptions } from "./graph.js";
+import type { CompileOptions } from "./graph-spec.js";
 import type { GraphInternals } from "./internals.js";
 import type { InspectionObserver, InvokeOptions, RunResult } from "./invoke-options.js";
-import { assertFitsGraph, pausedFrom, withOnlyFinishedTasks } from "./restore.js";
+import { pausedFrom, withOnlyFinishedTasks } from "./restore.js";
 import { continueAnswers, resumeAnswers } from "./resume-answers.js";
 import { retryingAttempts } from "./retry-record.js";
+import { assertFitsGraph } from "./snapshot-fit.js";
 import type { RunConfig, State } from "./types.js";
 
 /** What a call asks for: new input (or a Command as input), a resume, or to continue. */

@@ -1,6 +1,6 @@
 import { GraphValidationError } from "../errors/index.js";
 import { END, START } from "./constants.js";
-import type { CompileOptions, GraphSpec } from "./graph.js";
+import type { CompileOptions, GraphSpec } from "./graph-spec.js";
 
 /**
  * Checks a graph definition before it becomes a machine, so that mistakes show
