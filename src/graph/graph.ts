@@ -1,13 +1,14 @@
+// The graph builder: nodes, edges and reducers over shared state; compile() turns it into a CompiledGraph.
 import type { z } from "zod";
 import { GraphValidationError } from "../errors/index.js";
-import { compileGraph } from "./compile.js";
 import { CompiledGraph } from "./compiled-graph.js";
-import { END, RESERVED_NODE_NAMES, START } from "./constants.js";
-import type { CompileOptions, GraphSpec, NodeSpec } from "./graph-spec.js";
-import { nodePolicy, type RetryPolicy } from "./retry-policy.js";
-import type { NodeResult, NodeRuntime, Reducer, Router, State } from "./types.js";
+import { compileGraph } from "./compiling/compile.js";
+import { END, RESERVED_NODE_NAMES, START } from "./definition/constants.js";
+import type { CompileOptions, GraphSpec, NodeSpec } from "./definition/graph-spec.js";
+import { nodePolicy, type RetryPolicy } from "./definition/retry-policy.js";
+import type { NodeResult, NodeRuntime, Reducer, Router, State } from "./definition/types.js";
 
-export type { CompileOptions } from "./graph-spec.js";
+export type { CompileOptions } from "./definition/graph-spec.js";
 
 /**
  * How a node is added: where it may `Command.goto`, how its failures are retried, and how

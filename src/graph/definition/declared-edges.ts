@@ -1,3 +1,4 @@
+// The edges a graph declares (static, conditional, Command ends, joins), as its drawings and tests read them.
 import { END } from "./constants.js";
 import type { GraphSpec } from "./graph-spec.js";
 

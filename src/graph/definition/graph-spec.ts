@@ -1,7 +1,7 @@
 // A graph's definition as the builder records it and compile reads it: nodes, edges, joins, reducers.
 import type { z } from "zod";
-import type { Checkpointer } from "../checkpoint/checkpointer.js";
-import type { Store } from "../store/index.js";
+import type { Checkpointer } from "../../checkpoint/checkpointer.js";
+import type { Store } from "../../store/index.js";
 import type { NodePolicy } from "./retry-policy.js";
 import type { NodeFn, Reducer, Router } from "./types.js";
 

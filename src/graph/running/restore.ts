@@ -1,6 +1,7 @@
-import type { Checkpointer, CheckpointTuple } from "../checkpoint/checkpointer.js";
-import { stepOriginOf } from "../runtime/snapshot-format.js";
-import type { GraphContext } from "../runtime/task.js";
+// Restoring a run from its checkpoints: the barrier it rests at, and whether a pause came from it.
+import type { Checkpointer, CheckpointTuple } from "../../checkpoint/checkpointer.js";
+import { stepOriginOf } from "../../runtime/snapshot-format.js";
+import type { GraphContext } from "../../runtime/task.js";
 
 /** A snapshot resting at its barrier with only the tasks that finished (their writes kept). */
 export function withOnlyFinishedTasks(snapshot: { value: unknown; context: GraphContext }) {

@@ -1,4 +1,5 @@
-import { GraphValidationError } from "../errors/index.js";
+// The checks a graph definition passes before it becomes a machine, each pointing at the fix.
+import { GraphValidationError } from "../../errors/index.js";
 import { END, START } from "./constants.js";
 import type { CompileOptions, GraphSpec } from "./graph-spec.js";
 

@@ -1,9 +1,14 @@
+// Compiles a graph definition into its XState machine, the executor every run drives.
 import { type AnyStateMachine, assign, enqueueActions, raise, sendTo, setup } from "xstate";
-import { runMachine } from "../../machines/run.machine.js";
-import { InvalidConfigError, RecursionLimitError, SnapshotMismatchError } from "../errors/index.js";
-import { pendingInterrupts } from "../runtime/drive.js";
-import { runEnvOf } from "../runtime/run-env.js";
-import { storedValue } from "../runtime/snapshot-format.js";
+import { runMachine } from "../../../machines/run.machine.js";
+import {
+  InvalidConfigError,
+  RecursionLimitError,
+  SnapshotMismatchError,
+} from "../../errors/index.js";
+import { pendingInterrupts } from "../../runtime/drive.js";
+import { runEnvOf } from "../../runtime/run-env.js";
+import { storedValue } from "../../runtime/snapshot-format.js";
 import {
   DEFAULT_RUN,
   type GraphContext,
@@ -11,7 +16,14 @@ import {
   type RunOptions,
   type TaskOutcome,
   type TaskSeed,
-} from "../runtime/task.js";
+} from "../../runtime/task.js";
+import { Channels } from "../definition/channels.js";
+import { END, START } from "../definition/constants.js";
+import { declaredEdges } from "../definition/declared-edges.js";
+import type { CompileOptions, GraphSpec } from "../definition/graph-spec.js";
+import type { NodePolicy } from "../definition/retry-policy.js";
+import type { NodeFn } from "../definition/types.js";
+import { validateGraph } from "../definition/validate.js";
 import {
   answeredBy,
   type BarrierDecision,
@@ -21,17 +33,10 @@ import {
   newTask,
   withOutcomes,
 } from "./barrier.js";
-import { Channels } from "./channels.js";
-import { END, START } from "./constants.js";
-import { declaredEdges } from "./declared-edges.js";
-import type { CompileOptions, GraphSpec } from "./graph-spec.js";
 import type { GraphInternals } from "./internals.js";
 import { resumeAnswers } from "./resume-answers.js";
-import type { NodePolicy } from "./retry-policy.js";
 import { unknownNodeIn } from "./snapshot-fit.js";
 import { taskRunner } from "./task-runner.js";
-import type { NodeFn } from "./types.js";
-import { validateGraph } from "./validate.js";
 
 /** Events the compiled machine takes (sent by the driver, never by node code). */
 export type GraphEvent =

@@ -1,8 +1,8 @@
 // Whether a snapshot fits this graph before it is restored: every node it names must exist.
-import type { Checkpoint } from "../checkpoint/checkpointer.js";
-import { CheckpointMismatchError } from "../errors/index.js";
-import type { GraphContext, TaskRecord } from "../runtime/task.js";
-import { END, START } from "./constants.js";
+import type { Checkpoint } from "../../checkpoint/checkpointer.js";
+import { CheckpointMismatchError } from "../../errors/index.js";
+import type { GraphContext, TaskRecord } from "../../runtime/task.js";
+import { END, START } from "../definition/constants.js";
 import type { GraphInternals } from "./internals.js";
 
 /** The lifecycle states of `stepping` that are not graph nodes. */
