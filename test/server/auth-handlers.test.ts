@@ -10,6 +10,7 @@ import { AccessRefusedError } from "../../src/errors/index.js";
 import { matchesFilters } from "../../src/server/auth/auth-filters.js";
 import { authorize } from "../../src/server/auth/authorize.js";
 import type { RequestIdentity } from "../../src/server/auth/identity.js";
+import { requestEvent } from "../../src/server/auth/request-events.js";
 import { type RunningServer, startServer } from "./fixtures/server.js";
 
 vi.setConfig({ testTimeout: 30_000 });
@@ -95,6 +96,47 @@ describe("a handler's answer", () => {
     await expect(authorize(refusing, who("ana"), "threads:read", {})).rejects.toThrow(
       /returns nothing or true \(allow\), false \(refuse\), or a filter object/,
     );
+  });
+});
+
+describe("the event each request is", () => {
+  it.each([
+    ["POST", "/threads", "threads:create"],
+    ["POST", "/threads/search", "threads:search"],
+    ["GET", "/threads/t1", "threads:read"],
+    ["POST", "/threads/t1/history", "threads:read"],
+    ["GET", "/threads/t1/state/c1", "threads:read"],
+    ["POST", "/threads/t1/state", "threads:update"],
+    ["PATCH", "/threads/t1", "threads:update"],
+    ["DELETE", "/threads/t1", "threads:delete"],
+    ["POST", "/threads/t1/runs/wait", "threads:create_run"],
+    ["GET", "/threads/t1/runs/r1/stream", "threads:read"],
+    ["POST", "/threads/t1/runs/r1/cancel", "threads:update"],
+    ["DELETE", "/threads/t1/runs/r1", "threads:delete"],
+    ["POST", "/runs/stream", "threads:create_run"],
+    ["GET", "/inbox/items", "threads:search"],
+    ["GET", "/inbox/threads/t1", "threads:read"],
+    ["POST", "/inbox/threads/t1/decisions", "threads:create_run"],
+    ["POST", "/inbox/threads", "threads:create_run"],
+    ["POST", "/assistants", "assistants:create"],
+    ["POST", "/assistants/search", "assistants:search"],
+    ["GET", "/assistants/a1/subgraphs/tools", "assistants:read"],
+    ["POST", "/assistants/a1/versions", "assistants:read"],
+    ["POST", "/assistants/a1/latest", "assistants:update"],
+    ["DELETE", "/assistants/a1", "assistants:delete"],
+    ["PUT", "/store/items", "store:put"],
+    ["POST", "/store/namespaces", "store:list_namespaces"],
+  ])("%s %s is %s", (method, path, event) => {
+    expect(requestEvent(method, path)?.event).toBe(event);
+  });
+
+  it("leaves health, sign-in and the graph list to no handler", () => {
+    for (const [method, path] of [
+      ["GET", "/ok"],
+      ["POST", "/auth/login"],
+      ["GET", "/inbox/graphs"],
+    ] as const)
+      expect(requestEvent(method, path)).toBeUndefined();
   });
 });
 

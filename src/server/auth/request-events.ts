@@ -106,7 +106,7 @@ export function requestEvent(method: string, pathname: string): RequestEvent | u
     return { kind: "new-assistant", event: "assistants:create" };
   if (method === "POST" && /^\/assistants\/(search|count)\/?$/.test(pathname))
     return { kind: "assistant-search", event: "assistants:search" };
-  const assistant = /^\/assistants\/([^/]+)(\/[^/]+)?\/?$/.exec(pathname);
+  const assistant = /^\/assistants\/([^/]+)(\/[^/]+)?(?:\/.*)?$/.exec(pathname);
   if (assistant) {
     const sub = assistant[2];
     const event =
