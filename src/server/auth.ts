@@ -2,7 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { z } from "zod";
-import { type AuthHandlers, signInUser } from "./auth/custom-auth.js";
+import { type AuthHandlers, signInUser, userFrom } from "./auth/custom-auth.js";
 import {
   USER_SESSION_COOKIE,
   USER_SESSION_SECONDS,
@@ -197,10 +197,11 @@ export function authRoutes(options: SignInOptions): Hono {
     deleteCookie(c, CSRF_COOKIE, { path: "/" });
     return c.json({ authenticated: false });
   });
-  routes.get("/csrf", (c) => {
+  routes.get("/csrf", async (c) => {
     const csrfToken = getCookie(c, CSRF_COOKIE) ?? setCsrfCookie(c, secureOf(c));
     if (auth) {
-      const user = signedIn(c);
+      // Signed in here, or known to the auth file by what the browser sends (an SSO cookie).
+      const user = signedIn(c) ?? (await userFrom(auth, c.req.raw).catch(() => undefined));
       return c.json({
         csrfToken,
         authenticated: user !== undefined,

@@ -91,6 +91,16 @@ describe("inbox sign-in with an auth file", () => {
     });
   });
 
+  it("names the person the auth file already knows from what the browser sends (e.g. SSO)", async () => {
+    const server = serverWith({ auth });
+    const known = await server.app.request("/auth/csrf", {
+      headers: { authorization: "Bearer token-ana" },
+    });
+    expect(await known.json()).toMatchObject({ authenticated: true, user: { identity: "ana" } });
+    const unknown = await server.app.request("/auth/csrf");
+    expect(await unknown.json()).toMatchObject({ authenticated: false, signIn: "auth_handler" });
+  });
+
   it("records the signed-in user on a decision, not the name the browser sent", async () => {
     const server = serverWith({ auth });
     const browser = await signIn(server, "token-ana");

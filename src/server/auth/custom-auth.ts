@@ -64,7 +64,7 @@ export function authHandlersOf(auth: unknown): AuthHandlers["~handlerCache"] {
 }
 
 /** Runs `authenticate` on `request`: the user, or the handler's refusal as a `RequestError`. */
-async function userFrom(auth: AuthHandlers, request: Request): Promise<AuthUser> {
+export async function userFrom(auth: AuthHandlers, request: Request): Promise<AuthUser> {
   const { authenticate } = authHandlersOf(auth);
   let returned: unknown;
   try {
