@@ -100,9 +100,6 @@ export function authorizeResources(auth: AuthHandlers, ctx: ServerContext): Midd
   };
 }
 
-const on = <V>(auth: AuthHandlers, who: RequestIdentity, event: AuthEvent, value: V) =>
-  authorize(auth, who, event, value);
-
 /**
  * What the guard decided: an answer when the request ends here, a check to run on the
  * route's answer (filters the route cannot apply itself), or nothing (the route runs as is).
@@ -126,7 +123,7 @@ async function guard(
             thread_id: found.threadId,
             ...(isObject(body) && isObject(body.metadata) && { metadata: { ...body.metadata } }),
           };
-      const { filters } = await on(auth, who, found.event, value);
+      const { filters } = await authorize(auth, who, found.event, value);
       if (await hides(ctx, found.threadId, filters))
         return hiddenThread(c, found.hidden, found.threadId);
       if (isObject(body) && value.metadata !== undefined)
@@ -141,7 +138,7 @@ async function guard(
         metadata: isObject(body.metadata) ? { ...body.metadata } : {},
         if_exists: body.if_exists,
       };
-      const { filters } = await on(auth, who, found.event, value);
+      const { filters } = await authorize(auth, who, found.event, value);
       if (typeof body.thread_id === "string" && (await hides(ctx, body.thread_id, filters)))
         throw new AccessRefusedError(409, "Thread already exists.");
       replaceBody(c, { ...body, metadata: value.metadata });
@@ -154,7 +151,7 @@ async function guard(
       for (const run of runs) {
         if (!isObject(run)) return undefined;
         const value = runValue(undefined, run);
-        await on(auth, who, found.event, value);
+        await authorize(auth, who, found.event, value);
         changed.push({ ...run, metadata: value.metadata });
       }
       replaceBody(c, Array.isArray(body) ? changed : changed[0]);
@@ -164,7 +161,7 @@ async function guard(
       const body = (await bodyOf(c)) ?? {};
       if (!isObject(body)) return undefined;
       const value = { ...body, metadata: isObject(body.metadata) ? { ...body.metadata } : {} };
-      const { filters } = await on(auth, who, found.event, value);
+      const { filters } = await authorize(auth, who, found.event, value);
       if (!filters) return undefined;
       const count = c.req.path.replace(/\/$/, "").endsWith("/count");
       if (Array.isArray(body.ids)) {
@@ -181,12 +178,12 @@ async function guard(
       return undefined;
     }
     case "inbox-list": {
-      const { filters } = await on(auth, who, found.event, {});
+      const { filters } = await authorize(auth, who, found.event, {});
       c.set("threadFilters", filters);
       return undefined;
     }
     case "review-link": {
-      const { filters } = await on(auth, who, found.event, {});
+      const { filters } = await authorize(auth, who, found.event, {});
       if (!filters) return undefined;
       // The thread is known only from the answer.
       return async () => {
@@ -199,7 +196,7 @@ async function guard(
       const body = await bodyOf(c);
       if (!isObject(body)) return undefined;
       const value = { ...body, metadata: isObject(body.metadata) ? { ...body.metadata } : {} };
-      const { filters } = await on(auth, who, found.event, value);
+      const { filters } = await authorize(auth, who, found.event, value);
       if (typeof body.assistant_id === "string" && filters) {
         const existing = assistantOf(ctx, body.assistant_id);
         if (existing && !matchesFilters(existing.metadata, filters))
@@ -212,7 +209,7 @@ async function guard(
       const body = (await bodyOf(c)) ?? {};
       if (!isObject(body)) return undefined;
       const value = { ...body, metadata: isObject(body.metadata) ? { ...body.metadata } : {} };
-      const { filters } = await on(auth, who, found.event, value);
+      const { filters } = await authorize(auth, who, found.event, value);
       if (!filters) return undefined;
       const equal = Object.fromEntries(
         Object.entries(containmentOf(filters)).filter(([, v]) => !Array.isArray(v)),
@@ -238,7 +235,7 @@ async function guard(
           metadata: isObject(body.metadata) ? { ...body.metadata } : {},
         }),
       };
-      const { filters } = await on(auth, who, found.event, value);
+      const { filters } = await authorize(auth, who, found.event, value);
       const existing = filters ? assistantOf(ctx, found.assistantId) : undefined;
       if (existing && !matchesFilters(existing.metadata, filters))
         throw notFound(`Assistant "${found.assistantId}"`);
@@ -276,7 +273,7 @@ async function guardStore(
   if (event === "store:get") {
     const ns = c.req.query("namespace");
     const value = { namespace: ns ? ns.split(".") : [], key: c.req.query("key") };
-    const { filters } = await on(auth, who, event, value);
+    const { filters } = await authorize(auth, who, event, value);
     if (!filters) return undefined;
     return async () => {
       const item = c.res.ok ? ((await c.res.clone().json()) as Json | null) : null;
@@ -295,7 +292,7 @@ async function guardStore(
   // The handler sees LangGraph's names (`namespace` for the prefix too) and may change them.
   const { [nsField]: namespace, ...rest } = body;
   const value: Json = { ...rest, namespace };
-  const { filters } = await on(auth, who, event, value);
+  const { filters } = await authorize(auth, who, event, value);
   const { namespace: changed, ...others } = value;
   replaceBody(c, { ...others, [nsField]: changed });
   if (!filters) return undefined;
