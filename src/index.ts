@@ -27,6 +27,15 @@ export {
   type InspectionChart,
   inspectionChart,
 } from "./graph/inspection-chart.js";
+export {
+  type InspectedGraph,
+  type InspectionContext,
+  type InspectionEvent,
+  type InspectionMachine,
+  type InspectionMachineOptions,
+  type InspectionSnapshot,
+  inspectionMachine,
+} from "./graph/inspection-machine.js";
 export type {
   InspectionObserver,
   InvokeOptions,
