@@ -5,8 +5,8 @@ import {
   serializeSnapshot,
 } from "@xstate/graph";
 import type { CompiledGraph, GraphEdge } from "../graph/compiled-graph.js";
-import { START } from "../graph/constants.js";
-import type { InspectionEvent, InspectionSnapshot } from "../graph/inspection-machine.js";
+import { START } from "../graph/definition/constants.js";
+import type { InspectionEvent, InspectionSnapshot } from "../graph/drawing/inspection-machine.js";
 
 /**
  * One way a run can go through a graph, super-step by super-step.

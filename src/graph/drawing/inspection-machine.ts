@@ -1,8 +1,8 @@
 // The inspection chart as a machine @xstate/graph can walk: super-steps in order, choices as events, cycles bounded.
 import { assign, type MachineSnapshot, type StateMachine, setup } from "xstate";
-import { InvalidConfigError } from "../errors/index.js";
-import { END, START } from "./constants.js";
-import type { GraphEdge } from "./declared-edges.js";
+import { InvalidConfigError } from "../../errors/index.js";
+import { END, START } from "../definition/constants.js";
+import type { GraphEdge } from "../definition/declared-edges.js";
 
 /**
  * Options of `graph.inspectionMachine()` (and `inspectionMachine`).
