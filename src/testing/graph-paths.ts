@@ -42,7 +42,8 @@ export interface GraphPathsOptions {
   maxVisits?: number;
   /**
    * The most paths to list; more throws, as a graph with many choices per step multiplies
-   * them.
+   * them. The walk also gives up (and throws) past `limit * 100` states of the inspection
+   * machine, so a graph with very many ways through it fails fast rather than slowly.
    * @default 1000
    */
   limit?: number;
