@@ -221,6 +221,37 @@ describe("graph.inspectionMachine()", () => {
       expect(stepsRan(review, run.state.log), path.description).toEqual(stepsOf(path.steps));
     }
   });
+
+  it("steers the real graph through path.test: event handlers pick the routes, the END check runs it", async () => {
+    const model = createTestModel(review.inspectionMachine());
+    const checked: string[] = [];
+    for (const path of model.getSimplePaths({ toState: isDone })) {
+      const input = { revisions: 0, notify: false };
+      await path.test({
+        events: {
+          "goto review -> revise": () => {
+            input.revisions++;
+          },
+          "route publish -> notify": () => {
+            input.notify = true;
+          },
+        },
+        states: {
+          [END]: async () => {
+            const run = await review.invoke(input);
+            expect(stepsRan(review, run.state.log)).toEqual(stepsOf(path.steps));
+            checked.push(JSON.stringify(input));
+          },
+        },
+      });
+    }
+    expect(checked.sort()).toEqual([
+      '{"revisions":0,"notify":false}',
+      '{"revisions":0,"notify":true}',
+      '{"revisions":1,"notify":false}',
+      '{"revisions":1,"notify":true}',
+    ]);
+  });
 });
 
 /** The steps a run took, from its log: nodes grouped by super-step, in definition order. */
