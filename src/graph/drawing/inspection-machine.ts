@@ -145,7 +145,7 @@ export function inspectionMachine(
   const byOrder = (nodes: Iterable<string>) =>
     [...new Set(nodes)].sort((a, b) => order.get(a)! - order.get(b)!);
   const outgoing = new Map<string, Outgoing>();
-  /** Join target -> its sources (every join edge into it), in the order declared. */
+  /** Join target -> its sources (every join edge into it), in definition order. */
   const joins = new Map<string, string[]>();
   for (const edge of dedupe(graph.edges)) {
     if (edge.kind === "join") {
