@@ -38,6 +38,7 @@ export { drawingToMermaid } from "./graph/mermaid.js";
 export { type RetryPolicy, retriesByDefault } from "./graph/retry-policy.js";
 export type { StateSnapshot, TaskView } from "./graph/state-snapshot.js";
 export { drawingToSvg } from "./graph/svg-picture.js";
+export { whenSaved } from "./graph/thread-machine.js";
 export type {
   NodeFn,
   NodeResult,
