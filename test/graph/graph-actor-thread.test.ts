@@ -5,6 +5,7 @@
  * Run against every store: Memory, PGlite, and PostgreSQL when STATEWEAVER_PG_URL is set.
  */
 import { randomUUID } from "node:crypto";
+import { Client } from "@langchain/langgraph-sdk";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { type AnyActorRef, createActor, setup, waitFor } from "xstate";
@@ -26,6 +27,7 @@ import {
   ThreadBusyError,
   whenSaved,
 } from "../../src/index.js";
+import { startServer } from "../server/fixtures/server.js";
 import { dropStoreTables } from "../setup/store-tables.js";
 
 const url = process.env.STATEWEAVER_PG_URL;
@@ -296,5 +298,45 @@ describe("a graph actor on a thread", () => {
     await expect(
       graph.machineFor({ configurable: { thread_id: "x", checkpoint_id: "c1" } }),
     ).rejects.toThrow(/fork it with invoke\(null/);
+  });
+});
+
+describe("a graph actor's thread over the HTTP API", () => {
+  it("is seen and answered through the SDK client, and continues a thread the API paused", async () => {
+    const checkpointer = new MemoryCheckpointer();
+    const graph = approvalGraph(checkpointer);
+    const running = await startServer({ checkpointer, graphs: { approval: graph } });
+    try {
+      const client = new Client({ apiUrl: running.url, callerOptions: { maxRetries: 0 } });
+      const thread = await client.threads.create({ graphId: "approval" });
+      const config = threadOf(thread.thread_id);
+      const actor = createActor(await graph.machineFor(config), { input: { topic: "owls" } });
+      await waitFor(actor.start(), (s) => s.hasTag("interrupted"));
+      await whenSaved(actor);
+      actor.stop();
+
+      const state = await client.threads.getState(thread.thread_id);
+      expect(state.next).toEqual(["approve"]);
+      const waiting = await client.threads.search({ status: "interrupted" });
+      expect(waiting.map((t) => t.thread_id)).toContain(thread.thread_id);
+      const answered = await client.runs.wait(thread.thread_id, "approval", {
+        command: { resume: "yes" },
+      });
+      expect(answered).toMatchObject({ published: true, log: ["draft", "approve", "publish"] });
+
+      // The other way: the API pauses a thread, an actor made for it answers.
+      const second = await client.threads.create({ graphId: "approval" });
+      await client.runs.wait(second.thread_id, "approval", { input: { topic: "bats" } });
+      const continued = createActor(await graph.machineFor(threadOf(second.thread_id))).start();
+      expect(continued.getSnapshot().context.interrupts[0].value).toEqual({
+        question: 'Publish "about bats"?',
+      });
+      continued.send({ type: "RESUME", resume: "no" });
+      const done = await waitFor(continued, (s) => s.status === "done");
+      await whenSaved(continued);
+      expect((await client.threads.getState(second.thread_id)).values).toEqual(done.output);
+    } finally {
+      await running.stop();
+    }
   });
 });
