@@ -17,6 +17,7 @@ import {
 } from "../../src/checkpoint/index.js";
 import {
   Command,
+  type CompiledGraph,
   ConcurrentUpdateError,
   END,
   Graph,
@@ -74,7 +75,7 @@ function approvalGraph(checkpointer: Checkpointer) {
 const threadOf = (id: string) => ({ configurable: { thread_id: id } });
 
 /** What a thread's history says, without ids and times: the checkpoints as invoke writes them. */
-async function historyOf(graph: ReturnType<typeof approvalGraph>, thread: string) {
+async function historyOf(graph: CompiledGraph, thread: string) {
   const out: unknown[] = [];
   for await (const s of graph.getStateHistory(threadOf(thread))) {
     out.push({
@@ -256,6 +257,43 @@ describe("a graph actor on a thread", () => {
     await graph.invoke(new Command({ resume: "yes" }), { config: reference });
     await graph.invoke({ topic: "bats" }, { config: reference });
     expect(await historyOf(graph, "again")).toEqual(await historyOf(graph, "again-by-invoke"));
+  });
+
+  it("pauses inside a subgraph and resumes it, writing what invoke writes at both levels", async () => {
+    const checkpointer = new MemoryCheckpointer();
+    const inner = new Graph({ name: "Inner" })
+      .addNode("ask", () => ({ answer: interrupt("inner?") }))
+      .addEdge(START, "ask")
+      .compile();
+    const graph = new Graph({ name: "Outer" })
+      .addNode("prep", () => ({ n: 1 }))
+      .addNode("sub", inner)
+      .addNode("after", (s) => ({ seen: s.answer }))
+      .addEdge(START, "prep")
+      .addEdge("prep", "sub")
+      .addEdge("sub", "after")
+      .compile({ checkpointer });
+    const levels = async (thread: string) => {
+      const state = await graph.getState(threadOf(thread));
+      const ns = state.interrupts[0]?.ns ?? "";
+      const top = await checkpointer.list(thread, { ns: "" });
+      const nested = await checkpointer.list(thread, { ns });
+      return { state, shape: [top, nested].map((l) => l.map((c) => [c.next, c.values])) };
+    };
+    const actor = createActor(await graph.machineFor(threadOf("nested")), { input: {} });
+    const paused = await waitFor(actor.start(), (s) => s.hasTag("interrupted"));
+    await whenSaved(actor);
+    await graph.invoke({}, { config: threadOf("nested-by-invoke") });
+    const byActor = await levels("nested");
+    expect(byActor.state.interrupts).toEqual(paused.context.interrupts);
+    expect(byActor.shape).toEqual((await levels("nested-by-invoke")).shape);
+
+    actor.send({ type: "RESUME", resume: "yes" });
+    const done = await waitFor(actor, (s) => s.status === "done");
+    await whenSaved(actor);
+    await graph.invoke(new Command({ resume: "yes" }), { config: threadOf("nested-by-invoke") });
+    expect(done.output).toEqual({ n: 1, answer: "yes", seen: "yes" });
+    expect(await historyOf(graph, "nested")).toEqual(await historyOf(graph, "nested-by-invoke"));
   });
 
   it("runs as a parent machine's child, writing its thread", async () => {
