@@ -296,6 +296,27 @@ describe("a graph actor on a thread", () => {
     expect(await historyOf(graph, "nested")).toEqual(await historyOf(graph, "nested-by-invoke"));
   });
 
+  it("stops at a compiled breakpoint on its thread, which invoke(null) then continues", async () => {
+    const checkpointer = new MemoryCheckpointer();
+    const graph = new Graph({ name: "Breakpoint" })
+      .addNode("a", () => ({ a: 1 }))
+      .addNode("b", () => ({ b: 2 }))
+      .addEdge(START, "a")
+      .addEdge("a", "b")
+      .compile({ checkpointer, interruptBefore: ["b"] });
+    const config = threadOf("breakpoint");
+    const actor = createActor(await graph.machineFor(config), { input: {} });
+    const paused = await waitFor(actor.start(), (s) => s.hasTag("interrupted"));
+    expect(paused.matches({ runtime: "breakpoint" })).toBe(true);
+    await whenSaved(actor);
+    const state = await graph.getState(config);
+    expect(state.next).toEqual(["b"]);
+    expect(state.interrupts).toEqual(paused.context.interrupts);
+    actor.stop();
+    const r = await graph.invoke(null, { config });
+    expect(r).toMatchObject({ status: "done", state: { a: 1, b: 2 } });
+  });
+
   it("runs as a parent machine's child, writing its thread", async () => {
     const checkpointer = new MemoryCheckpointer();
     const graph = approvalGraph(checkpointer);
