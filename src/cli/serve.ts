@@ -4,7 +4,7 @@ import {
   PGliteCheckpointer,
   PostgresCheckpointer,
 } from "../checkpoint/index.js";
-import { PostgresRunQueue } from "../runs/index.js";
+import { PostgresRunQueue, webhookOptionsOf } from "../runs/index.js";
 import { checkToken, createServer, loadServerConfig, ServerConfigError } from "../server/index.js";
 import { claimTtlFromEnv } from "./claim-ttl.js";
 import { importModule } from "./import-module.js";
@@ -49,7 +49,12 @@ export async function serveCommand(
   env: NodeJS.ProcessEnv,
 ): Promise<number> {
   const settings = serveSettings(argv, env);
-  const { graphs, seed, auth } = await loadServerConfig(settings.configFile, importModule);
+  const { graphs, seed, auth, webhooks } = await loadServerConfig(
+    settings.configFile,
+    importModule,
+  );
+  // Secrets named by environment variable are read here, before any store is opened.
+  const webhookOptions = webhooks === undefined ? undefined : webhookOptionsOf(webhooks, env);
   if (
     settings.host !== "127.0.0.1" &&
     settings.host !== "localhost" &&
@@ -89,6 +94,7 @@ export async function serveCommand(
     ...(auth && { auth }),
     ...(queue && { queue }),
     ...(concurrency !== undefined && { concurrency }),
+    ...(webhookOptions && { webhooks: webhookOptions }),
   });
   let url: string;
   try {

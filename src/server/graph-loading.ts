@@ -4,6 +4,7 @@ import { pathToFileURL } from "node:url";
 import { z } from "zod";
 import { clauses, sentences } from "../errors/sentences.js";
 import type { CompiledGraph } from "../index.js";
+import { checkWebhookConfig, type WebhookConfig } from "../runs/index.js";
 import { type AuthHandlers, authHandlersOf } from "./auth/custom-auth.js";
 import { ServerConfigError } from "./errors.js";
 
@@ -28,6 +29,8 @@ const configFile = z.object({
   ),
   seed: entry.optional(),
   auth: z.object({ path: entry }).optional(),
+  /** Who is told what happened (docs/webhooks.md); secrets are read by `webhookOptionsOf`. */
+  webhooks: z.unknown().optional(),
 });
 
 /** The loaded config: the compiled graphs by id, the seed function and the auth, if named. */
@@ -35,6 +38,8 @@ export interface ServerConfig {
   graphs: Record<string, CompiledGraph<any, any>>;
   seed: ((graphs: Record<string, CompiledGraph<any, any>>) => Promise<void>) | undefined;
   auth: AuthHandlers | undefined;
+  /** `"webhooks"` as the file has it (checked; secrets named by env var not read yet). */
+  webhooks: WebhookConfig | undefined;
 }
 
 const split = (spec: string) => {
@@ -71,6 +76,14 @@ export async function loadServerConfig(
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "(file)"}: ${i.message}`);
     throw new ServerConfigError(`${file} is not a valid config: ${clauses(issues)}`);
+  }
+  let webhooks: WebhookConfig | undefined;
+  if (parsed.data.webhooks !== undefined) {
+    try {
+      webhooks = checkWebhookConfig(parsed.data.webhooks);
+    } catch (error) {
+      throw new ServerConfigError(`${file}: ${(error as Error).message}`, { cause: error });
+    }
   }
   const base = dirname(resolve(file));
   const load = async (where: string, spec: string) => {
@@ -120,5 +133,5 @@ export async function loadServerConfig(
     }
     auth = value as AuthHandlers;
   }
-  return { graphs, seed, auth };
+  return { graphs, seed, auth, webhooks };
 }
