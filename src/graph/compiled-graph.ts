@@ -1,3 +1,4 @@
+// CompiledGraph, the public face of a graph: invoke, resume, stream, state, history and drawings.
 import type { AnyStateMachine } from "xstate";
 import type { Checkpoint, Checkpointer } from "../checkpoint/checkpointer.js";
 import { assertHistoryLimit } from "../checkpoint/limits.js";
@@ -10,27 +11,27 @@ import type { StreamEvent } from "../stream/events.js";
 import { defaultEventOf, type RunEvent } from "../stream/run-events.js";
 import { runStream, streamModes } from "../stream/run-stream.js";
 import { partsOf, type StreamMode, type StreamPart } from "../stream/stream-parts.js";
-import { type Command, isCommand } from "./command.js";
-import type { GraphEvent } from "./compile.js";
-import { END } from "./constants.js";
-import { declaredEdges, type GraphEdge } from "./declared-edges.js";
-import { drawGraph, type GraphDrawing } from "./drawing.js";
-import type { CompileOptions } from "./graph.js";
-import type { GraphRuns, RunInput, RunService } from "./graph-runs.js";
-import { GraphThreads } from "./graph-threads.js";
-import { statelyCode } from "./inspection-chart.js";
-import type { GraphInternals } from "./internals.js";
+import type { GraphEvent } from "./compiling/compile.js";
+import type { GraphInternals } from "./compiling/internals.js";
+import { type Command, isCommand } from "./definition/command.js";
+import { END } from "./definition/constants.js";
+import { declaredEdges, type GraphEdge } from "./definition/declared-edges.js";
+import type { CompileOptions } from "./definition/graph-spec.js";
+import type { NodeFn, RunConfig, State } from "./definition/types.js";
+import { drawGraph, type GraphDrawing } from "./drawing/drawing.js";
+import { statelyCode } from "./drawing/inspection-chart.js";
+import { drawingToMermaid } from "./drawing/mermaid.js";
+import type { GraphRuns, RunInput, RunService } from "./running/graph-runs.js";
+import { GraphThreads } from "./running/graph-threads.js";
 import type {
   InvokeOptions,
   RunResult,
   StreamEventsResult,
   StreamOptions,
-} from "./invoke-options.js";
-import { drawingToMermaid } from "./mermaid.js";
-import { GraphRunner, planFor } from "./runner.js";
-import { type StateSnapshot, viewCheckpoint } from "./state-snapshot.js";
-import { oneCheckpointPerStep } from "./subgraph-history.js";
-import type { NodeFn, RunConfig, State } from "./types.js";
+} from "./running/invoke-options.js";
+import { GraphRunner, planFor } from "./running/runner.js";
+import { type StateSnapshot, viewCheckpoint } from "./running/state-snapshot.js";
+import { oneCheckpointPerStep } from "./running/subgraph-history.js";
 
 export type {
   InspectionObserver,
@@ -38,7 +39,7 @@ export type {
   RunResult,
   StreamEventsResult,
   StreamOptions,
-} from "./invoke-options.js";
+} from "./running/invoke-options.js";
 
 /** What `streamEvents` collects unless told otherwise. */
 const EVENT_MODES: readonly StreamMode[] = ["updates", "messages", "custom", "tools"];
@@ -50,7 +51,7 @@ const EVENT_MODES: readonly StreamMode[] = ["updates", "messages", "custom", "to
 export const FIRST_HISTORY_PAGE = 10;
 export const HISTORY_PAGE = 50;
 
-export type { GraphEdge } from "./declared-edges.js";
+export type { GraphEdge } from "./definition/declared-edges.js";
 
 /**
  * A runnable graph. `machine` is the XState machine that executes it: every

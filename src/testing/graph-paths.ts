@@ -1,5 +1,5 @@
 import type { CompiledGraph, GraphEdge } from "../graph/compiled-graph.js";
-import { END, START } from "../graph/constants.js";
+import { END, START } from "../graph/definition/constants.js";
 
 /**
  * One way a run can go through a graph, super-step by super-step.

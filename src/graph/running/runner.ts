@@ -1,43 +1,45 @@
+// The engine behind CompiledGraph: restores a thread, drives its machine, and writes its checkpoints.
 import { randomUUID } from "node:crypto";
 import { type AnyActor, type AnyStateMachine, createActor } from "xstate";
-import type { Checkpointer, CheckpointTuple } from "../checkpoint/checkpointer.js";
-import { toJsonValue } from "../checkpoint/serde.js";
-import { assertThreadMetadata } from "../checkpoint/thread-records.js";
-import { AbortError, InvalidConfigError } from "../errors/index.js";
-import { CheckpointWriter } from "../runtime/checkpoint-writer.js";
+import type { Checkpointer, CheckpointTuple } from "../../checkpoint/checkpointer.js";
+import { toJsonValue } from "../../checkpoint/serde.js";
+import { assertThreadMetadata } from "../../checkpoint/thread-records.js";
+import { AbortError, InvalidConfigError } from "../../errors/index.js";
+import { CheckpointWriter } from "../../runtime/checkpoint-writer.js";
 import {
   type DriveOptions,
   type DriveResult,
   drive,
   pendingInterrupts,
   recoverTasks,
-} from "../runtime/drive.js";
+} from "../../runtime/drive.js";
 import {
   currentTask,
   GraphInterrupt,
   isParentCommand,
   type Scratchpad,
-} from "../runtime/interrupt.js";
-import { attachRunEnv, type RunEnv } from "../runtime/run-env.js";
+} from "../../runtime/interrupt.js";
+import { attachRunEnv, type RunEnv } from "../../runtime/run-env.js";
 import {
   contextOf,
   expandSnapshot,
   machineValue,
   stepOriginOf,
   storedValue,
-} from "../runtime/snapshot-format.js";
-import { DEFAULT_RUN, type GraphContext, type RunOptions } from "../runtime/task.js";
-import { valuesWithFinished } from "./barrier.js";
-import { isCommand } from "./command.js";
-import { type GraphEvent, RUN_INPUT } from "./compile.js";
-import { START } from "./constants.js";
-import type { CompileOptions } from "./graph.js";
-import type { GraphInternals } from "./internals.js";
+} from "../../runtime/snapshot-format.js";
+import { DEFAULT_RUN, type GraphContext, type RunOptions } from "../../runtime/task.js";
+import { valuesWithFinished } from "../compiling/barrier.js";
+import { type GraphEvent, RUN_INPUT } from "../compiling/compile.js";
+import type { GraphInternals } from "../compiling/internals.js";
+import { continueAnswers, resumeAnswers } from "../compiling/resume-answers.js";
+import { assertFitsGraph } from "../compiling/snapshot-fit.js";
+import { isCommand } from "../definition/command.js";
+import { START } from "../definition/constants.js";
+import type { CompileOptions } from "../definition/graph-spec.js";
+import type { RunConfig, State } from "../definition/types.js";
 import type { InspectionObserver, InvokeOptions, RunResult } from "./invoke-options.js";
-import { assertFitsGraph, pausedFrom, withOnlyFinishedTasks } from "./restore.js";
-import { continueAnswers, resumeAnswers } from "./resume-answers.js";
+import { pausedFrom, withOnlyFinishedTasks } from "./restore.js";
 import { retryingAttempts } from "./retry-record.js";
-import type { RunConfig, State } from "./types.js";
 
 /** What a call asks for: new input (or a Command as input), a resume, or to continue. */
 export type Plan =

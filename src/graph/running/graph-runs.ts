@@ -1,3 +1,4 @@
+// Background runs as the graph sees them: the run service port and the per-graph view `graph.runs`.
 /**
  * Background runs as the graph layer sees them: the port a run service (`stateweaver/runs`,
  * the server, a worker) implements, and the per-graph view `graph.runs` gives users. The

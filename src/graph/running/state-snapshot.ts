@@ -1,16 +1,17 @@
+// A thread's state at one checkpoint, as getState and getStateHistory show it.
 import type {
   Checkpoint,
   Checkpointer,
   CheckpointMetadata,
   CheckpointTuple,
   InterruptRecord,
-} from "../checkpoint/checkpointer.js";
-import { TASK_ERROR, type TaskErrorRecord } from "../runtime/checkpoint-writer.js";
-import { recoverTasks } from "../runtime/drive.js";
-import { contextOf, stepOriginOf } from "../runtime/snapshot-format.js";
-import { valuesWithFinished } from "./barrier.js";
-import type { Channels } from "./channels.js";
-import type { RunConfig, State } from "./types.js";
+} from "../../checkpoint/checkpointer.js";
+import { TASK_ERROR, type TaskErrorRecord } from "../../runtime/checkpoint-writer.js";
+import { recoverTasks } from "../../runtime/drive.js";
+import { contextOf, stepOriginOf } from "../../runtime/snapshot-format.js";
+import { valuesWithFinished } from "../compiling/barrier.js";
+import type { Channels } from "../definition/channels.js";
+import type { RunConfig, State } from "../definition/types.js";
 
 /** A task as `getState` shows it. */
 export interface TaskView {

@@ -1,3 +1,4 @@
+// Lays a graph's drawing out in boxes and arrows with positions, for the SVG picture.
 import type { DrawnEdge, DrawnNode, GraphDrawing } from "./drawing.js";
 
 /**

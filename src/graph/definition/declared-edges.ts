@@ -1,5 +1,6 @@
+// The edges a graph declares (static, conditional, Command ends, joins), as its drawings and tests read them.
 import { END } from "./constants.js";
-import type { GraphSpec } from "./graph.js";
+import type { GraphSpec } from "./graph-spec.js";
 
 /**
  * One declared way from a node to another (see `CompiledGraph.edges`).

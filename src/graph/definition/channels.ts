@@ -1,7 +1,8 @@
+// The state's channels: how writes merge into the values through per-key reducers.
 import type { z } from "zod";
-import { setOwn, toJsonValue } from "../checkpoint/serde.js";
-import { InvalidUpdateError } from "../errors/index.js";
-import type { TaskRecord } from "../runtime/task.js";
+import { setOwn, toJsonValue } from "../../checkpoint/serde.js";
+import { InvalidUpdateError } from "../../errors/index.js";
+import type { TaskRecord } from "../../runtime/task.js";
 import { START } from "./constants.js";
 import type { Reducer } from "./types.js";
 

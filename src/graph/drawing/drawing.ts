@@ -1,5 +1,6 @@
-import { END, START } from "./constants.js";
-import type { GraphEdge } from "./declared-edges.js";
+// A graph as plain data for drawing: its boxes and arrows, with the nodes where a thread waits marked.
+import { END, START } from "../definition/constants.js";
+import type { GraphEdge } from "../definition/declared-edges.js";
 
 /**
  * A box in a graph's picture: one of the user's nodes, or the START / END markers.

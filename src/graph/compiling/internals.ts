@@ -1,7 +1,8 @@
-import type { Channels } from "./channels.js";
-import type { ConditionalEdgeSpec, GraphSpec } from "./graph.js";
-import type { NodePolicy } from "./retry-policy.js";
-import type { NodeFn } from "./types.js";
+// The graph definition indexed for the machine's hot path (GraphInternals).
+import type { Channels } from "../definition/channels.js";
+import type { ConditionalEdgeSpec, GraphSpec } from "../definition/graph-spec.js";
+import type { NodePolicy } from "../definition/retry-policy.js";
+import type { NodeFn } from "../definition/types.js";
 
 /** The graph definition indexed for the hot path: lookups by source node, no scans. */
 export interface GraphInternals {

@@ -1,9 +1,10 @@
+// A node's retry policy and timeout: what is retried, how often, and how long to wait between attempts.
 import {
   GraphValidationError,
   isStateweaverError,
   ModelError,
   NodeTimeoutError,
-} from "../errors/index.js";
+} from "../../errors/index.js";
 
 /**
  * How a node's failures are retried, as in LangGraph: up to `maxAttempts` runs in all, the

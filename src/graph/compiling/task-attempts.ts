@@ -1,18 +1,19 @@
-import { AbortError, NodeError, NodeTimeoutError } from "../errors/index.js";
+// The attempts of one task with a retry policy or timeout: retries, backoff, and the events they emit.
+import { AbortError, NodeError, NodeTimeoutError } from "../../errors/index.js";
 import {
   currentTask,
   isGraphInterrupt,
   isParentCommand,
   type Scratchpad,
-} from "../runtime/interrupt.js";
-import type { MaybePromise } from "../runtime/maybe-promise.js";
-import type { NodeRuntime } from "../runtime/node-runtime.js";
-import type { RunEnv } from "../runtime/run-env.js";
-import type { StepCancellation } from "../runtime/step-cancellation.js";
-import type { TaskOutcome, TaskRecord } from "../runtime/task.js";
-import type { RunEvent } from "../stream/run-events.js";
-import { type NodePolicy, retryDelay } from "./retry-policy.js";
-import type { NodeFn } from "./types.js";
+} from "../../runtime/interrupt.js";
+import type { MaybePromise } from "../../runtime/maybe-promise.js";
+import type { NodeRuntime } from "../../runtime/node-runtime.js";
+import type { RunEnv } from "../../runtime/run-env.js";
+import type { StepCancellation } from "../../runtime/step-cancellation.js";
+import type { TaskOutcome, TaskRecord } from "../../runtime/task.js";
+import type { RunEvent } from "../../stream/run-events.js";
+import { type NodePolicy, retryDelay } from "../definition/retry-policy.js";
+import type { NodeFn } from "../definition/types.js";
 
 /**
  * The attempts of one task whose node has a retry policy or a timeout. Each attempt gets

@@ -1,8 +1,9 @@
+// The machine's task runner actor: runs a step's tasks and reports their outcomes to the machine.
 import { fromCallback } from "xstate";
-import { isThenable, type MaybePromise } from "../runtime/maybe-promise.js";
-import { type RunEnv, runEnvOf } from "../runtime/run-env.js";
-import { StepCancellation } from "../runtime/step-cancellation.js";
-import type { GraphContext, TaskOutcome, TaskRecord } from "../runtime/task.js";
+import { isThenable, type MaybePromise } from "../../runtime/maybe-promise.js";
+import { type RunEnv, runEnvOf } from "../../runtime/run-env.js";
+import { StepCancellation } from "../../runtime/step-cancellation.js";
+import type { GraphContext, TaskOutcome, TaskRecord } from "../../runtime/task.js";
 import type { GraphInternals } from "./internals.js";
 import { runTask } from "./run-task.js";
 

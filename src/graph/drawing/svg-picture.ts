@@ -1,3 +1,4 @@
+// A graph's drawing as a standalone SVG picture.
 import type { GraphDrawing } from "./drawing.js";
 import { edgeText, layoutDrawing, type PlacedEdge, type PlacedNode } from "./drawing-layout.js";
 

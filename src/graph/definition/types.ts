@@ -1,7 +1,8 @@
-import type { NodeRuntime } from "../runtime/node-runtime.js";
+// The types a graph is written in: state, node functions, routers, reducers and what a node may return.
+import type { NodeRuntime } from "../../runtime/node-runtime.js";
 import type { Command, GotoTarget } from "./command.js";
 
-export type { NodeRuntime, RunConfig, WriterFn } from "../runtime/node-runtime.js";
+export type { NodeRuntime, RunConfig, WriterFn } from "../../runtime/node-runtime.js";
 
 /** Any graph state: a plain object of channels. */
 export type State = Record<string, any>;

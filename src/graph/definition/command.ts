@@ -8,4 +8,4 @@ export {
   type NullResume,
   nullResume,
   Send,
-} from "../control/index.js";
+} from "../../control/index.js";

@@ -1,3 +1,4 @@
+// The inspection chart: a graph's own edges as an XState machine config, for Stately tooling.
 import type { DrawnEdge, GraphDrawing } from "./drawing.js";
 
 /**

@@ -1,3 +1,4 @@
+// The names the runtime reserves: START, END and the node names it keeps for itself.
 /** The virtual entry node: `addEdge(START, "first")`. */
 export const START = "__start__";
 /** The virtual exit node: `addEdge("last", END)`. */

@@ -1,8 +1,9 @@
-import type { InterruptRecord } from "../checkpoint/checkpointer.js";
-import { toJsonValue } from "../checkpoint/serde.js";
-import { InvalidConfigError, InvalidResumeError } from "../errors/index.js";
-import { isInterruptId } from "../runtime/interrupt.js";
-import { nullResume } from "./command.js";
+// Pairs a resume value with the interrupts a thread waits on (pure; a refusal is a typed error).
+import type { InterruptRecord } from "../../checkpoint/checkpointer.js";
+import { toJsonValue } from "../../checkpoint/serde.js";
+import { InvalidConfigError, InvalidResumeError } from "../../errors/index.js";
+import { isInterruptId } from "../../runtime/interrupt.js";
+import { nullResume } from "../definition/command.js";
 
 /**
  * Pair a resume value with the interrupts a thread waits on: one pending takes a plain

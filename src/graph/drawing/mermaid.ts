@@ -1,3 +1,4 @@
+// A graph's drawing as a Mermaid flowchart.
 import type { DrawnEdge, DrawnNode, GraphDrawing } from "./drawing.js";
 
 /**

@@ -1,4 +1,5 @@
-import { toJsonValue } from "../checkpoint/serde.js";
+// Runs one task of a step: calls the node and turns what it returns into writes and next tasks.
+import { toJsonValue } from "../../checkpoint/serde.js";
 import {
   GraphValidationError,
   InterruptReplayError,
@@ -6,7 +7,7 @@ import {
   InvalidConfigError,
   isStateweaverError,
   NodeError,
-} from "../errors/index.js";
+} from "../../errors/index.js";
 import {
   currentTask,
   isGraphInterrupt,
@@ -14,16 +15,16 @@ import {
   ParentCommand,
   reachInterrupt,
   type Scratchpad,
-} from "../runtime/interrupt.js";
-import { isThenable, type MaybePromise } from "../runtime/maybe-promise.js";
-import type { NodeRuntime } from "../runtime/node-runtime.js";
-import type { RunEnv } from "../runtime/run-env.js";
-import type { StepCancellation } from "../runtime/step-cancellation.js";
-import type { TaskOutcome, TaskRecord, TaskSeed } from "../runtime/task.js";
-import { isWriteList } from "../runtime/write-list.js";
-import { Command, type GotoTarget, isCommand, isSend, type Send } from "./command.js";
-import { END, START } from "./constants.js";
-import type { ConditionalEdgeSpec } from "./graph.js";
+} from "../../runtime/interrupt.js";
+import { isThenable, type MaybePromise } from "../../runtime/maybe-promise.js";
+import type { NodeRuntime } from "../../runtime/node-runtime.js";
+import type { RunEnv } from "../../runtime/run-env.js";
+import type { StepCancellation } from "../../runtime/step-cancellation.js";
+import type { TaskOutcome, TaskRecord, TaskSeed } from "../../runtime/task.js";
+import { isWriteList } from "../../runtime/write-list.js";
+import { Command, type GotoTarget, isCommand, isSend, type Send } from "../definition/command.js";
+import { END, START } from "../definition/constants.js";
+import type { ConditionalEdgeSpec } from "../definition/graph-spec.js";
 import type { GraphInternals } from "./internals.js";
 import { errorRecord, TaskAttempts, taskEnd, taskStart } from "./task-attempts.js";
 

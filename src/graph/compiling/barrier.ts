@@ -1,6 +1,7 @@
-import type { GraphContext, TaskOutcome, TaskRecord, TaskSeed } from "../runtime/task.js";
-import type { Channels } from "./channels.js";
-import { END } from "./constants.js";
+// The barrier's rules as pure functions: what a run does after each step, and how a step's writes merge.
+import type { GraphContext, TaskOutcome, TaskRecord, TaskSeed } from "../../runtime/task.js";
+import type { Channels } from "../definition/channels.js";
+import { END } from "../definition/constants.js";
 import type { GraphInternals } from "./internals.js";
 
 /**

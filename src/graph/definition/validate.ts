@@ -1,6 +1,7 @@
-import { GraphValidationError } from "../errors/index.js";
+// The checks a graph definition passes before it becomes a machine, each pointing at the fix.
+import { GraphValidationError } from "../../errors/index.js";
 import { END, START } from "./constants.js";
-import type { CompileOptions, GraphSpec } from "./graph.js";
+import type { CompileOptions, GraphSpec } from "./graph-spec.js";
 
 /**
  * Checks a graph definition before it becomes a machine, so that mistakes show

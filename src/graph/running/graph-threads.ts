@@ -1,10 +1,11 @@
+// One graph's threads in its checkpointer (`graph.threads`): search and get.
 import type {
   Checkpointer,
   SearchThreadsOptions,
   ThreadPage,
   ThreadRecord,
-} from "../checkpoint/checkpointer.js";
-import { InvalidConfigError } from "../errors/index.js";
+} from "../../checkpoint/checkpointer.js";
+import { InvalidConfigError } from "../../errors/index.js";
 
 /**
  * One graph's threads, found through its checkpointer's thread records (`graph.threads`):

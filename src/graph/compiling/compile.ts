@@ -1,9 +1,14 @@
+// Compiles a graph definition into its XState machine, the executor every run drives.
 import { type AnyStateMachine, assign, enqueueActions, raise, sendTo, setup } from "xstate";
-import { runMachine } from "../../machines/run.machine.js";
-import { InvalidConfigError, RecursionLimitError, SnapshotMismatchError } from "../errors/index.js";
-import { pendingInterrupts } from "../runtime/drive.js";
-import { runEnvOf } from "../runtime/run-env.js";
-import { storedValue } from "../runtime/snapshot-format.js";
+import { runMachine } from "../../../machines/run.machine.js";
+import {
+  InvalidConfigError,
+  RecursionLimitError,
+  SnapshotMismatchError,
+} from "../../errors/index.js";
+import { pendingInterrupts } from "../../runtime/drive.js";
+import { runEnvOf } from "../../runtime/run-env.js";
+import { storedValue } from "../../runtime/snapshot-format.js";
 import {
   DEFAULT_RUN,
   type GraphContext,
@@ -11,7 +16,14 @@ import {
   type RunOptions,
   type TaskOutcome,
   type TaskSeed,
-} from "../runtime/task.js";
+} from "../../runtime/task.js";
+import { Channels } from "../definition/channels.js";
+import { END, START } from "../definition/constants.js";
+import { declaredEdges } from "../definition/declared-edges.js";
+import type { CompileOptions, GraphSpec } from "../definition/graph-spec.js";
+import type { NodePolicy } from "../definition/retry-policy.js";
+import type { NodeFn } from "../definition/types.js";
+import { validateGraph } from "../definition/validate.js";
 import {
   answeredBy,
   type BarrierDecision,
@@ -21,18 +33,10 @@ import {
   newTask,
   withOutcomes,
 } from "./barrier.js";
-import { Channels } from "./channels.js";
-import { CompiledGraph } from "./compiled-graph.js";
-import { END, START } from "./constants.js";
-import { declaredEdges } from "./declared-edges.js";
-import type { CompileOptions, GraphSpec } from "./graph.js";
 import type { GraphInternals } from "./internals.js";
-import { unknownNodeIn } from "./restore.js";
 import { resumeAnswers } from "./resume-answers.js";
-import type { NodePolicy } from "./retry-policy.js";
+import { unknownNodeIn } from "./snapshot-fit.js";
 import { taskRunner } from "./task-runner.js";
-import type { NodeFn, State } from "./types.js";
-import { validateGraph } from "./validate.js";
 
 /** Events the compiled machine takes (sent by the driver, never by node code). */
 export type GraphEvent =
@@ -88,13 +92,13 @@ const answersOf = (event: GraphEvent) =>
  * barrier, `fanout` for steps of several tasks, the breakpoint). A node's state carries
  * its declared edges as transitions; only the running step's state is active.
  */
-export function compileGraph<S extends State, C>(
+export function compileGraph(
   spec: GraphSpec,
   options: CompileOptions,
-): CompiledGraph<S, C> {
+): { internals: GraphInternals; machine: AnyStateMachine } {
   validateGraph(spec, options);
-  const g = indexGraph(spec);
-  return new CompiledGraph<S, C>(g, buildMachine(g, options), options);
+  const internals = indexGraph(spec);
+  return { internals, machine: buildMachine(internals, options) };
 }
 
 function indexGraph(spec: GraphSpec): GraphInternals {
@@ -102,7 +106,9 @@ function indexGraph(spec: GraphSpec): GraphInternals {
   const policies = new Map<string, NodePolicy>();
   for (const node of spec.nodes.values()) {
     const run = node.run;
-    nodeFns.set(node.name, run instanceof CompiledGraph ? run.asNode(node.name) : run);
+    // A subgraph is any object that can be a node (a function is a node itself): no
+    // `instanceof`, which would tie this file to the class built from it.
+    nodeFns.set(node.name, typeof run === "function" ? run : run.asNode(node.name));
     if (node.policy) policies.set(node.name, node.policy);
   }
   const edgesFrom = new Map<string, string[]>();

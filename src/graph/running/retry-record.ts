@@ -1,5 +1,6 @@
-import type { Checkpointer, CheckpointTuple, PendingWrite } from "../checkpoint/checkpointer.js";
-import { TASK_ERROR, type TaskErrorRecord } from "../runtime/checkpoint-writer.js";
+// Reads back, from a thread's checkpoints, the attempts of tasks that were waiting to be retried.
+import type { Checkpointer, CheckpointTuple, PendingWrite } from "../../checkpoint/checkpointer.js";
+import { TASK_ERROR, type TaskErrorRecord } from "../../runtime/checkpoint-writer.js";
 
 /**
  * The attempts of tasks that were waiting to be retried, or had been retried, when their

@@ -1,8 +1,9 @@
+// The options of invoke/resume/stream and what they return.
 import type { InspectionEvent, Observer } from "xstate";
-import type { InterruptRecord } from "../checkpoint/checkpointer.js";
-import type { Durability } from "../runtime/checkpoint-writer.js";
-import type { StreamMode, StreamPart } from "../stream/stream-parts.js";
-import type { RunConfig, State } from "./types.js";
+import type { InterruptRecord } from "../../checkpoint/checkpointer.js";
+import type { Durability } from "../../runtime/checkpoint-writer.js";
+import type { StreamMode, StreamPart } from "../../stream/stream-parts.js";
+import type { RunConfig, State } from "../definition/types.js";
 
 /** An XState inspection observer (what `createActor(…, { inspect })` takes). */
 export type InspectionObserver = Observer<InspectionEvent> | ((event: InspectionEvent) => void);

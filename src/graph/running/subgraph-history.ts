@@ -1,4 +1,5 @@
-import type { Checkpoint } from "../checkpoint/checkpointer.js";
+// A subgraph run's checkpoints as its history lists them: one per step.
+import type { Checkpoint } from "../../checkpoint/checkpointer.js";
 
 /**
  * A subgraph run's checkpoints as its history lists them: one per step, newest first, as

@@ -1,8 +1,8 @@
-import type { Checkpoint, Checkpointer, CheckpointTuple } from "../checkpoint/checkpointer.js";
-import { CheckpointMismatchError } from "../errors/index.js";
-import { stepOriginOf } from "../runtime/snapshot-format.js";
-import type { GraphContext, TaskRecord } from "../runtime/task.js";
-import { END, START } from "./constants.js";
+// Whether a snapshot fits this graph before it is restored: every node it names must exist.
+import type { Checkpoint } from "../../checkpoint/checkpointer.js";
+import { CheckpointMismatchError } from "../../errors/index.js";
+import type { GraphContext, TaskRecord } from "../../runtime/task.js";
+import { END, START } from "../definition/constants.js";
 import type { GraphInternals } from "./internals.js";
 
 /** The lifecycle states of `stepping` that are not graph nodes. */
@@ -52,32 +52,4 @@ function isKnownTask(g: GraphInternals, t: TaskRecord): boolean {
   if (t.kind === "input") return t.node === START;
   if (t.kind === "update") return t.node === END || g.nodeFns.has(t.node);
   return g.nodeFns.has(t.node);
-}
-
-/** A snapshot resting at its barrier with only the tasks that finished (their writes kept). */
-export function withOnlyFinishedTasks(snapshot: { value: unknown; context: GraphContext }) {
-  const tasks = snapshot.context.tasks.filter((t) => t.status === "done");
-  return {
-    ...snapshot,
-    value: "barrier",
-    context: { ...snapshot.context, tasks, breakpoint: null },
-  };
-}
-
-/**
- * Whether `paused` is the pause of the step that started from `barrier`: the step's origin
- * is the barrier itself, or the copy of it that continuing from it wrote first.
- */
-export async function pausedFrom(
-  checkpointer: Checkpointer,
-  paused: CheckpointTuple,
-  barrier: CheckpointTuple,
-): Promise<boolean> {
-  const p = paused.checkpoint;
-  const b = barrier.checkpoint;
-  if (p.interrupts.length === 0 || b.interrupts.length > 0 || p.id === b.id) return false;
-  const origin = stepOriginOf(p);
-  if (origin === b.id) return true;
-  const copy = (await checkpointer.get(p.threadId, "", origin))?.checkpoint;
-  return copy?.parentId === b.id && copy.metadata.step === b.metadata.step;
 }
