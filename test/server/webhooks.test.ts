@@ -26,7 +26,9 @@ describe("webhooks from the server", () => {
     receiver = await startReceiver();
     running = await startServer({
       webhooks: webhookOptionsOf({
-        endpoints: [{ url: receiver.url, secret: SECRET, events: ["review.decided"] }],
+        endpoints: [
+          { url: receiver.url, secret: SECRET, events: ["review.waiting", "review.decided"] },
+        ],
         runWebhook: { secret: RUN_SECRET },
         inboxUrl: "https://reviews.example.com",
         initialDelayMs: 20,
@@ -82,6 +84,36 @@ describe("webhooks from the server", () => {
       }),
     ).rejects.toThrow(/webhook/);
     expect(await client.runs.list(thread.thread_id)).toEqual([]);
+  });
+
+  it("a question and a breakpoint waiting are told as review.waiting too, each in its words", async () => {
+    const asked = await client.threads.create();
+    await client.runs.wait(asked.thread_id, "question", { input: { question: "Ship it?" } });
+    const question = await receiver.waitFor(
+      (r) => r.json?.event === "review.waiting" && r.json.thread_id === asked.thread_id,
+      "the question's review.waiting",
+    );
+    expect(question.json).toMatchObject({
+      kind: "interrupt",
+      title: `Review waiting: the question from ask on thread ${asked.thread_id}`,
+      tool: null,
+      asked: "anyone who can open the inbox",
+    });
+    expect(question.json.text).toContain("Ship it?");
+
+    const stepped = await client.threads.create();
+    await client.runs.wait(stepped.thread_id, "stepper", { input: { n: 1 } });
+    const breakpoint = await receiver.waitFor(
+      (r) => r.json?.event === "review.waiting" && r.json.thread_id === stepped.thread_id,
+      "the breakpoint's review.waiting",
+    );
+    const { checkpoint_id } = (await client.threads.getState(stepped.thread_id)).checkpoint;
+    expect(breakpoint.json).toMatchObject({
+      kind: "breakpoint",
+      interrupt_id: `breakpoint:${checkpoint_id}`,
+      title: `Review waiting: the breakpoint before publish on thread ${stepped.thread_id}`,
+      url: `https://reviews.example.com/threads/${stepped.thread_id}`,
+    });
   });
 
   it("a decision taken in the inbox is told as review.decided: who, what, and the link", async () => {

@@ -159,17 +159,24 @@ export class Webhooks {
     });
   }
 
-  /** A reviewer's decision (the server calls this once it is recorded). */
+  /**
+   * A reviewer's decision (the server calls this once the decision's run is queued). Never
+   * rejects: a failure goes to `onError`.
+   */
   async reviewDecided(review: DecidedReview): Promise<void> {
     if (!this.hears("review.decided")) return;
-    await this.#notify(
-      "review.decided",
-      `review.decided|${review.threadId}|${review.interrupt.id}|${review.runId}`,
-      (c) => reviewDecidedPayload(c, review.interrupt, review),
-      review.graphId,
-      review.threadId,
-      review.decidedAt,
-    );
+    try {
+      await this.#notify(
+        "review.decided",
+        `review.decided|${review.threadId}|${review.interrupt.id}|${review.runId}`,
+        (c) => reviewDecidedPayload(c, review.interrupt, review),
+        review.graphId,
+        review.threadId,
+        review.decidedAt,
+      );
+    } catch (error) {
+      this.#onError(error);
+    }
   }
 
   /** A deadline that passed and did something (`ReviewDeadlines` applied it). */
