@@ -174,7 +174,10 @@ export interface RunQueue {
     workerIds: readonly string[],
     leaseMs: number,
   ): Promise<Array<{ runId: string; attempt: number; cancelAction: StopAction | null }>>;
-  /** Free the jobs of workers whose lease ran out, so others take their runs. Returns how many. */
+  /**
+   * Free the jobs of workers whose lease ran out, so others take their runs. Returns how many.
+   * Also forgets deliveries that ended over 7 days ago (on PostgreSQL, where they are kept).
+   */
   sweep(leaseMs: number): Promise<number>;
   /** Hear run changes, from any process sharing the queue. Returns an unsubscribe. */
   onChange(listener: (change: RunChange) => void): () => void;

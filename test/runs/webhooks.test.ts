@@ -455,6 +455,32 @@ describe.skipIf(pgUrl === undefined)("webhooks on PostgreSQL with several worker
     });
   });
 
+  it("the sweep forgets deliveries that ended over a week ago, and keeps the rest", async () => {
+    const queue = await PostgresRunQueue.open({ connectionString: pgUrl!, tablePrefix });
+    try {
+      const rows: Array<[string, string, string]> = [
+        ["old-delivered", "delivered", "8 days"],
+        ["old-failed", "failed", "8 days"],
+        ["old-pending", "pending", "8 days"],
+        ["new-delivered", "delivered", "1 day"],
+      ];
+      for (const [key, status, age] of rows) {
+        await pool.query(
+          `insert into ${tablePrefix}deliveries (key, payload, status, updated_at)
+           values ($1, '{}', $2, clock_timestamp() - $3::interval)`,
+          [`sweep-${key}`, status, age],
+        );
+      }
+      await queue.sweep(30_000);
+      const left = await pool.query(
+        `select key from ${tablePrefix}deliveries where key like 'sweep-%' order by key`,
+      );
+      expect(left.rows.map((r) => r.key)).toEqual(["sweep-new-delivered", "sweep-old-pending"]);
+    } finally {
+      await queue.close();
+    }
+  });
+
   it("a delivery that failed before its worker stopped is delivered by the next worker", async () => {
     receiver = await startReceiver(1);
     const outcomes: Array<[string, DeliveryOutcome]> = [];

@@ -51,5 +51,7 @@ export function createRunTables(t: ReturnType<typeof runTables>): string {
       last_error text,
       created_at timestamptz not null default clock_timestamp(),
       updated_at timestamptz not null default clock_timestamp()
-    );`;
+    );
+    create index if not exists ${t.deliveries}_ended on ${t.deliveries} (updated_at)
+      where status <> 'pending';`;
 }

@@ -21,6 +21,11 @@ const RUN_TASK = "stateweaver_run";
 const SCHEDULED_TASK = "stateweaver_scheduled";
 /** graphile-worker's task name for "attempt this delivery" (a webhook). */
 const DELIVERY_TASK = "stateweaver_delivery";
+/**
+ * How long an ended delivery's row is kept (7 days): while it is, the same event is not
+ * delivered again; after, nobody queues it any more.
+ */
+const ENDED_DELIVERY_KEPT_MS = 7 * 24 * 3600 * 1000;
 
 /** Options of `PostgresRunQueue`. */
 export interface PostgresRunQueueOptions {
@@ -435,6 +440,12 @@ export class PostgresRunQueue implements RunQueue {
           and r.updated_at < clock_timestamp() - $1 * interval '1 millisecond'
           and not exists (select 1 from ${this.#schema}._private_jobs j where j.key = r.run_id)`,
       [leaseMs, RUN_TASK],
+    );
+    // Deliveries that ended long ago: their keys have done their work.
+    await this.#pool.query(
+      `delete from ${this.#t.deliveries}
+        where status <> 'pending' and updated_at < clock_timestamp() - $1 * interval '1 millisecond'`,
+      [ENDED_DELIVERY_KEPT_MS],
     );
     return (r.rows[0]?.count as number) ?? 0;
   }
