@@ -720,6 +720,18 @@ export class InvalidStoreRequestError extends StateweaverError {
   }
 }
 
+/**
+ * Webhook settings (`createRuns({ webhooks })`, `"webhooks"` in stateweaver.json) are not
+ * usable: a URL that is not http(s), an unknown event, a secret missing or its environment
+ * variable unset, a retry bound out of range. Thrown before anything starts; the message
+ * lists every problem by its path.
+ */
+export class WebhookConfigError extends StateweaverError {
+  constructor(message: string) {
+    super("WEBHOOK_CONFIG", message);
+  }
+}
+
 // Each error class carries its brand (`stateweaver.error.<Name>`), so `instanceof` answers for
 // errors from any copy of stateweaver. A class added above must be listed here (a test checks).
 const STATEWEAVER_ERROR = brandClass(StateweaverError, "error.StateweaverError");
@@ -761,6 +773,7 @@ for (const errorClass of [
   RunsNotBoundError,
   InvalidRunError,
   InvalidStoreRequestError,
+  WebhookConfigError,
 ]) {
   brandClass(errorClass, `error.${errorClass.name}`);
 }

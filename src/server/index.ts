@@ -7,6 +7,15 @@
  * const server = createServer({ graphs: { ops: agent }, checkpointer });
  * await server.listen({ port: 2024 });
  */
+
+export {
+  signWebhook,
+  verifyWebhookSignature,
+  type WebhookConfig,
+  type WebhookOptions,
+  type WebhookPayload,
+  webhookOptionsOf,
+} from "../runs/index.js";
 export { createApp, DEFAULT_BODY_LIMIT, type ServerOptions } from "./app.js";
 export type { GraphDefaults } from "./assistants.js";
 export type { AuthHandlers } from "./auth/custom-auth.js";
