@@ -1,10 +1,10 @@
 /**
  * A project can hold two copies of stateweaver at once: the server's and the one a user's
- * graph module imports. Values made by one copy must be recognised by the other. Each source
- * file imported again with a query string is a second instance of that module, with classes
- * of its own, as a second copy of the package would have.
+ * graph module imports. Values made by one copy must be recognised by the other. The sources
+ * imported again after the module registry is emptied are that second copy, with classes of
+ * their own.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { MemoryCheckpointer } from "../../src/checkpoint/index.js";
 import * as errors from "../../src/errors/index.js";
 import {
@@ -24,21 +24,15 @@ import {
 } from "../../src/index.js";
 import { GraphInterrupt } from "../../src/runtime/interrupt.js";
 
-// Vite keys modules by their id, query included: each of these is a separate module instance.
-const secondCopy = <T>(path: string): Promise<T> =>
-  import(/* @vite-ignore */ `${new URL(path, import.meta.url).pathname}?second-copy`);
+// Emptying the module registry makes the imports below evaluate every source file anew
+// (the errors' files, the brands, …): a whole second copy, as a second install would be.
+vi.resetModules();
 const other = {
-  command: await secondCopy<typeof import("../../src/control/command.js")>(
-    "../../src/control/command.ts",
-  ),
-  send: await secondCopy<typeof import("../../src/control/send.js")>("../../src/control/send.ts"),
-  nullResume: await secondCopy<typeof import("../../src/control/null-resume.js")>(
-    "../../src/control/null-resume.ts",
-  ),
-  errors: await secondCopy<typeof import("../../src/errors/index.js")>("../../src/errors/index.ts"),
-  interrupt: await secondCopy<typeof import("../../src/runtime/interrupt.js")>(
-    "../../src/runtime/interrupt.ts",
-  ),
+  command: await import("../../src/control/command.js"),
+  send: await import("../../src/control/send.js"),
+  nullResume: await import("../../src/control/null-resume.js"),
+  errors: await import("../../src/errors/index.js"),
+  interrupt: await import("../../src/runtime/interrupt.js"),
 };
 
 let threads = 0;
