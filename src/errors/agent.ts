@@ -1,4 +1,5 @@
 // An agent's errors: a wrong setup, and an interrupt that is not a tool review.
+import { brandError } from "./brand-error.js";
 import { StateweaverError } from "./stateweaver-error.js";
 
 /**
@@ -12,6 +13,10 @@ import { StateweaverError } from "./stateweaver-error.js";
  * // AgentConfigError: … give it allowedDecisions, e.g. ["approve", "reject"] …
  */
 export class AgentConfigError extends StateweaverError {
+  static {
+    brandError(AgentConfigError);
+  }
+
   constructor(message: string) {
     super("AGENT_CONFIG", message);
   }
@@ -25,6 +30,10 @@ export class AgentConfigError extends StateweaverError {
  * if (HITL.isReview(r.interrupt)) render(HITL.fromInterrupt(r.interrupt));
  */
 export class NotAReviewError extends StateweaverError {
+  static {
+    brandError(NotAReviewError);
+  }
+
   constructor(message: string) {
     super("NOT_A_REVIEW", message);
   }

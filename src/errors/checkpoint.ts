@@ -1,4 +1,5 @@
 // A checkpointer's errors: refused writes and ids, damaged rows, closed or locked stores, concurrent updates.
+import { brandError } from "./brand-error.js";
 
 import { sentences } from "./sentences.js";
 import { StateweaverError } from "./stateweaver-error.js";
@@ -10,6 +11,10 @@ function inNamespace(ns: string): string {
 
 /** Someone else wrote to the thread since this run read it (optimistic concurrency). */
 export class ConcurrentUpdateError extends StateweaverError {
+  static {
+    brandError(ConcurrentUpdateError);
+  }
+
   readonly threadId: string;
   readonly ns: string;
   /** The latest checkpoint this run read (`null`: none, a new thread). */
@@ -36,6 +41,10 @@ export class ConcurrentUpdateError extends StateweaverError {
  * of this call ran. A `ConcurrentUpdateError`, so one `catch` handles both.
  */
 export class ThreadBusyError extends ConcurrentUpdateError {
+  static {
+    brandError(ThreadBusyError);
+  }
+
   constructor(threadId: string, latest: string | null) {
     super(
       threadId,
@@ -54,6 +63,10 @@ export class ThreadBusyError extends ConcurrentUpdateError {
  * await store.put(sameIdAgain, { expectedLatestId }); // DuplicateCheckpointError
  */
 export class DuplicateCheckpointError extends StateweaverError {
+  static {
+    brandError(DuplicateCheckpointError);
+  }
+
   readonly threadId: string;
   readonly ns: string;
   readonly checkpointId: string;
@@ -71,6 +84,10 @@ export class DuplicateCheckpointError extends StateweaverError {
 
 /** `putWrites` named a checkpoint the (thread, ns) does not have. Nothing was written. */
 export class CheckpointNotFoundError extends StateweaverError {
+  static {
+    brandError(CheckpointNotFoundError);
+  }
+
   readonly threadId: string;
   readonly ns: string;
   readonly checkpointId: string;
@@ -96,6 +113,10 @@ export class CheckpointNotFoundError extends StateweaverError {
 
 /** A store was used after its `close()`. `store` is its class name. */
 export class CheckpointerClosedError extends StateweaverError {
+  static {
+    brandError(CheckpointerClosedError);
+  }
+
   readonly store: string;
   constructor(store: string) {
     super(
@@ -108,6 +129,10 @@ export class CheckpointerClosedError extends StateweaverError {
 
 /** The checkpoint tables were migrated by a newer stateweaver than this one. Nothing was changed. */
 export class SchemaTooNewError extends StateweaverError {
+  static {
+    brandError(SchemaTooNewError);
+  }
+
   readonly tablePrefix: string;
   readonly version: number;
   readonly knownVersion: number;
@@ -130,6 +155,10 @@ export class SchemaTooNewError extends StateweaverError {
  * await store.searchThreads({ limit: 0 }); // InvalidSearchError: searchThreads option limit is 0; it must be …
  */
 export class InvalidSearchError extends StateweaverError {
+  static {
+    brandError(InvalidSearchError);
+  }
+
   readonly option: string;
   constructor(option: string, value: unknown, expected: string) {
     let shown: string;
@@ -164,6 +193,10 @@ export type InvalidIdRule = "type" | "empty" | "surrogate" | "nul" | "length";
  * await store.getLatest("a\uD800"); // InvalidIdError: threadId "a\ud800" contains an unpaired surrogate …
  */
 export class InvalidIdError extends StateweaverError {
+  static {
+    brandError(InvalidIdError);
+  }
+
   /** The argument or field, e.g. `threadId`, `ns`, `checkpointId`, `taskId`. */
   readonly field: string;
   readonly rule: InvalidIdRule;
@@ -202,6 +235,10 @@ export class InvalidIdError extends StateweaverError {
  * untouched; nothing was changed.
  */
 export class CorruptCheckpointError extends StateweaverError {
+  static {
+    brandError(CorruptCheckpointError);
+  }
+
   readonly threadId: string;
   readonly ns: string;
   readonly checkpointId: string;
@@ -250,6 +287,10 @@ export class CorruptCheckpointError extends StateweaverError {
  * new PGliteCheckpointer("./data").getLatest("t"); // DataDirectoryLockedError while another process has ./data open
  */
 export class DataDirectoryLockedError extends StateweaverError {
+  static {
+    brandError(DataDirectoryLockedError);
+  }
+
   readonly dataDir: string;
   readonly lockFile: string;
   /** The owner's process id, when the lock file names one. */

@@ -1,10 +1,15 @@
 // A graph's errors: a definition compile refuses, and what goes wrong while a run runs.
+import { brandError } from "./brand-error.js";
 
 import { sentences } from "./sentences.js";
 import { StateweaverError } from "./stateweaver-error.js";
 
 /** The graph definition is inconsistent; thrown by `compile()` before anything runs. */
 export class GraphValidationError extends StateweaverError {
+  static {
+    brandError(GraphValidationError);
+  }
+
   constructor(message: string) {
     super("GRAPH_VALIDATION", message);
   }
@@ -12,6 +17,10 @@ export class GraphValidationError extends StateweaverError {
 
 /** Input or a node's update does not fit the graph's state (schema, or two writers to one key). */
 export class InvalidUpdateError extends StateweaverError {
+  static {
+    brandError(InvalidUpdateError);
+  }
+
   constructor(message: string) {
     super("INVALID_UPDATE", message);
   }
@@ -19,6 +28,10 @@ export class InvalidUpdateError extends StateweaverError {
 
 /** A resume value does not fit what the thread is waiting for. The thread is left untouched. */
 export class InvalidResumeError extends StateweaverError {
+  static {
+    brandError(InvalidResumeError);
+  }
+
   constructor(message: string) {
     super("INVALID_RESUME", message);
   }
@@ -26,6 +39,10 @@ export class InvalidResumeError extends StateweaverError {
 
 /** The call's configuration is missing something it needs (thread id, checkpointer…). */
 export class InvalidConfigError extends StateweaverError {
+  static {
+    brandError(InvalidConfigError);
+  }
+
   constructor(message: string) {
     super("INVALID_CONFIG", message);
   }
@@ -37,6 +54,10 @@ export class InvalidConfigError extends StateweaverError {
  * `path` names where, e.g. `state.cb`; `cause` is what was thrown when reading it threw.
  */
 export class NonSerializableError extends StateweaverError {
+  static {
+    brandError(NonSerializableError);
+  }
+
   readonly path: string;
   constructor(path: string, what: string, options?: { cause?: unknown }) {
     super(
@@ -57,6 +78,10 @@ export class NonSerializableError extends StateweaverError {
  * graph.invoke({ list: deeplyLinkedList }); // ValueTooDeepError: input.list nests … more than 1000 levels
  */
 export class ValueTooDeepError extends StateweaverError {
+  static {
+    brandError(ValueTooDeepError);
+  }
+
   readonly path: string;
   readonly limit: number;
   constructor(path: string, limit: number) {
@@ -71,6 +96,10 @@ export class ValueTooDeepError extends StateweaverError {
 
 /** Node code caught the interrupt control signal instead of letting it propagate. */
 export class InterruptSwallowedError extends StateweaverError {
+  static {
+    brandError(InterruptSwallowedError);
+  }
+
   constructor(node: string) {
     super(
       "INTERRUPT_SWALLOWED",
@@ -81,6 +110,10 @@ export class InterruptSwallowedError extends StateweaverError {
 
 /** On resume, a node reached its interrupts in a different order or with different payloads. */
 export class InterruptReplayError extends StateweaverError {
+  static {
+    brandError(InterruptReplayError);
+  }
+
   constructor(message: string) {
     super("INTERRUPT_REPLAY", message);
   }
@@ -88,6 +121,10 @@ export class InterruptReplayError extends StateweaverError {
 
 /** The run took more super-steps than `recursionLimit` allows. */
 export class RecursionLimitError extends StateweaverError {
+  static {
+    brandError(RecursionLimitError);
+  }
+
   readonly limit: number;
   constructor(limit: number) {
     super(
@@ -103,6 +140,10 @@ export class RecursionLimitError extends StateweaverError {
  * it ran, counting retries (its `retryPolicy`), 1 without one.
  */
 export class NodeError extends StateweaverError {
+  static {
+    brandError(NodeError);
+  }
+
   readonly node: string;
   readonly step: number;
   readonly attempts: number;
@@ -124,6 +165,10 @@ export class NodeError extends StateweaverError {
  * graph.addNode("fetch", fetchPrices, { timeout: 5_000, retryPolicy: { maxAttempts: 3 } });
  */
 export class NodeTimeoutError extends StateweaverError {
+  static {
+    brandError(NodeTimeoutError);
+  }
+
   readonly node: string;
   readonly timeoutMs: number;
   /**
@@ -150,6 +195,10 @@ export class NodeTimeoutError extends StateweaverError {
  * reads it.
  */
 export class CheckpointMismatchError extends StateweaverError {
+  static {
+    brandError(CheckpointMismatchError);
+  }
+
   readonly threadId: string;
   readonly checkpointId: string;
   readonly node: string;
@@ -169,6 +218,10 @@ export class CheckpointMismatchError extends StateweaverError {
  * graph does not have: the actor fails at once with this as its error, and nothing runs.
  */
 export class SnapshotMismatchError extends StateweaverError {
+  static {
+    brandError(SnapshotMismatchError);
+  }
+
   readonly node: string;
   constructor(graph: string, node: string) {
     super(
@@ -181,6 +234,10 @@ export class SnapshotMismatchError extends StateweaverError {
 
 /** The run was stopped through its AbortSignal. */
 export class AbortError extends StateweaverError {
+  static {
+    brandError(AbortError);
+  }
+
   constructor(reason?: unknown) {
     super(
       "ABORTED",

@@ -1,4 +1,5 @@
 // The model layer's errors: a failed model call, a wrong setup, structured output that never fit.
+import { brandError } from "./brand-error.js";
 
 import { clauses } from "./sentences.js";
 import { StateweaverError } from "./stateweaver-error.js";
@@ -15,6 +16,10 @@ import { StateweaverError } from "./stateweaver-error.js";
  * }
  */
 export class ModelError extends StateweaverError {
+  static {
+    brandError(ModelError);
+  }
+
   readonly provider: string;
   readonly model: string;
   readonly status: number | undefined;
@@ -41,6 +46,10 @@ export class ModelError extends StateweaverError {
  * initChatModel("gpt-5.4"); // ModelConfigError: … write it as "<provider>:<model>" …
  */
 export class ModelConfigError extends StateweaverError {
+  static {
+    brandError(ModelConfigError);
+  }
+
   constructor(message: string) {
     super("MODEL_CONFIG", message);
   }
@@ -57,6 +66,10 @@ export class ModelConfigError extends StateweaverError {
  * }
  */
 export class StructuredOutputError extends StateweaverError {
+  static {
+    brandError(StructuredOutputError);
+  }
+
   readonly attempts: number;
   readonly issues: string[];
   readonly output: string;

@@ -1,4 +1,5 @@
 // The errors of a checkpointer's retention and copies: prune, copyThread, rewindThread.
+import { brandError } from "./brand-error.js";
 import { StateweaverError } from "./stateweaver-error.js";
 
 /**
@@ -9,6 +10,10 @@ import { StateweaverError } from "./stateweaver-error.js";
  * await store.prune("t1", { keep: 0 }); // InvalidRetentionError: prune option keep is 0; it must be …
  */
 export class InvalidRetentionError extends StateweaverError {
+  static {
+    brandError(InvalidRetentionError);
+  }
+
   readonly method: "prune" | "pruneThreads" | "copyThread";
   readonly option: string;
   constructor(
@@ -40,6 +45,10 @@ export class InvalidRetentionError extends StateweaverError {
  * checkpoint). Nothing was copied.
  */
 export class ThreadNotFoundError extends StateweaverError {
+  static {
+    brandError(ThreadNotFoundError);
+  }
+
   readonly threadId: string;
   constructor(threadId: string) {
     super(
@@ -55,6 +64,10 @@ export class ThreadNotFoundError extends StateweaverError {
  * never overwrites. Nothing was copied.
  */
 export class ThreadExistsError extends StateweaverError {
+  static {
+    brandError(ThreadExistsError);
+  }
+
   readonly threadId: string;
   constructor(threadId: string) {
     super(
@@ -74,6 +87,10 @@ export class ThreadExistsError extends StateweaverError {
  * await store.rewindThread("t1", "nope"); // RewindTargetNotFoundError: Thread "t1" has no top-level checkpoint "nope" …
  */
 export class RewindTargetNotFoundError extends StateweaverError {
+  static {
+    brandError(RewindTargetNotFoundError);
+  }
+
   readonly threadId: string;
   readonly checkpointId: string;
   constructor(threadId: string, checkpointId: string) {

@@ -1,4 +1,5 @@
 // The errors of background runs: an unknown run, a graph without a run service, a run it cannot take.
+import { brandError } from "./brand-error.js";
 import { StateweaverError } from "./stateweaver-error.js";
 
 /**
@@ -9,6 +10,10 @@ import { StateweaverError } from "./stateweaver-error.js";
  * try { await graph.runs.join("nope") } catch (e) { if (e instanceof RunNotFoundError) … }
  */
 export class RunNotFoundError extends StateweaverError {
+  static {
+    brandError(RunNotFoundError);
+  }
+
   readonly runId: string;
   constructor(runId: string) {
     super(
@@ -24,6 +29,10 @@ export class RunNotFoundError extends StateweaverError {
  * keeps them: bind one with `graph.withRuns(runs)`, or host the graph with `stateweaver serve`.
  */
 export class RunsNotBoundError extends StateweaverError {
+  static {
+    brandError(RunsNotBoundError);
+  }
+
   constructor(graph: string) {
     super(
       "RUNS_NOT_BOUND",
@@ -37,6 +46,10 @@ export class RunsNotBoundError extends StateweaverError {
  * strategy, input that is not JSON). Nothing was enqueued.
  */
 export class InvalidRunError extends StateweaverError {
+  static {
+    brandError(InvalidRunError);
+  }
+
   constructor(message: string) {
     super("INVALID_RUN", message);
   }

@@ -1,5 +1,7 @@
 // The base of every error stateweaver throws, and the guard that knows it across copies.
+
 import { isBrandedInstance } from "../control/brand.js";
+import { brandError } from "./brand-error.js";
 
 /**
  * Every error stateweaver throws is a `StateweaverError`: it has a stable `code`
@@ -13,6 +15,10 @@ import { isBrandedInstance } from "../control/brand.js";
  * // so does isStateweaverError(e).
  */
 export class StateweaverError extends Error {
+  static {
+    brandError(StateweaverError);
+  }
+
   readonly code: string;
   constructor(code: string, message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -25,4 +31,15 @@ export class StateweaverError extends Error {
     // biome-ignore lint/complexity/noThisInStatic: `this` is the class on the right of instanceof (a subclass too)
     return isBrandedInstance(this, value);
   }
+}
+
+/**
+ * True for any error stateweaver throws, whichever copy of stateweaver threw it.
+ *
+ * @example
+ * catch (e) { if (isStateweaverError(e)) console.log(e.code); else throw e; }
+ */
+export function isStateweaverError(value: unknown): value is StateweaverError {
+  // By brand: StateweaverError's `instanceof` answers for every copy's errors.
+  return value instanceof StateweaverError;
 }

@@ -1,4 +1,5 @@
 // The long-term store's errors.
+import { brandError } from "./brand-error.js";
 import { StateweaverError } from "./stateweaver-error.js";
 
 /**
@@ -6,6 +7,10 @@ import { StateweaverError } from "./stateweaver-error.js";
  * a label containing `.`, a value that is not a JSON object, a bad TTL, filter or page.
  */
 export class InvalidStoreRequestError extends StateweaverError {
+  static {
+    brandError(InvalidStoreRequestError);
+  }
+
   constructor(message: string) {
     super("INVALID_STORE_REQUEST", message);
   }

@@ -4,6 +4,8 @@
  * imported again after the module registry is emptied are that second copy, with classes of
  * their own.
  */
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { MemoryCheckpointer } from "../../src/checkpoint/index.js";
 import * as errors from "../../src/errors/index.js";
@@ -87,6 +89,17 @@ describe("values made by another copy of stateweaver", () => {
     expect(refused instanceof ThreadNotFoundError).toBe(false);
     expect(refused instanceof Error).toBe(true);
     expect(isStateweaverError(new Error("plain"))).toBe(false);
+  });
+
+  it("the check above sees every error class src/errors declares (the index exports them all)", async () => {
+    const folder = new URL("../../src/errors/", import.meta.url).pathname;
+    const declared: string[] = [];
+    for (const file of await readdir(folder)) {
+      const text = await readFile(join(folder, file), "utf8");
+      for (const [, name] of text.matchAll(/^export class (\w+)/gm)) declared.push(name!);
+    }
+    expect(declared.length).toBeGreaterThan(30);
+    expect(declared.filter((name) => !(name in errors))).toEqual([]);
   });
 
   it("a user's own subclass of StateweaverError keeps ordinary instanceof", () => {
