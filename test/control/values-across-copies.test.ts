@@ -35,6 +35,7 @@ const other = {
   nullResume: await import("../../src/control/null-resume.js"),
   errors: await import("../../src/errors/index.js"),
   interrupt: await import("../../src/runtime/interrupt.js"),
+  graph: await import("../../src/graph/graph.js"),
 };
 
 let threads = 0;
@@ -145,6 +146,26 @@ describe("values made by another copy of stateweaver", () => {
     const done = await graph.invoke({ topics: ["a", "b"] });
     expect(done.status).toBe("done");
     expect([...((done.state as { written: string[] }).written ?? [])].sort()).toEqual(["a", "b"]);
+  });
+
+  it("a graph compiled by the other copy runs as a subgraph node, pause and resume included", async () => {
+    const child = new other.graph.Graph<{ draft?: string; approved?: unknown }>({ name: "review" })
+      .addNode("ask", (s) => ({ approved: other.interrupt.interrupt({ draft: s.draft }) }))
+      .addEdge(START, "ask")
+      .addEdge("ask", END)
+      .compile();
+    const parent = new Graph<{ draft?: string; approved?: unknown }>()
+      .addNode("write", () => ({ draft: "v1" }))
+      .addNode("review", child)
+      .addEdge(START, "write")
+      .addEdge("write", "review")
+      .addEdge("review", END)
+      .compile({ checkpointer: new MemoryCheckpointer() });
+    const config = thread();
+    const paused = await parent.invoke({}, { config });
+    expect(paused.status).toBe("interrupted");
+    const done = await parent.invoke(new Command({ resume: "ok" }), { config });
+    expect(done).toEqual({ status: "done", state: { draft: "v1", approved: "ok" } });
   });
 
   it("the other copy's interrupt signal is recognised as one", () => {
