@@ -41,7 +41,7 @@ export function serveSettings(argv: readonly string[], env: NodeJS.ProcessEnv): 
 
 /**
  * `stateweaver serve`: load the graphs in stateweaver.json, open the store (PostgreSQL
- * with DATABASE_URL, else PGlite in STATEWEAVER_DATA_DIR), seed it once if empty, listen.
+ * with DATABASE_URL, else PGlite in STATEWEAVER_DATA_DIR), listen, and seed it once if empty.
  * Stops cleanly on SIGINT/SIGTERM.
  */
 export async function serveCommand(
@@ -92,6 +92,9 @@ export async function serveCommand(
   });
   let url: string;
   try {
+    // Listening first lets the inbox's page load while the store opens and the seed runs
+    // (it shows the seeded threads as they arrive); the line below still waits for both.
+    ({ url } = await server.listen({ port: settings.port, host: settings.host }));
     if (seed) {
       const first = await checkpointer.searchThreads({ limit: 1 });
       if (first.threads.length === 0) {
@@ -101,7 +104,6 @@ export async function serveCommand(
         await seed(hosted);
       }
     }
-    ({ url } = await server.listen({ port: settings.port, host: settings.host }));
   } catch (error) {
     // Close the store (and free a PGlite directory's lock) so the process ends with the error.
     await server.close().catch(() => undefined);
