@@ -37,6 +37,15 @@ export {
   type InspectionChart,
   inspectionChart,
 } from "./graph/drawing/inspection-chart.js";
+export {
+  type InspectedGraph,
+  type InspectionContext,
+  type InspectionEvent,
+  type InspectionMachine,
+  type InspectionMachineOptions,
+  type InspectionSnapshot,
+  inspectionMachine,
+} from "./graph/drawing/inspection-machine.js";
 export { drawingToMermaid } from "./graph/drawing/mermaid.js";
 export { drawingToSvg } from "./graph/drawing/svg-picture.js";
 export { type CompileOptions, Graph, type NodeOptions } from "./graph/graph.js";

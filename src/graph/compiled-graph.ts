@@ -20,6 +20,11 @@ import type { CompileOptions } from "./definition/graph-spec.js";
 import type { NodeFn, RunConfig, State } from "./definition/types.js";
 import { drawGraph, type GraphDrawing } from "./drawing/drawing.js";
 import { statelyCode } from "./drawing/inspection-chart.js";
+import {
+  type InspectionMachine,
+  type InspectionMachineOptions,
+  inspectionMachine,
+} from "./drawing/inspection-machine.js";
 import { drawingToMermaid } from "./drawing/mermaid.js";
 import type { GraphRuns, RunInput, RunService } from "./running/graph-runs.js";
 import { GraphThreads } from "./running/graph-threads.js";
@@ -205,6 +210,21 @@ export class CompiledGraph<S extends State = State, C = unknown> {
    */
   toStately(): string {
     return statelyCode(this.drawing());
+  }
+
+  /**
+   * The inspection chart as a machine @xstate/graph walks (see `inspectionMachine`): the
+   * nodes in super-steps, each router's and `Command`'s choice an event, cycles unrolled
+   * until a node has run `maxVisits` times (default 2). For model-based tests: each path
+   * to its final state is a way a run can go, and its events say how to steer the run.
+   *
+   * @example
+   * import { createTestModel } from "@xstate/graph";
+   * const model = createTestModel(graph.inspectionMachine({ maxVisits: 3 }));
+   * const runs = model.getSimplePaths({ toState: (s) => s.status === "done" });
+   */
+  inspectionMachine(options?: InspectionMachineOptions): InspectionMachine {
+    return inspectionMachine({ name: this.name, nodes: this.nodes, edges: this.edges }, options);
   }
 
   /**
