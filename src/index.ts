@@ -37,6 +37,15 @@ export {
   type InspectionChart,
   inspectionChart,
 } from "./graph/drawing/inspection-chart.js";
+export {
+  type InspectedGraph,
+  type InspectionContext,
+  type InspectionEvent,
+  type InspectionMachine,
+  type InspectionMachineOptions,
+  type InspectionSnapshot,
+  inspectionMachine,
+} from "./graph/drawing/inspection-machine.js";
 export { drawingToMermaid } from "./graph/drawing/mermaid.js";
 export { drawingToSvg } from "./graph/drawing/svg-picture.js";
 export { type CompileOptions, Graph, type NodeOptions } from "./graph/graph.js";
@@ -49,6 +58,7 @@ export type {
   StreamOptions,
 } from "./graph/running/invoke-options.js";
 export type { StateSnapshot, TaskView } from "./graph/running/state-snapshot.js";
+export { whenSaved } from "./graph/running/thread-machine.js";
 export type { Durability } from "./runtime/checkpoint-writer.js";
 export { interrupt, isGraphInterrupt, isParentCommand } from "./runtime/interrupt.js";
 export type { StreamEvent } from "./stream/events.js";

@@ -1,11 +1,17 @@
-import { resolve } from "node:path";
+import { basename } from "node:path";
 import {
   type Checkpointer,
   PGliteCheckpointer,
   PostgresCheckpointer,
 } from "../checkpoint/index.js";
-import { PostgresRunQueue } from "../runs/index.js";
-import { checkToken, createServer, loadServerConfig, ServerConfigError } from "../server/index.js";
+import { PostgresRunQueue, webhookOptionsOf } from "../runs/index.js";
+import {
+  checkToken,
+  createServer,
+  findConfigFile,
+  loadServerConfig,
+  ServerConfigError,
+} from "../server/index.js";
 import { claimTtlFromEnv } from "./claim-ttl.js";
 import { importModule } from "./import-module.js";
 
@@ -29,7 +35,7 @@ export function serveSettings(argv: readonly string[], env: NodeJS.ProcessEnv): 
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new ServerConfigError(`PORT must be a port number (0-65535), got "${env.PORT}".`);
   return {
-    configFile: resolve(flag("config") ?? "stateweaver.json"),
+    configFile: findConfigFile(process.cwd(), flag("config")),
     port,
     host: flag("host") ?? env.HOST ?? "127.0.0.1",
     dataDir: env.STATEWEAVER_DATA_DIR || "./.stateweaver",
@@ -49,7 +55,18 @@ export async function serveCommand(
   env: NodeJS.ProcessEnv,
 ): Promise<number> {
   const settings = serveSettings(argv, env);
-  const { graphs, seed, auth } = await loadServerConfig(settings.configFile, importModule);
+  const { graphs, seed, auth, graphDefaults, routes, unused, webhooks } = await loadServerConfig(
+    settings.configFile,
+    importModule,
+    env,
+  );
+  if (unused.length > 0) {
+    process.stderr.write(
+      `${basename(settings.configFile)}: not used by stateweaver serve: ${unused.join(", ")} (docs/server.md, "Config file").\n`,
+    );
+  }
+  // Secrets named by environment variable are read here, before any store is opened.
+  const webhookOptions = webhooks === undefined ? undefined : webhookOptionsOf(webhooks, env);
   if (
     settings.host !== "127.0.0.1" &&
     settings.host !== "localhost" &&
@@ -86,12 +103,15 @@ export async function serveCommand(
     graphs,
     checkpointer,
     token: settings.token,
+    graphDefaults,
+    ...(routes && { routes }),
     ...(auth && { auth }),
     // Inbox sessions signed with a shared secret survive restarts and work across servers.
     ...(auth &&
       env.STATEWEAVER_SESSION_SECRET && { sessionSecret: env.STATEWEAVER_SESSION_SECRET }),
     ...(queue && { queue }),
     ...(concurrency !== undefined && { concurrency }),
+    ...(webhookOptions && { webhooks: webhookOptions }),
   });
   let url: string;
   try {

@@ -20,6 +20,11 @@ import type { CompileOptions } from "./definition/graph-spec.js";
 import type { NodeFn, RunConfig, State } from "./definition/types.js";
 import { drawGraph, type GraphDrawing } from "./drawing/drawing.js";
 import { statelyCode } from "./drawing/inspection-chart.js";
+import {
+  type InspectionMachine,
+  type InspectionMachineOptions,
+  inspectionMachine,
+} from "./drawing/inspection-machine.js";
 import { drawingToMermaid } from "./drawing/mermaid.js";
 import type { GraphRuns, RunInput, RunService } from "./running/graph-runs.js";
 import { GraphThreads } from "./running/graph-threads.js";
@@ -29,9 +34,11 @@ import type {
   StreamEventsResult,
   StreamOptions,
 } from "./running/invoke-options.js";
+import { retryingAttempts } from "./running/retry-record.js";
 import { GraphRunner, planFor } from "./running/runner.js";
 import { type StateSnapshot, viewCheckpoint } from "./running/state-snapshot.js";
 import { oneCheckpointPerStep } from "./running/subgraph-history.js";
+import { threadMachine } from "./running/thread-machine.js";
 
 export type {
   InspectionObserver,
@@ -205,6 +212,55 @@ export class CompiledGraph<S extends State = State, C = unknown> {
    */
   toStately(): string {
     return statelyCode(this.drawing());
+  }
+
+  /**
+   * The inspection chart as a machine @xstate/graph walks (see `inspectionMachine`): the
+   * nodes in super-steps, each router's and `Command`'s choice an event, cycles unrolled
+   * until a node has run `maxVisits` times (default 2). For model-based tests: each path
+   * to its final state is a way a run can go, and its events say how to steer the run.
+   *
+   * @example
+   * import { createTestModel } from "@xstate/graph";
+   * const model = createTestModel(graph.inspectionMachine({ maxVisits: 3 }));
+   * const runs = model.getSimplePaths({ toState: (s) => s.status === "done" });
+   */
+  inspectionMachine(options?: InspectionMachineOptions): InspectionMachine {
+    return inspectionMachine({ name: this.name, nodes: this.nodes, edges: this.edges }, options);
+  }
+
+  /**
+   * This graph's machine bound to the thread `config` names, for XState's own API: an actor
+   * of it starts from the thread's latest checkpoint and writes the thread's checkpoints as
+   * it runs, with the claims `invoke` makes, so `getState`, the inbox and the HTTP API see
+   * it, and `invoke`/`resume` on the thread take up where it stopped (and the other way
+   * round). With `input` the actor applies it to the thread, as `invoke(input)`; without,
+   * it continues the thread as it stands (a pause stays paused until a `RESUME`). The
+   * thread is read now: make a new one for each actor. Needs a checkpointer.
+   *
+   * @example
+   * const config = { configurable: { thread_id: "order-7" } };
+   * const actor = createActor(await graph.machineFor(config), { input: { topic: "owls" } }).start();
+   * await waitFor(actor, (s) => s.hasTag("interrupted"));
+   * await graph.invoke(new Command({ resume: "yes" }), { config }); // the same thread
+   */
+  async machineFor(config: RunConfig): Promise<AnyStateMachine> {
+    const thread = this.#runner.thread(config, "machineFor");
+    if (config.configurable?.checkpoint_id !== undefined) {
+      throw new InvalidConfigError(
+        `machineFor() continues thread "${thread.threadId}" from its latest checkpoint; to go on from checkpoint "${config.configurable.checkpoint_id}", fork it with invoke(null, { config }) first.`,
+      );
+    }
+    const { checkpointer, threadId } = thread;
+    const tuple = await checkpointer.getLatest(threadId, "");
+    const priorAttempts =
+      tuple && this.#g.policies.size > 0 ? await retryingAttempts(checkpointer, tuple) : undefined;
+    return threadMachine(this.#g, this.machine, this.#options, {
+      checkpointer,
+      threadId,
+      tuple,
+      priorAttempts,
+    });
   }
 
   /**

@@ -1,14 +1,9 @@
 // Compiles a graph definition into its XState machine, the executor every run drives.
 import { type AnyStateMachine, assign, enqueueActions, raise, sendTo, setup } from "xstate";
 import { runMachine } from "../../../machines/run.machine.js";
-import {
-  InvalidConfigError,
-  RecursionLimitError,
-  SnapshotMismatchError,
-} from "../../errors/index.js";
+import { InvalidConfigError, RecursionLimitError } from "../../errors/index.js";
 import { pendingInterrupts } from "../../runtime/drive.js";
 import { runEnvOf } from "../../runtime/run-env.js";
-import { storedValue } from "../../runtime/snapshot-format.js";
 import {
   DEFAULT_RUN,
   type GraphContext,
@@ -35,8 +30,8 @@ import {
 } from "./barrier.js";
 import type { GraphInternals } from "./internals.js";
 import { resumeAnswers } from "./resume-answers.js";
-import { unknownNodeIn } from "./snapshot-fit.js";
 import { taskRunner } from "./task-runner.js";
+import { hookUserActors } from "./user-actor.js";
 
 /** Events the compiled machine takes (sent by the driver, never by node code). */
 export type GraphEvent =
@@ -272,7 +267,10 @@ function buildMachine(g: GraphInternals, options: CompileOptions) {
       }),
       // A run its user drives fails as XState actors do: the actor's error is the run's.
       failStandalone: ({ context, self }) => {
-        if (runEnvOf(self).standalone) throw context.error;
+        const env = runEnvOf(self);
+        if (!env.standalone) return;
+        env.failed?.(context.error);
+        throw context.error;
       },
       dispatch: raise(({ context }) => decide(context)),
       dispatchUnlessHeld: enqueueActions(({ context, enqueue }) => {
@@ -351,15 +349,8 @@ function buildMachine(g: GraphInternals, options: CompileOptions) {
     on: rootOn(base),
     states,
   } as never);
-  // A snapshot its user restores (createActor(machine, { snapshot })) that names nodes this
-  // graph lacks fails the actor with a typed error, not XState's "Child state … does not exist".
-  const restore = machine.restoreSnapshot.bind(machine);
-  machine.restoreSnapshot = (snapshot, scope) => {
-    const s = snapshot as unknown as { value: unknown; context: GraphContext };
-    const unknown = unknownNodeIn(g, { value: storedValue(s.value), context: s.context });
-    if (unknown !== undefined) throw new SnapshotMismatchError(g.spec.name, unknown);
-    return restore(snapshot, scope);
-  };
+  // An actor its user restores (createActor(machine, { snapshot })): checked, and going on by itself.
+  hookUserActors(g, machine as unknown as AnyStateMachine);
   return machine as unknown as AnyStateMachine;
 }
 

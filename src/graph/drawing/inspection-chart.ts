@@ -45,7 +45,8 @@ export interface InspectionChart extends ChartState {
  * target, all taken in one super-step), `JOIN` (guard: the sources it waits for), the
  * router's name or `route` (guard: the path-map key) and `GOTO` (a `Command` end; guard:
  * its target). The runtime's pauses sit apart in `runtime`, back into the node that paused
- * through a history state.
+ * through a history state. Its guards are names only: to walk the graph with
+ * `@xstate/graph`, use `graph.inspectionMachine()` (see `inspectionMachine`).
  *
  * @example
  * createMachine(inspectionChart(graph.drawing())); // a machine Stately tools can draw
