@@ -1,4 +1,4 @@
-import type { BackgroundRun, RunInput, RunStatus } from "../graph/graph-runs.js";
+import type { BackgroundRun, RunInput, RunStatus } from "../graph/running/graph-runs.js";
 
 export type {
   BackgroundRun,
@@ -9,7 +9,7 @@ export type {
   RunListOptions,
   RunService,
   RunStatus,
-} from "../graph/graph-runs.js";
+} from "../graph/running/graph-runs.js";
 
 /** The statuses a run never leaves. */
 export const FINAL_RUN_STATUSES: ReadonlySet<RunStatus> = new Set([
@@ -43,6 +43,8 @@ export interface RunRequest {
   recursionLimit?: number;
   /** The stream modes a client asked for (the server's wire names); executors may ignore them. */
   streamModes?: string[];
+  /** LangGraph's per-run `webhook`: an http(s) URL the run is posted to when it ends. */
+  webhook?: string;
 }
 
 /**

@@ -3,18 +3,20 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Checkpointer } from "../checkpoint/index.js";
 import type { CompiledGraph } from "../index.js";
-import { createRuns, type RunQueue } from "../runs/index.js";
+import { createRuns, type RunQueue, type WebhookOptions } from "../runs/index.js";
 import { type Store, storeFor } from "../store/index.js";
-import { Assistants } from "./assistants.js";
+import { Assistants, type GraphDefaults } from "./assistants.js";
 import { type AuthHandlers, authenticateRequests } from "./auth/custom-auth.js";
+import { authorizeResources } from "./auth/resource-access.js";
+import { UserSessions } from "./auth/user-session.js";
 import { authRoutes, checkToken, requireAccess } from "./auth.js";
 import { errorResponse } from "./errors.js";
-import { graphRunExecutor } from "./graph-runs.js";
+import { graphRunExecutor, wireRunValues } from "./graph-runs.js";
 import { HostedGraphs } from "./hosted-graphs.js";
 import { InboxEvents } from "./inbox-events.js";
 import { NewThreads } from "./new-threads.js";
 import { assistantRoutes } from "./routes/assistants.js";
-import { healthRoutes } from "./routes/health.js";
+import { healthRoutes, infoRoutes } from "./routes/health.js";
 import { inboxRoutes } from "./routes/inbox.js";
 import { runRoutes } from "./routes/runs.js";
 import { statelessRunRoutes } from "./routes/stateless-runs.js";
@@ -51,6 +53,12 @@ export interface ServerOptions {
    * reviews (their permissions are what review policies' `reviewers` check).
    */
   auth?: AuthHandlers;
+  /**
+   * With `auth`: the key that signs the inbox's session cookies (a long random string).
+   * Without it each process makes its own, so a restart signs every browser out, and
+   * servers sharing one address must be given the same secret.
+   */
+  sessionSecret?: string;
   /** The built inbox to serve at `/`; the package's own `dist/inbox` by default. */
   inboxDir?: string;
   /** Largest request body in bytes; `DEFAULT_BODY_LIMIT` by default. */
@@ -69,6 +77,21 @@ export interface ServerOptions {
    * the same PGlite or PostgreSQL database.
    */
   store?: Store;
+  /**
+   * Per graph id, the `config` and `context` of its system assistant (what LangGraph's
+   * `LANGGRAPH_CONFIG` gives); runs through the assistant take its context under their own.
+   */
+  graphDefaults?: Record<string, GraphDefaults>;
+  /**
+   * Your own Hono app (LangGraph's `http.app`): mounted after authentication and before the
+   * API, so its routes answer first and its middleware runs on every API call too.
+   */
+  routes?: Hono;
+  /**
+   * Webhooks: who is told that a review waits, was decided or expired, and that a run
+   * ended (`webhookOptionsOf(config)`; see docs/webhooks.md).
+   */
+  webhooks?: WebhookOptions;
   /** Called with errors no route expected (answered with a 500); `console.error` by default. */
   onUnexpectedError?: (error: unknown) => void;
 }
@@ -95,16 +118,18 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   // Checked before anything starts (the run workers below), so a refused config leaks nothing.
   const access = { token: checkToken(options.token) };
   const store = options.store ?? storeFor(options.checkpointer);
+  const report = options.onUnexpectedError ?? ((error: unknown) => console.error(error));
   const hosted = new HostedGraphs(options.graphs, options.checkpointer, store);
   const runs = createRuns({
     graphs: Object.fromEntries(hosted.ids.map((id) => [id, hosted.get(id)])),
     ...(options.queue && { queue: options.queue }),
     ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
+    ...(options.webhooks && { webhooks: options.webhooks }),
+    onWebhookError: (error) => report(error),
   });
-  const report = options.onUnexpectedError ?? ((error: unknown) => console.error(error));
   const context: ServerContext = {
     hosted,
-    assistants: new Assistants(hosted),
+    assistants: new Assistants(hosted, options.graphDefaults),
     checkpointer: options.checkpointer,
     store,
     runs,
@@ -120,7 +145,8 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   });
   runs.onDeadline((threadId) => context.events.publish(threadId, "deadline"));
   const concurrency = options.concurrency ?? 8;
-  if (concurrency > 0) runs.work({ concurrency, execute: graphRunExecutor() }).catch(report);
+  if (concurrency > 0)
+    runs.work({ concurrency, execute: graphRunExecutor(), values: wireRunValues }).catch(report);
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
 
   const app = new Hono();
@@ -141,9 +167,13 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
     }),
   );
   app.use(staticInbox(options.inboxDir ?? packageInbox()));
-  app.route("/", healthRoutes(context));
-  app.route("/auth", authRoutes(access));
-  app.use(options.auth ? authenticateRequests(options.auth) : requireAccess(access));
+  app.route("/", healthRoutes());
+  const sessions = options.auth ? new UserSessions(options.sessionSecret) : undefined;
+  app.route("/auth", authRoutes({ ...access, auth: options.auth, sessions }));
+  app.use(options.auth ? authenticateRequests(options.auth, sessions) : requireAccess(access));
+  if (options.auth) app.use(authorizeResources(options.auth, context));
+  if (options.routes) app.route("/", options.routes);
+  app.route("/", infoRoutes(context));
   app.route("/assistants", assistantRoutes(context));
   app.route("/threads", threadRoutes(context));
   app.route("/threads", runRoutes(context));
@@ -157,9 +187,16 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
     ),
   );
   app.onError((error, c) => {
+    // Your routes' HTTPException (hono/http-exception, any copy of Hono) answers as it says.
+    if (isHttpException(error)) return error.getResponse();
     const { status, body, headers } = errorResponse(error);
     if (status === 500) report(error);
     return c.json(body, status as 400, headers);
   });
   return { app, context };
+}
+
+function isHttpException(error: unknown): error is { getResponse(): Response } {
+  const candidate = error as { getResponse?: unknown; status?: unknown } | undefined;
+  return typeof candidate?.getResponse === "function" && typeof candidate.status === "number";
 }

@@ -180,6 +180,8 @@ export function submitDecision(
       },
     });
     ctx.events.publish(threadId, "decided");
+    // Told once the decision's run is queued; a webhook that cannot be queued changes nothing here.
+    void ctx.runs.webhooks.reviewDecided({ ...decision, graphId, interrupt });
     return decision;
   });
 }

@@ -1,8 +1,8 @@
 import type { Checkpointer } from "../checkpoint/index.js";
 import type { CompiledGraph } from "../index.js";
-import { createRuns, type RunQueue, type Runs } from "../runs/index.js";
+import { createRuns, type RunQueue, type Runs, type WebhookOptions } from "../runs/index.js";
 import { storeFor } from "../store/index.js";
-import { graphRunExecutor } from "./graph-runs.js";
+import { graphRunExecutor, wireRunValues } from "./graph-runs.js";
 import { HostedGraphs } from "./hosted-graphs.js";
 
 /** Options of `startWorker`. */
@@ -17,6 +17,10 @@ export interface RunWorkerOptions {
   concurrency?: number;
   /** How long this process holds a run without renewing its lease (default 30 s). */
   leaseMs?: number;
+  /** The same webhook settings as the servers' (this process delivers and signs webhooks too). */
+  webhooks?: WebhookOptions;
+  /** Where a failure to queue a webhook goes (it never fails the run); ignored by default. */
+  onWebhookError?: (error: unknown) => void;
 }
 
 /**
@@ -41,7 +45,13 @@ export async function startWorker(
     graphs: Object.fromEntries(hosted.ids.map((id) => [id, hosted.get(id)])),
     queue: options.queue,
     ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
+    ...(options.webhooks && { webhooks: options.webhooks }),
+    ...(options.onWebhookError && { onWebhookError: options.onWebhookError }),
   });
-  await runs.work({ concurrency: options.concurrency ?? 4, execute: graphRunExecutor() });
+  await runs.work({
+    concurrency: options.concurrency ?? 4,
+    execute: graphRunExecutor(),
+    values: wireRunValues,
+  });
   return { runs, close: () => runs.close() };
 }

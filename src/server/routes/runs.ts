@@ -53,6 +53,8 @@ export const runBody = z.looseObject({
   if_not_exists: z.enum(["create", "reject"]).nullish(),
   after_seconds: z.number().min(0).max(31_536_000).nullish(),
   on_disconnect: z.enum(["cancel", "continue"]).nullish(),
+  /** Posted the run when it ends (see docs/webhooks.md). */
+  webhook: z.url({ protocol: /^https?$/, error: "an http:// or https:// URL" }).nullish(),
 });
 export type RunBody = z.infer<typeof runBody>;
 
@@ -218,6 +220,7 @@ export async function startRun(
     ...(body.config?.recursion_limit && { recursionLimit: body.config.recursion_limit }),
     ...(body.after_seconds && { delayMs: Math.round(body.after_seconds * 1000) }),
     ...(who && { authUser: who.user }),
+    ...(body.webhook && { webhook: body.webhook }),
     multitaskStrategy: strategy,
     // What the resume was checked against: a concurrent resume that got there first makes
     // this one a 409, wherever the runs execute.
