@@ -103,6 +103,8 @@ describe("the event each request is", () => {
   it.each([
     ["POST", "/threads", "threads:create"],
     ["POST", "/threads/search", "threads:search"],
+    ["POST", "/threads/count", "threads:search"],
+    ["POST", "/threads/prune", "threads:delete"],
     ["GET", "/threads/t1", "threads:read"],
     ["POST", "/threads/t1/history", "threads:read"],
     ["GET", "/threads/t1/state/c1", "threads:read"],
@@ -238,6 +240,16 @@ describe("a server with an auth file's handlers", () => {
     expect(await client("token-ana").threads.get(thread.thread_id)).toMatchObject({
       metadata: { note: "ana's", owner: "ana" },
     });
+  });
+
+  it("prunes only the threads the user may see: another user's is skipped and kept", async () => {
+    const anas = randomUUID();
+    const bos = randomUUID();
+    await client("token-ana").runs.wait(anas, "pair", { input: {}, ifNotExists: "create" });
+    await client("token-bo").runs.wait(bos, "pair", { input: {}, ifNotExists: "create" });
+    expect(await client("token-bo").threads.prune([anas, bos])).toEqual({ pruned_count: 1 });
+    expect(await client("token-ana").threads.get(anas)).toMatchObject({ thread_id: anas });
+    await expect(client("token-bo").threads.get(bos)).rejects.toThrow("HTTP 404");
   });
 
   it("owns a thread that a run creates, through the create_run handler", async () => {

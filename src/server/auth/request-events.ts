@@ -9,7 +9,8 @@ import type { AuthEvent } from "./authorize.js";
  * - `thread`: one thread (`threadId`); a user the handler's filters do not let see it gets
  *   `hidden` (404 as LangGraph answers; 409 for a copy; an SSE error event for a joined
  *   stream). `startsRun` marks a request whose body is a run (its `metadata` is the handler's).
- * - `new-thread`, `thread-search`, `new-run` (no thread yet), `inbox-list`, `review-link`
+ * - `new-thread`, `thread-search`, `thread-prune` (the threads its body names),
+ *   `new-run` (no thread yet), `inbox-list`, `review-link`
  *   (a decided review, whose thread is known only from the answer).
  * - `assistant` (`assistantId`), `new-assistant`, `assistant-search`.
  * - `store`: the body or query names the namespace and key.
@@ -26,7 +27,13 @@ export type RequestEvent =
       startsRun?: boolean;
     }
   | {
-      kind: "new-thread" | "thread-search" | "new-run" | "inbox-list" | "review-link";
+      kind:
+        | "new-thread"
+        | "thread-search"
+        | "thread-prune"
+        | "new-run"
+        | "inbox-list"
+        | "review-link";
       event: AuthEvent;
     }
   | { kind: "assistant"; event: AuthEvent; assistantId: string }
@@ -87,6 +94,9 @@ export function requestEvent(method: string, pathname: string): RequestEvent | u
     return { kind: "new-thread", event: "threads:create" };
   if (method === "POST" && /^\/threads\/(search|count)\/?$/.test(pathname))
     return { kind: "thread-search", event: "threads:search" };
+  // Before the per-thread paths: "prune" is not a thread id, the body names the threads.
+  if (method === "POST" && /^\/threads\/prune\/?$/.test(pathname))
+    return { kind: "thread-prune", event: "threads:delete" };
   const thread = /^\/(?:inbox\/)?threads\/([^/]+)(?:\/.*)?$/.exec(pathname);
   if (thread && BY_METHOD[method]) {
     return {

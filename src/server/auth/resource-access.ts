@@ -177,6 +177,19 @@ async function guard(
       replaceBody(c, { ...value, metadata });
       return undefined;
     }
+    case "thread-prune": {
+      const body = (await bodyOf(c)) ?? {};
+      if (!isObject(body) || !Array.isArray(body.thread_ids)) return undefined;
+      const visible: unknown[] = [];
+      // Each thread as its own delete: one the handler refuses refuses the request.
+      for (const id of body.thread_ids) {
+        if (typeof id !== "string") continue;
+        const { filters } = await authorize(auth, who, found.event, { thread_id: id });
+        if (!(await hides(ctx, id, filters))) visible.push(id);
+      }
+      replaceBody(c, { ...body, thread_ids: visible });
+      return undefined;
+    }
     case "inbox-list": {
       const { filters } = await authorize(auth, who, found.event, {});
       c.set("threadFilters", filters);
