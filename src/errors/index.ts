@@ -720,6 +720,16 @@ export class InvalidStoreRequestError extends StateweaverError {
   }
 }
 
+/**
+ * An audit log call was given something it cannot take: a `since` that is not a date, a
+ * bad page size or table prefix. Nothing was read or written.
+ */
+export class InvalidAuditRequestError extends StateweaverError {
+  constructor(message: string) {
+    super("INVALID_AUDIT_REQUEST", message);
+  }
+}
+
 // Each error class carries its brand (`stateweaver.error.<Name>`), so `instanceof` answers for
 // errors from any copy of stateweaver. A class added above must be listed here (a test checks).
 const STATEWEAVER_ERROR = brandClass(StateweaverError, "error.StateweaverError");
@@ -761,6 +771,7 @@ for (const errorClass of [
   RunsNotBoundError,
   InvalidRunError,
   InvalidStoreRequestError,
+  InvalidAuditRequestError,
 ]) {
   brandClass(errorClass, `error.${errorClass.name}`);
 }
