@@ -19,6 +19,7 @@ export type {
   AuditKind,
 } from "./entry.js";
 export { AUDIT_EXPORT_FORMATS, exportLines } from "./export.js";
+export { auditKeys, DEADLINE_ACTOR } from "./keys.js";
 export { MemoryAuditLog } from "./memory-audit-log.js";
 export { MAX_AUDIT_PAGE } from "./query.js";
 export { SqlAuditLog, type SqlAuditLogOptions } from "./sql-audit-log.js";

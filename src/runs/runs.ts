@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { type AuditLog, auditLogFor } from "../audit/index.js";
 import { assertJson, isTransientDatabaseError } from "../checkpoint/index.js";
 import {
   AbortError,
@@ -65,6 +66,11 @@ export interface RunsOptions {
   queue?: RunQueue;
   /** How long a worker holds a run without renewing it; a dead worker's runs move on after this. */
   leaseMs?: number;
+  /**
+   * Where review deadlines record what they did (a reject, a hand-off): by default the
+   * audit log of each graph's checkpointer (`auditLogFor`).
+   */
+  audit?: AuditLog;
 }
 
 /** What `work()` runs: how many runs at once in this process, and how each is executed. */
@@ -121,6 +127,10 @@ export class Runs implements RunService {
       queue: this.queue,
       graph: (graphId) => this.#graphs.get(graphId),
       graphs: () => this.#graphs.entries(),
+      audit: (graphId) => {
+        const checkpointer = this.#graphs.get(graphId)?.checkpointer;
+        return options.audit ?? (checkpointer && auditLogFor(checkpointer));
+      },
       create: (request) => this.create(request),
     });
     this.#unsubscribe = this.queue.onChange((change) => {

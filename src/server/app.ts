@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { type AuditLog, auditLogFor } from "../audit/index.js";
 import type { Checkpointer } from "../checkpoint/index.js";
 import type { CompiledGraph } from "../index.js";
 import { createRuns, type RunQueue } from "../runs/index.js";
@@ -14,6 +15,7 @@ import { HostedGraphs } from "./hosted-graphs.js";
 import { InboxEvents } from "./inbox-events.js";
 import { NewThreads } from "./new-threads.js";
 import { assistantRoutes } from "./routes/assistants.js";
+import { auditRoutes } from "./routes/audit.js";
 import { healthRoutes } from "./routes/health.js";
 import { inboxRoutes } from "./routes/inbox.js";
 import { runRoutes } from "./routes/runs.js";
@@ -69,6 +71,16 @@ export interface ServerOptions {
    * the same PGlite or PostgreSQL database.
    */
   store?: Store;
+  /**
+   * Where decisions are recorded: by default `auditLogFor(checkpointer)`, a hash-chained
+   * table in the same PGlite or PostgreSQL database (memory for a `MemoryCheckpointer`).
+   */
+  audit?: AuditLog;
+  /**
+   * The permission an auth handler's user needs for `/audit` (export, verify); `"admin"` by
+   * default. Under the shared token every caller holds the token, so every caller may.
+   */
+  auditPermission?: string;
   /** Called with errors no route expected (answered with a 500); `console.error` by default. */
   onUnexpectedError?: (error: unknown) => void;
 }
@@ -96,8 +108,10 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   const access = { token: checkToken(options.token) };
   const store = options.store ?? storeFor(options.checkpointer);
   const hosted = new HostedGraphs(options.graphs, options.checkpointer, store);
+  const audit = options.audit ?? auditLogFor(options.checkpointer);
   const runs = createRuns({
     graphs: Object.fromEntries(hosted.ids.map((id) => [id, hosted.get(id)])),
+    audit,
     ...(options.queue && { queue: options.queue }),
     ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
   });
@@ -110,6 +124,8 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
     runs,
     events: new InboxEvents(options.checkpointer, (error) => report(error)),
     newThreads: new NewThreads(),
+    audit,
+    auditPermission: options.auditPermission ?? "admin",
   };
   runs.onSettled(async (change) => {
     const run = await runs.get(change.runId).catch(() => undefined);
@@ -120,7 +136,8 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   });
   runs.onDeadline((threadId) => context.events.publish(threadId, "deadline"));
   const concurrency = options.concurrency ?? 8;
-  if (concurrency > 0) runs.work({ concurrency, execute: graphRunExecutor() }).catch(report);
+  if (concurrency > 0)
+    runs.work({ concurrency, execute: graphRunExecutor({ audit }) }).catch(report);
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
 
   const app = new Hono();
@@ -150,6 +167,7 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   app.route("/runs", statelessRunRoutes(context));
   app.route("/inbox", inboxRoutes(context));
   app.route("/store", storeRoutes(context));
+  app.route("/audit", auditRoutes(context));
   app.notFound((c) =>
     c.json(
       { error: { code: "NOT_FOUND", message: `No route ${c.req.method} ${c.req.path}.` } },

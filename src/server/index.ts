@@ -7,6 +7,18 @@
  * const server = createServer({ graphs: { ops: agent }, checkpointer });
  * await server.listen({ port: 2024 });
  */
+export {
+  type AuditActor,
+  type AuditEntry,
+  type AuditLog,
+  type AuditQuery,
+  type AuditVerification,
+  auditLogFor,
+  exportLines,
+  MemoryAuditLog,
+  SqlAuditLog,
+  verifyChain,
+} from "../audit/index.js";
 export { createApp, DEFAULT_BODY_LIMIT, type ServerOptions } from "./app.js";
 export type { AuthHandlers } from "./auth/custom-auth.js";
 export type { AuthUser, RequestIdentity } from "./auth/identity.js";

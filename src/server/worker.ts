@@ -1,3 +1,4 @@
+import { type AuditLog, auditLogFor } from "../audit/index.js";
 import type { Checkpointer } from "../checkpoint/index.js";
 import type { CompiledGraph } from "../index.js";
 import { createRuns, type RunQueue, type Runs } from "../runs/index.js";
@@ -17,6 +18,8 @@ export interface RunWorkerOptions {
   concurrency?: number;
   /** How long this process holds a run without renewing its lease (default 30 s). */
   leaseMs?: number;
+  /** The servers' audit log (default `auditLogFor(checkpointer)`): deadlines and tool results go there. */
+  audit?: AuditLog;
 }
 
 /**
@@ -37,11 +40,13 @@ export async function startWorker(
     options.checkpointer,
     storeFor(options.checkpointer),
   );
+  const audit = options.audit ?? auditLogFor(options.checkpointer);
   const runs = createRuns({
     graphs: Object.fromEntries(hosted.ids.map((id) => [id, hosted.get(id)])),
     queue: options.queue,
+    audit,
     ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
   });
-  await runs.work({ concurrency: options.concurrency ?? 4, execute: graphRunExecutor() });
+  await runs.work({ concurrency: options.concurrency ?? 4, execute: graphRunExecutor({ audit }) });
   return { runs, close: () => runs.close() };
 }

@@ -212,7 +212,6 @@ describe.skipIf(!url)("on PostgreSQL", () => {
     for (const c of checkpointers) await c.close();
     const pool = new pg.Pool({ connectionString: url });
     for (const prefix of prefixes) {
-      await pool.query(`drop table if exists ${prefix}audit_log, ${prefix}audit_schema`);
       await dropStoreTables(pool, prefix);
     }
     await pool.end();
