@@ -102,7 +102,7 @@ export async function auditCommand(argv: readonly string[], io: AuditIo): Promis
       );
     } else {
       const good = report.head
-        ? `The ${report.entries} entries before it are intact (the last, #${report.head.seq}, hash ${report.head.hash}).`
+        ? `${report.entries === 1 ? "The entry before it is" : `The ${report.entries} entries before it are`} intact (the last, #${report.head.seq}, hash ${report.head.hash}).`
         : "No entry before it could be trusted.";
       io.stdout.write(
         `The audit log is broken at entry ${report.broken!.seq}: ${report.broken!.message} ${good}\n`,
