@@ -1,10 +1,13 @@
 // Decisions in the audit log: how the server records them and reads them back.
+import { HITL } from "../agent/index.js";
 import type { AuditActor, AuditEntry, AuditLog } from "../audit/index.js";
 import { auditKeys } from "../audit/index.js";
+import type { InterruptRecord, ThreadRecord } from "../checkpoint/index.js";
 import type { CompiledGraph } from "../index.js";
 import type { QueuedRun } from "../runs/index.js";
 import type { RequestIdentity } from "./auth/identity.js";
 import { type Decision, decisionsOf, diffOf } from "./decisions.js";
+import { pauseKind } from "./review-answer.js";
 
 /** The audit actor of a request: who, and how the server knows (auth file or typed name). */
 export function actorOf(who: RequestIdentity): AuditActor {
@@ -128,4 +131,40 @@ export async function recordToolResults(
     key: auditKeys.toolResult(run.runId),
     data: { decision: decisionKey, decisionSeq: decided?.seq ?? null, runId: run.runId, results },
   });
+}
+
+/**
+ * A resume sent as a run's `command.resume` (the LangGraph API) answers each pending
+ * interrupt it names: record each answer as a decision of the caller's (keyed by the run,
+ * which has no idempotency key of its own) before the run is created.
+ */
+export async function recordResumeDecisions(
+  audit: AuditLog,
+  record: ThreadRecord,
+  answers: Array<[InterruptRecord, unknown]>,
+  who: RequestIdentity,
+  runId: string,
+): Promise<Decision[]> {
+  const decidedAt = new Date();
+  const decisions: Decision[] = [];
+  for (const [interrupt, answer] of answers) {
+    const decision: Decision = {
+      interruptId: interrupt.id,
+      checkpointId: record.latestCheckpointId,
+      threadId: record.threadId,
+      reviewer: who.user.identity,
+      authenticatedBy: who.method,
+      decidedAt: decidedAt.toISOString(),
+      waitedMs: Math.max(0, decidedAt.getTime() - Date.parse(record.updatedAt)),
+      answer: answer ?? null,
+      ...(pauseKind(interrupt) === "tool_review" && {
+        proposed: HITL.fromInterrupt(interrupt).actionRequests,
+      }),
+      runId,
+      idempotencyKey: `run:${runId}:${interrupt.id}`,
+    };
+    await recordDecision(audit, decision, actorOf(who));
+    decisions.push(decision);
+  }
+  return decisions;
 }

@@ -1,6 +1,7 @@
 // Every decision through the server lands in the hash-chained audit log, on every store,
 // and only those holding the audit permission may read it over HTTP.
 import { randomUUID } from "node:crypto";
+import { Client } from "@langchain/langgraph-sdk";
 import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -45,7 +46,7 @@ async function serve(options: Partial<ServerOptions> & { checkpointer?: Checkpoi
     })();
     return { status: res.status, body: json, text, type: res.headers.get("content-type") };
   };
-  return { server, as, audit: server.context.audit };
+  return { server, url, as, audit: server.context.audit };
 }
 type Served = Awaited<ReturnType<typeof serve>>;
 
@@ -342,6 +343,33 @@ describe("what else is recorded", () => {
     }
   });
 
+  it("records a resume sent through the SDK client's runs as the caller's decision", async () => {
+    const s = await serve();
+    try {
+      const { threadId, item } = await pausedThread(s, "sql select 7");
+      const client = new Client({
+        apiUrl: s.url,
+        defaultHeaders: { authorization: "Bearer token-dana" },
+      });
+      const run = await client.runs.create(threadId, "db", {
+        command: { resume: { decisions: [{ type: "approve" }] } },
+      });
+      await client.runs.join(threadId, run.run_id);
+      const [entry] = await s.audit.list({ threadId, kind: "decision" });
+      expect(entry).toMatchObject({
+        interruptId: item.interruptId,
+        actor: dana,
+        data: {
+          runId: run.run_id,
+          answer: { decisions: [{ type: "approve" }] },
+          proposed: [{ name: "execute_sql", args: { query: "select 7" } }],
+        },
+      });
+    } finally {
+      await s.server.close();
+    }
+  });
+
   it("marks a shared-token decision's typed name as unverified", async () => {
     const server = createServer({
       graphs: { db: dbAgent() },
@@ -351,6 +379,7 @@ describe("what else is recorded", () => {
     const { url } = await server.listen({ port: 0 });
     const s: Served = {
       server,
+      url,
       audit: server.context.audit,
       as: () => async (path: string, body?: unknown) => {
         const res = await fetch(`${url}${path}`, {
