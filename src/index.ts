@@ -10,34 +10,9 @@ export {
 } from "./control/index.js";
 export * from "./errors/index.js";
 export { CompiledGraph } from "./graph/compiled-graph.js";
-export { END, START } from "./graph/constants.js";
-export type { GraphEdge } from "./graph/declared-edges.js";
-export type { DrawnEdge, DrawnNode, GraphDrawing } from "./graph/drawing.js";
-export {
-  type DrawingLayout,
-  layoutDrawing,
-  type PlacedEdge,
-  type PlacedNode,
-} from "./graph/drawing-layout.js";
-export { type CompileOptions, Graph, type NodeOptions } from "./graph/graph.js";
-export type { GraphThreads } from "./graph/graph-threads.js";
-export {
-  type ChartState,
-  type ChartTransition,
-  type InspectionChart,
-  inspectionChart,
-} from "./graph/inspection-chart.js";
-export type {
-  InspectionObserver,
-  InvokeOptions,
-  RunResult,
-  StreamEventsResult,
-  StreamOptions,
-} from "./graph/invoke-options.js";
-export { drawingToMermaid } from "./graph/mermaid.js";
-export { type RetryPolicy, retriesByDefault } from "./graph/retry-policy.js";
-export type { StateSnapshot, TaskView } from "./graph/state-snapshot.js";
-export { drawingToSvg } from "./graph/svg-picture.js";
+export { END, START } from "./graph/definition/constants.js";
+export type { GraphEdge } from "./graph/definition/declared-edges.js";
+export { type RetryPolicy, retriesByDefault } from "./graph/definition/retry-policy.js";
 export type {
   NodeFn,
   NodeResult,
@@ -48,7 +23,42 @@ export type {
   State,
   StateUpdate,
   StateWriteForms,
-} from "./graph/types.js";
+} from "./graph/definition/types.js";
+export type { DrawnEdge, DrawnNode, GraphDrawing } from "./graph/drawing/drawing.js";
+export {
+  type DrawingLayout,
+  layoutDrawing,
+  type PlacedEdge,
+  type PlacedNode,
+} from "./graph/drawing/drawing-layout.js";
+export {
+  type ChartState,
+  type ChartTransition,
+  type InspectionChart,
+  inspectionChart,
+} from "./graph/drawing/inspection-chart.js";
+export {
+  type InspectedGraph,
+  type InspectionContext,
+  type InspectionEvent,
+  type InspectionMachine,
+  type InspectionMachineOptions,
+  type InspectionSnapshot,
+  inspectionMachine,
+} from "./graph/drawing/inspection-machine.js";
+export { drawingToMermaid } from "./graph/drawing/mermaid.js";
+export { drawingToSvg } from "./graph/drawing/svg-picture.js";
+export { type CompileOptions, Graph, type NodeOptions } from "./graph/graph.js";
+export type { GraphThreads } from "./graph/running/graph-threads.js";
+export type {
+  InspectionObserver,
+  InvokeOptions,
+  RunResult,
+  StreamEventsResult,
+  StreamOptions,
+} from "./graph/running/invoke-options.js";
+export type { StateSnapshot, TaskView } from "./graph/running/state-snapshot.js";
+export { whenSaved } from "./graph/running/thread-machine.js";
 export type { Durability } from "./runtime/checkpoint-writer.js";
 export { interrupt, isGraphInterrupt, isParentCommand } from "./runtime/interrupt.js";
 export type { StreamEvent } from "./stream/events.js";

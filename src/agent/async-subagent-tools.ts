@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { z } from "zod";
 import { AgentConfigError } from "../errors/index.js";
-import { Command } from "../graph/command.js";
+import { Command } from "../graph/definition/command.js";
 import { message, type Tool, type ToolRuntime, tool } from "../models/index.js";
 import type { AsyncSubagentSpec, AsyncTaskUpdateStrategy } from "./async-subagent.js";
 import { asyncSubagent } from "./async-subagent.js";

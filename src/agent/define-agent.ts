@@ -1,6 +1,6 @@
 import type { Checkpointer } from "../checkpoint/checkpointer.js";
-import type { Command } from "../graph/command.js";
-import type { RunConfig } from "../graph/types.js";
+import type { Command } from "../graph/definition/command.js";
+import type { RunConfig } from "../graph/definition/types.js";
 import type { InvokeOptions, RunResult, StateSnapshot } from "../index.js";
 import type { StreamEvent } from "../stream/events.js";
 import { type Agent, type AgentOptions, createAgent } from "./create-agent.js";

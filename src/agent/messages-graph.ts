@@ -1,6 +1,6 @@
 import type { z } from "zod";
+import type { State } from "../graph/definition/types.js";
 import { Graph } from "../graph/graph.js";
-import type { State } from "../graph/types.js";
 import type { Message } from "../models/index.js";
 import { addMessages } from "./state.js";
 

@@ -1,5 +1,5 @@
 import { AgentConfigError } from "../errors/index.js";
-import type { NodeRuntime } from "../graph/types.js";
+import type { NodeRuntime } from "../graph/definition/types.js";
 import type {
   AssistantMessage,
   ChatModel,

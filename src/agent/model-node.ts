@@ -1,5 +1,5 @@
 import { StateweaverError } from "../errors/index.js";
-import type { NodeFn, NodeRuntime } from "../graph/types.js";
+import type { NodeFn, NodeRuntime } from "../graph/definition/types.js";
 import { type AssistantMessage, type ChatModel, message, type Tool } from "../models/index.js";
 import { invokeModel } from "./invoke-model.js";
 import type { AgentRuntime, Middleware, ModelRequest } from "./middleware.js";

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { NodeFn, NodeRuntime } from "../graph/types.js";
+import type { NodeFn, NodeRuntime } from "../graph/definition/types.js";
 import {
   type ChatModel,
   type StructuredOutputOptions,

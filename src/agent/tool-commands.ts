@@ -1,7 +1,7 @@
 import { toJsonValue } from "../checkpoint/serde.js";
 import { type Command, type GotoTarget, isSend, type Send } from "../control/index.js";
 import { AgentConfigError } from "../errors/index.js";
-import { END } from "../graph/constants.js";
+import { END } from "../graph/definition/constants.js";
 import type { ToolCall, ToolMessage } from "../models/index.js";
 
 /**

@@ -1,6 +1,6 @@
 import { AgentConfigError } from "../errors/index.js";
-import { END } from "../graph/constants.js";
-import type { NodeFn } from "../graph/types.js";
+import { END } from "../graph/definition/constants.js";
+import type { NodeFn } from "../graph/definition/types.js";
 import type { Tool } from "../models/index.js";
 import type { Middleware } from "./middleware.js";
 import { type AgentState, unansweredToolCalls } from "./state.js";

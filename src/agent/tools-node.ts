@@ -6,8 +6,8 @@ import {
   InvalidResumeError,
   NonSerializableError,
 } from "../errors/index.js";
-import { Command } from "../graph/command.js";
-import type { NodeFn, NodeRuntime } from "../graph/types.js";
+import { Command } from "../graph/definition/command.js";
+import type { NodeFn, NodeRuntime } from "../graph/definition/types.js";
 import { message, runToolCall, type ToolMessage } from "../models/index.js";
 import { currentTask, isGraphInterrupt } from "../runtime/interrupt.js";
 import { WriteList } from "../runtime/write-list.js";

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { homedir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
 import { promisify } from "node:util";
 import { gunzip, gzip } from "node:zlib";
 import { LOCK_FILE } from "./data-dir-lock.js";
@@ -101,6 +101,43 @@ export function readImage(key: string, cacheDir: string | false): Promise<Uint8A
 export async function unpackImage(image: Uint8Array): Promise<Blob> {
   const tarball: Uint8Array = await gunzipAsync(image);
   return new Blob([tarball], { type: "application/x-tar" });
+}
+
+/**
+ * Writes an image's files into an empty data directory, `PG_VERSION` last, so PGlite then
+ * opens it as an existing database. For a directory this replaces `loadDataDir`: PGlite
+ * keeps its options, the tarball among them, for the instance's life (~40 MB of buffers,
+ * and a larger heap), where the files written here are let go at once. Entries that would
+ * leave the directory are refused. Returns the top-level names written, so a failed open
+ * can take them away again.
+ */
+export async function writeImage(image: Uint8Array, dir: string): Promise<string[]> {
+  const tarball: Uint8Array = await gunzipAsync(image);
+  const written = new Set<string>();
+  const root = resolve(dir);
+  let offset = 0;
+  while (offset + BLOCK <= tarball.length) {
+    const header = tarball.subarray(offset, offset + BLOCK);
+    if (header.every((byte) => byte === 0)) break;
+    const size = Number.parseInt(text(header, 124, 12).trim() || "0", 8);
+    const body = tarball.subarray(offset + BLOCK, offset + BLOCK + size);
+    offset += BLOCK + Math.ceil(size / BLOCK) * BLOCK;
+    const name = entryName(header)
+      .replace(/^\.?\/+/, "")
+      .replace(/\/+$/, "");
+    const target = resolve(root, name);
+    if (!name || (target !== root && !target.startsWith(`${root}${sep}`))) {
+      throw new Error(`The prepared image has an entry outside its directory: ${name}`);
+    }
+    written.add(name.split("/")[0]!);
+    const type = String.fromCharCode(header[156] ?? 0);
+    if (type === "5") await mkdir(target, { recursive: true, mode: 0o700 });
+    else if (type === "0" || type === "\0") {
+      await mkdir(dirname(target), { recursive: true, mode: 0o700 });
+      await writeFile(target, body, { mode: 0o600 });
+    }
+  }
+  return [...written];
 }
 
 /**

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { PGlite, PGliteInterface, PGliteOptions, Results } from "@electric-sql/pglite";
 import { lockDataDir } from "./data-dir-lock.js";
@@ -12,6 +12,7 @@ import {
   readImage,
   saveImage,
   unpackImage,
+  writeImage,
 } from "./pglite-image.js";
 import { DEFAULT_TABLE_PREFIX, type Query, SqlCheckpointer, type SqlDriver } from "./sql/index.js";
 import { migrate } from "./sql/migrations.js";
@@ -144,9 +145,18 @@ export class PGliteCheckpointer extends SqlCheckpointer {
       const key = isNew ? await imageKey(this.#tablePrefix) : undefined;
       const image = key === undefined ? undefined : await readImage(key, this.#imageCacheDir);
       if (key !== undefined && image) {
+        let written: string[] = [];
         try {
-          const loadDataDir = await unpackImage(image);
-          const db = new PGliteClass(this.#dataDir, { ...options, loadDataDir });
+          // A directory gets the image's files written by us (see writeImage); memory://
+          // and other schemes take the tarball.
+          let db: PGlite;
+          if (dir === undefined) {
+            const loadDataDir = await unpackImage(image);
+            db = new PGliteClass(this.#dataDir, { ...options, loadDataDir });
+          } else {
+            written = await writeImage(image, dir);
+            db = new PGliteClass(this.#dataDir, options);
+          }
           this.#owned = db;
           await db.waitReady;
           return db;
@@ -156,6 +166,7 @@ export class PGliteCheckpointer extends SqlCheckpointer {
           await forgetImage(key, this.#imageCacheDir);
           await this.#closeInstance().catch(() => undefined);
           if (hasDatabase()) throw error;
+          for (const name of written) await rm(join(dir!, name), { recursive: true, force: true });
         }
       }
       const db = new PGliteClass(this.#dataDir, options);

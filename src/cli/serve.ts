@@ -1,11 +1,17 @@
-import { resolve } from "node:path";
+import { basename } from "node:path";
 import {
   type Checkpointer,
   PGliteCheckpointer,
   PostgresCheckpointer,
 } from "../checkpoint/index.js";
 import { PostgresRunQueue } from "../runs/index.js";
-import { checkToken, createServer, loadServerConfig, ServerConfigError } from "../server/index.js";
+import {
+  checkToken,
+  createServer,
+  findConfigFile,
+  loadServerConfig,
+  ServerConfigError,
+} from "../server/index.js";
 import { claimTtlFromEnv } from "./claim-ttl.js";
 import { importModule } from "./import-module.js";
 
@@ -29,7 +35,7 @@ export function serveSettings(argv: readonly string[], env: NodeJS.ProcessEnv): 
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new ServerConfigError(`PORT must be a port number (0-65535), got "${env.PORT}".`);
   return {
-    configFile: resolve(flag("config") ?? "stateweaver.json"),
+    configFile: findConfigFile(process.cwd(), flag("config")),
     port,
     host: flag("host") ?? env.HOST ?? "127.0.0.1",
     dataDir: env.STATEWEAVER_DATA_DIR || "./.stateweaver",
@@ -41,7 +47,7 @@ export function serveSettings(argv: readonly string[], env: NodeJS.ProcessEnv): 
 
 /**
  * `stateweaver serve`: load the graphs in stateweaver.json, open the store (PostgreSQL
- * with DATABASE_URL, else PGlite in STATEWEAVER_DATA_DIR), seed it once if empty, listen.
+ * with DATABASE_URL, else PGlite in STATEWEAVER_DATA_DIR), listen, and seed it once if empty.
  * Stops cleanly on SIGINT/SIGTERM.
  */
 export async function serveCommand(
@@ -49,7 +55,16 @@ export async function serveCommand(
   env: NodeJS.ProcessEnv,
 ): Promise<number> {
   const settings = serveSettings(argv, env);
-  const { graphs, seed, auth } = await loadServerConfig(settings.configFile, importModule);
+  const { graphs, seed, auth, graphDefaults, routes, unused } = await loadServerConfig(
+    settings.configFile,
+    importModule,
+    env,
+  );
+  if (unused.length > 0) {
+    process.stderr.write(
+      `${basename(settings.configFile)}: not used by stateweaver serve: ${unused.join(", ")} (docs/server.md, "Config file").\n`,
+    );
+  }
   if (
     settings.host !== "127.0.0.1" &&
     settings.host !== "localhost" &&
@@ -86,12 +101,17 @@ export async function serveCommand(
     graphs,
     checkpointer,
     token: settings.token,
+    graphDefaults,
+    ...(routes && { routes }),
     ...(auth && { auth }),
     ...(queue && { queue }),
     ...(concurrency !== undefined && { concurrency }),
   });
   let url: string;
   try {
+    // Listening first lets the inbox's page load while the store opens and the seed runs
+    // (it shows the seeded threads as they arrive); the line below still waits for both.
+    ({ url } = await server.listen({ port: settings.port, host: settings.host }));
     if (seed) {
       const first = await checkpointer.searchThreads({ limit: 1 });
       if (first.threads.length === 0) {
@@ -101,7 +121,6 @@ export async function serveCommand(
         await seed(hosted);
       }
     }
-    ({ url } = await server.listen({ port: settings.port, host: settings.host }));
   } catch (error) {
     // Close the store (and free a PGlite directory's lock) so the process ends with the error.
     await server.close().catch(() => undefined);

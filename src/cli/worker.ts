@@ -1,7 +1,11 @@
-import { resolve } from "node:path";
 import { PostgresCheckpointer } from "../checkpoint/index.js";
 import { PostgresRunQueue } from "../runs/index.js";
-import { loadServerConfig, ServerConfigError, startWorker } from "../server/index.js";
+import {
+  findConfigFile,
+  loadServerConfig,
+  ServerConfigError,
+  startWorker,
+} from "../server/index.js";
 import { claimTtlFromEnv } from "./claim-ttl.js";
 import { importModule } from "./import-module.js";
 
@@ -38,8 +42,9 @@ export async function workerCommand(
   }
   const tablePrefix = env.STATEWEAVER_TABLE_PREFIX || undefined;
   const { graphs } = await loadServerConfig(
-    resolve(flag("config") ?? "stateweaver.json"),
+    findConfigFile(process.cwd(), flag("config")),
     importModule,
+    env,
   );
   const checkpointer = new PostgresCheckpointer({
     connectionString: databaseUrl,

@@ -1,3 +1,4 @@
+// CompiledGraph, the public face of a graph: invoke, resume, stream, state, history and drawings.
 import type { AnyStateMachine } from "xstate";
 import type { Checkpoint, Checkpointer } from "../checkpoint/checkpointer.js";
 import { assertHistoryLimit } from "../checkpoint/limits.js";
@@ -10,27 +11,34 @@ import type { StreamEvent } from "../stream/events.js";
 import { defaultEventOf, type RunEvent } from "../stream/run-events.js";
 import { runStream, streamModes } from "../stream/run-stream.js";
 import { partsOf, type StreamMode, type StreamPart } from "../stream/stream-parts.js";
-import { type Command, isCommand } from "./command.js";
-import type { GraphEvent } from "./compile.js";
-import { END } from "./constants.js";
-import { declaredEdges, type GraphEdge } from "./declared-edges.js";
-import { drawGraph, type GraphDrawing } from "./drawing.js";
-import type { CompileOptions } from "./graph.js";
-import type { GraphRuns, RunInput, RunService } from "./graph-runs.js";
-import { GraphThreads } from "./graph-threads.js";
-import { statelyCode } from "./inspection-chart.js";
-import type { GraphInternals } from "./internals.js";
+import type { GraphEvent } from "./compiling/compile.js";
+import type { GraphInternals } from "./compiling/internals.js";
+import { type Command, isCommand } from "./definition/command.js";
+import { END } from "./definition/constants.js";
+import { declaredEdges, type GraphEdge } from "./definition/declared-edges.js";
+import type { CompileOptions } from "./definition/graph-spec.js";
+import type { NodeFn, RunConfig, State } from "./definition/types.js";
+import { drawGraph, type GraphDrawing } from "./drawing/drawing.js";
+import { statelyCode } from "./drawing/inspection-chart.js";
+import {
+  type InspectionMachine,
+  type InspectionMachineOptions,
+  inspectionMachine,
+} from "./drawing/inspection-machine.js";
+import { drawingToMermaid } from "./drawing/mermaid.js";
+import type { GraphRuns, RunInput, RunService } from "./running/graph-runs.js";
+import { GraphThreads } from "./running/graph-threads.js";
 import type {
   InvokeOptions,
   RunResult,
   StreamEventsResult,
   StreamOptions,
-} from "./invoke-options.js";
-import { drawingToMermaid } from "./mermaid.js";
-import { GraphRunner, planFor } from "./runner.js";
-import { type StateSnapshot, viewCheckpoint } from "./state-snapshot.js";
-import { oneCheckpointPerStep } from "./subgraph-history.js";
-import type { NodeFn, RunConfig, State } from "./types.js";
+} from "./running/invoke-options.js";
+import { retryingAttempts } from "./running/retry-record.js";
+import { GraphRunner, planFor } from "./running/runner.js";
+import { type StateSnapshot, viewCheckpoint } from "./running/state-snapshot.js";
+import { oneCheckpointPerStep } from "./running/subgraph-history.js";
+import { threadMachine } from "./running/thread-machine.js";
 
 export type {
   InspectionObserver,
@@ -38,7 +46,7 @@ export type {
   RunResult,
   StreamEventsResult,
   StreamOptions,
-} from "./invoke-options.js";
+} from "./running/invoke-options.js";
 
 /** What `streamEvents` collects unless told otherwise. */
 const EVENT_MODES: readonly StreamMode[] = ["updates", "messages", "custom", "tools"];
@@ -50,7 +58,7 @@ const EVENT_MODES: readonly StreamMode[] = ["updates", "messages", "custom", "to
 export const FIRST_HISTORY_PAGE = 10;
 export const HISTORY_PAGE = 50;
 
-export type { GraphEdge } from "./declared-edges.js";
+export type { GraphEdge } from "./definition/declared-edges.js";
 
 /**
  * A runnable graph. `machine` is the XState machine that executes it: every
@@ -204,6 +212,55 @@ export class CompiledGraph<S extends State = State, C = unknown> {
    */
   toStately(): string {
     return statelyCode(this.drawing());
+  }
+
+  /**
+   * The inspection chart as a machine @xstate/graph walks (see `inspectionMachine`): the
+   * nodes in super-steps, each router's and `Command`'s choice an event, cycles unrolled
+   * until a node has run `maxVisits` times (default 2). For model-based tests: each path
+   * to its final state is a way a run can go, and its events say how to steer the run.
+   *
+   * @example
+   * import { createTestModel } from "@xstate/graph";
+   * const model = createTestModel(graph.inspectionMachine({ maxVisits: 3 }));
+   * const runs = model.getSimplePaths({ toState: (s) => s.status === "done" });
+   */
+  inspectionMachine(options?: InspectionMachineOptions): InspectionMachine {
+    return inspectionMachine({ name: this.name, nodes: this.nodes, edges: this.edges }, options);
+  }
+
+  /**
+   * This graph's machine bound to the thread `config` names, for XState's own API: an actor
+   * of it starts from the thread's latest checkpoint and writes the thread's checkpoints as
+   * it runs, with the claims `invoke` makes, so `getState`, the inbox and the HTTP API see
+   * it, and `invoke`/`resume` on the thread take up where it stopped (and the other way
+   * round). With `input` the actor applies it to the thread, as `invoke(input)`; without,
+   * it continues the thread as it stands (a pause stays paused until a `RESUME`). The
+   * thread is read now: make a new one for each actor. Needs a checkpointer.
+   *
+   * @example
+   * const config = { configurable: { thread_id: "order-7" } };
+   * const actor = createActor(await graph.machineFor(config), { input: { topic: "owls" } }).start();
+   * await waitFor(actor, (s) => s.hasTag("interrupted"));
+   * await graph.invoke(new Command({ resume: "yes" }), { config }); // the same thread
+   */
+  async machineFor(config: RunConfig): Promise<AnyStateMachine> {
+    const thread = this.#runner.thread(config, "machineFor");
+    if (config.configurable?.checkpoint_id !== undefined) {
+      throw new InvalidConfigError(
+        `machineFor() continues thread "${thread.threadId}" from its latest checkpoint; to go on from checkpoint "${config.configurable.checkpoint_id}", fork it with invoke(null, { config }) first.`,
+      );
+    }
+    const { checkpointer, threadId } = thread;
+    const tuple = await checkpointer.getLatest(threadId, "");
+    const priorAttempts =
+      tuple && this.#g.policies.size > 0 ? await retryingAttempts(checkpointer, tuple) : undefined;
+    return threadMachine(this.#g, this.machine, this.#options, {
+      checkpointer,
+      threadId,
+      tuple,
+      priorAttempts,
+    });
   }
 
   /**

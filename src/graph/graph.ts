@@ -1,22 +1,14 @@
+// The graph builder: nodes, edges and reducers over shared state; compile() turns it into a CompiledGraph.
 import type { z } from "zod";
-import type { Checkpointer } from "../checkpoint/checkpointer.js";
 import { GraphValidationError } from "../errors/index.js";
-import type { Store } from "../store/index.js";
-import { compileGraph } from "./compile.js";
-import type { CompiledGraph } from "./compiled-graph.js";
-import { END, RESERVED_NODE_NAMES, START } from "./constants.js";
-import { type NodePolicy, nodePolicy, type RetryPolicy } from "./retry-policy.js";
-import type { NodeFn, NodeResult, NodeRuntime, Reducer, Router, State } from "./types.js";
+import { CompiledGraph } from "./compiled-graph.js";
+import { compileGraph } from "./compiling/compile.js";
+import { END, RESERVED_NODE_NAMES, START } from "./definition/constants.js";
+import type { CompileOptions, GraphSpec, NodeSpec } from "./definition/graph-spec.js";
+import { nodePolicy, type RetryPolicy } from "./definition/retry-policy.js";
+import type { NodeResult, NodeRuntime, Reducer, Router, State } from "./definition/types.js";
 
-export interface NodeSpec {
-  name: string;
-  /** A function node, or a compiled graph used as a subgraph. */
-  run: NodeFn<any, any> | CompiledGraph<any>;
-  /** Every node this node may `Command.goto`. */
-  ends: readonly string[] | undefined;
-  /** Its retry policy and timeout, if it has either. */
-  policy?: NodePolicy | undefined;
-}
+export type { CompileOptions } from "./definition/graph-spec.js";
 
 /**
  * How a node is added: where it may `Command.goto`, how its failures are retried, and how
@@ -30,35 +22,6 @@ export interface NodeOptions {
   retryPolicy?: RetryPolicy;
   /** Milliseconds one attempt may run; then its `runtime.signal` aborts and it fails with `NodeTimeoutError`. */
   timeout?: number;
-}
-
-export interface ConditionalEdgeSpec {
-  from: string;
-  router: Router<any, any>;
-  /** Router result -> node; absent: the router returns node names itself. */
-  pathMap: Readonly<Record<string, string>> | undefined;
-}
-
-/** The graph's definition, as `compile()` reads it. */
-export interface GraphSpec {
-  name: string;
-  schema: z.ZodObject | undefined;
-  nodes: Map<string, NodeSpec>;
-  edges: Array<{ from: string; to: string }>;
-  joins: Array<{ from: readonly string[]; to: string }>;
-  conditionalEdges: ConditionalEdgeSpec[];
-  reducers: Map<string, Reducer>;
-}
-
-export interface CompileOptions {
-  /** Where checkpoints go; needed for interrupts, resume and time travel. */
-  checkpointer?: Checkpointer;
-  /** The long-term store nodes reach as `runtime.store` (e.g. `new MemoryStore()`, `storeFor(checkpointer)`). */
-  store?: Store;
-  /** Static breakpoints: pause before these nodes run. */
-  interruptBefore?: readonly string[];
-  /** Static breakpoints: pause after these nodes ran. */
-  interruptAfter?: readonly string[];
 }
 
 /**
@@ -152,7 +115,8 @@ export class Graph<S extends State = State, C = unknown> {
 
   /** Validate the graph and build its XState machine. Throws `GraphValidationError`. */
   compile(options: CompileOptions = {}): CompiledGraph<S, C> {
-    return compileGraph<S, C>(this.#spec, options);
+    const { internals, machine } = compileGraph(this.#spec, options);
+    return new CompiledGraph<S, C>(internals, machine, options);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { BackgroundRun, RunInput, RunStatus } from "../graph/graph-runs.js";
+import type { BackgroundRun, RunInput, RunStatus } from "../graph/running/graph-runs.js";
 
 export type {
   BackgroundRun,
@@ -9,7 +9,7 @@ export type {
   RunListOptions,
   RunService,
   RunStatus,
-} from "../graph/graph-runs.js";
+} from "../graph/running/graph-runs.js";
 
 /** The statuses a run never leaves. */
 export const FINAL_RUN_STATUSES: ReadonlySet<RunStatus> = new Set([

@@ -139,14 +139,16 @@ export class CheckpointWriter {
   /**
    * Take the thread for this run before any node runs (one store call): throws
    * `ConcurrentUpdateError` if it moved since the run read it, or `ThreadBusyError` if
-   * another run holds it. Renewed in the background until `close()`.
+   * another run holds it. Renewed in the background until `close()`. `expectedLatestId`
+   * is the checkpoint the run read (by default the latest when the writer was made, or
+   * the last it queued).
    */
-  async claim(runId: string): Promise<void> {
+  async claim(runId: string, expectedLatestId = this.#latestId): Promise<void> {
     const { checkpointer, threadId } = this;
     const ttlMs = claimTtlOf(checkpointer);
     await checkpointer.claimThread(threadId, {
       runId,
-      expectedLatestId: this.#latestId,
+      expectedLatestId,
       ttlMs,
       // A thread that has a record gets the metadata now; a new one with its first checkpoint.
       metadata: this.#thread?.metadata,
@@ -156,6 +158,15 @@ export class CheckpointWriter {
       runId,
       release: keepClaimAlive({ checkpointer, threadId, runId, ttlMs, lost }),
     };
+  }
+
+  /**
+   * Hold every write queued after this until `ready` settles; if it fails, the writer fails
+   * with its error and nothing queued after it is stored. How a graph's actor, which runs
+   * before its claim is answered, keeps its checkpoints behind the claim.
+   */
+  after(ready: Promise<unknown>): void {
+    void this.#enqueue(() => ready.then(() => {}));
   }
 
   /** Accept nothing more (the run failed or was aborted); what is queued is still written. */

@@ -52,6 +52,12 @@ export interface RunEnv {
    * is the actor's own error and a pause is answered by the user's `RESUME`.
    */
   standalone?: boolean;
+  /**
+   * Told when an actor its user made fails, just before the failure becomes the actor's
+   * error (which XState reports to the actor's observers only): a thread-bound actor
+   * stores it (see `ThreadSession`).
+   */
+  failed?: ((error: unknown) => void) | undefined;
 }
 
 // Keyed by the graph's actor, not its actor system: graphs a parent machine invokes share

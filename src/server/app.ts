@@ -6,7 +6,7 @@ import type { Checkpointer } from "../checkpoint/index.js";
 import type { CompiledGraph } from "../index.js";
 import { createRuns, type RunQueue } from "../runs/index.js";
 import { type Store, storeFor } from "../store/index.js";
-import { Assistants } from "./assistants.js";
+import { Assistants, type GraphDefaults } from "./assistants.js";
 import { type AuthHandlers, authenticateRequests } from "./auth/custom-auth.js";
 import { authRoutes, checkToken, requireAccess } from "./auth.js";
 import { errorResponse } from "./errors.js";
@@ -16,7 +16,7 @@ import { InboxEvents } from "./inbox-events.js";
 import { NewThreads } from "./new-threads.js";
 import { assistantRoutes } from "./routes/assistants.js";
 import { auditRoutes } from "./routes/audit.js";
-import { healthRoutes } from "./routes/health.js";
+import { healthRoutes, infoRoutes } from "./routes/health.js";
 import { inboxRoutes } from "./routes/inbox.js";
 import { runRoutes } from "./routes/runs.js";
 import { statelessRunRoutes } from "./routes/stateless-runs.js";
@@ -81,6 +81,16 @@ export interface ServerOptions {
    * default. Under the shared token every caller holds the token, so every caller may.
    */
   auditPermission?: string;
+  /**
+   * Per graph id, the `config` and `context` of its system assistant (what LangGraph's
+   * `LANGGRAPH_CONFIG` gives); runs through the assistant take its context under their own.
+   */
+  graphDefaults?: Record<string, GraphDefaults>;
+  /**
+   * Your own Hono app (LangGraph's `http.app`): mounted after authentication and before the
+   * API, so its routes answer first and its middleware runs on every API call too.
+   */
+  routes?: Hono;
   /** Called with errors no route expected (answered with a 500); `console.error` by default. */
   onUnexpectedError?: (error: unknown) => void;
 }
@@ -118,7 +128,7 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   const report = options.onUnexpectedError ?? ((error: unknown) => console.error(error));
   const context: ServerContext = {
     hosted,
-    assistants: new Assistants(hosted),
+    assistants: new Assistants(hosted, options.graphDefaults),
     checkpointer: options.checkpointer,
     store,
     runs,
@@ -158,9 +168,11 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
     }),
   );
   app.use(staticInbox(options.inboxDir ?? packageInbox()));
-  app.route("/", healthRoutes(context));
+  app.route("/", healthRoutes());
   app.route("/auth", authRoutes(access));
   app.use(options.auth ? authenticateRequests(options.auth) : requireAccess(access));
+  if (options.routes) app.route("/", options.routes);
+  app.route("/", infoRoutes(context));
   app.route("/assistants", assistantRoutes(context));
   app.route("/threads", threadRoutes(context));
   app.route("/threads", runRoutes(context));
@@ -175,9 +187,16 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
     ),
   );
   app.onError((error, c) => {
+    // Your routes' HTTPException (hono/http-exception, any copy of Hono) answers as it says.
+    if (isHttpException(error)) return error.getResponse();
     const { status, body, headers } = errorResponse(error);
     if (status === 500) report(error);
     return c.json(body, status as 400, headers);
   });
   return { app, context };
+}
+
+function isHttpException(error: unknown): error is { getResponse(): Response } {
+  const candidate = error as { getResponse?: unknown; status?: unknown } | undefined;
+  return typeof candidate?.getResponse === "function" && typeof candidate.status === "number";
 }

@@ -37,6 +37,18 @@ export interface AssistantCreate {
   if_exists?: "raise" | "do_nothing" | undefined;
 }
 
+/**
+ * A hosted graph's defaults: the `config` and `context` its system assistant carries
+ * (LangGraph's `LANGGRAPH_CONFIG`); runs through the assistant take its context under their own.
+ *
+ * @example
+ * const defaults: GraphDefaults = { config: { configurable: { model_name: "openai" } } };
+ */
+export interface GraphDefaults {
+  config?: Record<string, unknown>;
+  context?: Record<string, unknown>;
+}
+
 /** What `update` takes: each field given replaces the latest version's (metadata is merged). */
 export type AssistantUpdate = Partial<Omit<AssistantCreate, "assistant_id" | "if_exists">>;
 
@@ -74,10 +86,16 @@ export class Assistants {
   readonly #latest = new Map<string, number>();
   readonly #updatedAt = new Map<string, string>();
 
-  constructor(hosted: HostedGraphs) {
+  /** `defaults` gives a hosted graph's system assistant its `config` and `context`. */
+  constructor(hosted: HostedGraphs, defaults: Record<string, GraphDefaults> = {}) {
     this.#hosted = hosted;
     for (const graphId of hosted.ids) {
-      this.create({ graph_id: graphId, assistant_id: graphId, metadata: { created_by: "system" } });
+      this.create({
+        graph_id: graphId,
+        assistant_id: graphId,
+        metadata: { created_by: "system" },
+        ...defaults[graphId],
+      });
     }
   }
 

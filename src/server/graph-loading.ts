@@ -1,17 +1,23 @@
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { dirname, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import type { Hono } from "hono";
 import { z } from "zod";
 import { clauses, sentences } from "../errors/sentences.js";
 import type { CompiledGraph } from "../index.js";
+import type { GraphDefaults } from "./assistants.js";
 import { type AuthHandlers, authHandlersOf } from "./auth/custom-auth.js";
 import { ServerConfigError } from "./errors.js";
 
 /**
- * `stateweaver.json`: the graphs to serve, each `"<module path>:<export>"` relative to the
- * file, an optional seed, a function `(graphs) => Promise<void>` run once when the
- * store has no threads yet, and an optional `auth: { path }` naming an `Auth` (LangGraph's
- * shape) that identifies callers in place of the shared token.
+ * `stateweaver.json` (or an existing `langgraph.json`, which has the same shape): the graphs
+ * to serve, each `"<module path>:<export>"` relative to the file or `{ path, config?,
+ * context?, description? }`; an optional seed, a function `(graphs) => Promise<void>` run
+ * once when the store has no threads yet; `auth: { path }` naming an `Auth` (LangGraph's
+ * shape) that identifies callers in place of the shared token; `http: { app }` naming your
+ * own Hono app, mounted beside the API; and `env`, a `.env` file or variables to set before
+ * the modules load.
  *
  * @example
  * const file: ServerConfigFile = { graphs: { ops: "./examples/ops-agent.ts:agent" } };
@@ -21,20 +27,89 @@ export type ServerConfigFile = z.infer<typeof configFile>;
 const entry = z
   .string()
   .regex(/^.+:[A-Za-z_$][\w$]*$/, 'an entry is "<module path>:<export name>"');
-const configFile = z.object({
-  graphs: z.record(
-    z.string().regex(/^[A-Za-z_][\w-]*$/, "a graph id is letters, digits, _ and -"),
-    entry,
-  ),
-  seed: entry.optional(),
-  auth: z.object({ path: entry }).optional(),
-});
+const record = z.record(z.string(), z.unknown());
+const graphEntry = z.union([
+  entry,
+  z.object({
+    path: entry,
+    description: z.string().optional(),
+    config: record.optional(),
+    context: record.optional(),
+  }),
+]);
+// What langgraph.json may hold that this server does not apply: a deployment's image and build,
+// and platform features stateweaver has not built (semantic store index, generative UI…).
+// Accepted, so an existing langgraph.json loads, and reported as not used.
+const DEPLOYMENT_KEYS = [
+  "store",
+  "ui",
+  "ui_config",
+  "checkpointer",
+  "api_version",
+  "node_version",
+  "python_version",
+  "dependencies",
+  "dockerfile_lines",
+  "image_distro",
+  "pip_config_file",
+  "base_image",
+  "keep_pkg_tools",
+  "$schema",
+] as const;
+const configFile = z
+  .object({
+    graphs: z.record(
+      z.string().regex(/^[A-Za-z_][\w-]*$/, "a graph id is letters, digits, _ and -"),
+      graphEntry,
+    ),
+    seed: entry.optional(),
+    auth: z.object({ path: entry }).optional(),
+    http: z.looseObject({ app: entry.optional() }).optional(),
+    env: z.union([z.string(), z.record(z.string(), z.string())]).optional(),
+    ...deploymentKeys(),
+  })
+  .strict();
 
-/** The loaded config: the compiled graphs by id, the seed function and the auth, if named. */
+function deploymentKeys() {
+  const shape = {} as Record<(typeof DEPLOYMENT_KEYS)[number], z.ZodOptional<z.ZodUnknown>>;
+  for (const key of DEPLOYMENT_KEYS) shape[key] = z.unknown().optional();
+  return shape;
+}
+
+/**
+ * LangGraph's `LANGGRAPH_CONFIG`: per graph id, the system assistant's config, with its
+ * `context` as a key of it.
+ */
+const langgraphConfig = z.record(z.string(), record);
+
+/** The loaded config: what `createServer` takes from it, the seed, and what was not used. */
 export interface ServerConfig {
   graphs: Record<string, CompiledGraph<any, any>>;
   seed: ((graphs: Record<string, CompiledGraph<any, any>>) => Promise<void>) | undefined;
   auth: AuthHandlers | undefined;
+  /** Per graph: its system assistant's config and context (the file's, then `LANGGRAPH_CONFIG`). */
+  graphDefaults: Record<string, GraphDefaults>;
+  /** The Hono app `http.app` names, if any. */
+  routes: Hono | undefined;
+  /** Keys of the file this server does not apply (`node_version`, `store`, `http.cors`…). */
+  unused: string[];
+}
+
+/**
+ * The config file `serve` and `worker` read: `--config` when given, else `stateweaver.json`,
+ * else `langgraph.json`, in `dir`. A missing file is a `ServerConfigError` saying what to create.
+ *
+ * @example
+ * const file = findConfigFile(process.cwd()); // ".../stateweaver.json"
+ */
+export function findConfigFile(dir: string, flag?: string): string {
+  if (flag !== undefined) return resolve(dir, flag);
+  for (const name of ["stateweaver.json", "langgraph.json"]) {
+    if (existsSync(join(dir, name))) return join(dir, name);
+  }
+  throw new ServerConfigError(
+    `No stateweaver.json or langgraph.json in ${dir}: create one with { "graphs": { "<id>": "./path/to/module.ts:<export>" } }, run from the folder that has it, or pass --config <file>.`,
+  );
 }
 
 const split = (spec: string) => {
@@ -43,8 +118,9 @@ const split = (spec: string) => {
 };
 
 /**
- * Read `stateweaver.json` at `file` and import what it names. `importModule` loads a
- * module by file URL (the CLI's adds a TypeScript loader for `.ts` files when needed).
+ * Read the config file at `file` and import what it names. `importModule` loads a module by
+ * file URL (the CLI's adds a TypeScript loader for `.ts` files when needed). The file's `env`
+ * is set in `env` first (variables already set win), so modules see it as they load.
  * Every problem is a `ServerConfigError` naming the entry and the fix.
  *
  * @example
@@ -53,6 +129,7 @@ const split = (spec: string) => {
 export async function loadServerConfig(
   file: string,
   importModule: (url: string) => Promise<Record<string, unknown>> = (url) => import(url),
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<ServerConfig> {
   const text = await readFile(file, "utf8").catch(() => {
     throw new ServerConfigError(
@@ -73,6 +150,7 @@ export async function loadServerConfig(
     throw new ServerConfigError(`${file} is not a valid config: ${clauses(issues)}`);
   }
   const base = dirname(resolve(file));
+  await applyEnv(parsed.data.env, base, env);
   const load = async (where: string, spec: string) => {
     const { path, name } = split(spec);
     const url = pathToFileURL(resolve(base, path)).href;
@@ -92,14 +170,33 @@ export async function loadServerConfig(
     return module[name];
   };
   const graphs: Record<string, CompiledGraph<any, any>> = {};
-  for (const [id, spec] of Object.entries(parsed.data.graphs)) {
+  const graphDefaults: Record<string, GraphDefaults> = {};
+  for (const [id, given] of Object.entries(parsed.data.graphs)) {
+    const spec = typeof given === "string" ? given : given.path;
     const graph = (await load(`graphs.${id}`, spec)) as CompiledGraph<any, any>;
     if (typeof graph?.withCheckpointer !== "function") {
       throw new ServerConfigError(
-        `graphs.${id}: "${spec}" is not a compiled graph; export the result of graph.compile() or createAgent().`,
+        typeof graph === "function"
+          ? `graphs.${id}: "${spec}" is a function; stateweaver serves compiled graphs, not graph factories yet. Export the result of graph.compile() or createAgent() (docs/server.md).`
+          : `graphs.${id}: "${spec}" is not a compiled graph; export the result of graph.compile() or createAgent().`,
       );
     }
     graphs[id] = graph;
+    if (typeof given !== "string" && (given.config || given.context)) {
+      graphDefaults[id] = {
+        ...(given.config && { config: given.config }),
+        ...(given.context && { context: given.context }),
+      };
+    }
+  }
+  for (const [id, config] of Object.entries(fromLanggraphConfig(env.LANGGRAPH_CONFIG))) {
+    if (!(id in graphs)) {
+      throw new ServerConfigError(
+        `LANGGRAPH_CONFIG names graph "${id}", which ${file} does not serve (it serves: ${Object.keys(graphs).join(", ")}).`,
+      );
+    }
+    const { context, ...rest } = config;
+    graphDefaults[id] = { config: rest, ...(isRecord(context) && { context }) };
   }
   let seed: ServerConfig["seed"];
   if (parsed.data.seed) {
@@ -120,5 +217,93 @@ export async function loadServerConfig(
     }
     auth = value as AuthHandlers;
   }
-  return { graphs, seed, auth };
+  let routes: Hono | undefined;
+  if (parsed.data.http?.app) {
+    const value = await load("http.app", parsed.data.http.app);
+    if (!isHonoApp(value)) {
+      throw new ServerConfigError(
+        `http.app: "${parsed.data.http.app}" is not a Hono app; export \`new Hono()\` with your routes.`,
+      );
+    }
+    routes = value;
+  }
+  const unused = [
+    ...DEPLOYMENT_KEYS.filter((key) => parsed.data[key] !== undefined),
+    ...Object.keys(parsed.data.http ?? {})
+      .filter((key) => key !== "app")
+      .map((key) => `http.${key}`),
+  ];
+  return { graphs, seed, auth, graphDefaults, routes, unused };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+// By shape, not instanceof: the user's module may bring its own copy of Hono.
+function isHonoApp(value: unknown): value is Hono {
+  const app = value as { fetch?: unknown; routes?: unknown } | undefined;
+  return typeof app?.fetch === "function" && Array.isArray(app.routes);
+}
+
+function fromLanggraphConfig(text: string | undefined): Record<string, Record<string, unknown>> {
+  if (!text) return {};
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new ServerConfigError(
+      sentences(`LANGGRAPH_CONFIG is not valid JSON: ${(error as Error).message}`),
+    );
+  }
+  const parsed = langgraphConfig.safeParse(json);
+  if (!parsed.success) {
+    throw new ServerConfigError(
+      'LANGGRAPH_CONFIG must be an object of graph ids to configs, e.g. {"agent": {"configurable": {"model_name": "openai"}}}.',
+    );
+  }
+  return parsed.data;
+}
+
+/** Sets the file's `env` (a .env file relative to it, or variables) where `env` has no value yet. */
+async function applyEnv(
+  given: string | Record<string, string> | undefined,
+  base: string,
+  env: NodeJS.ProcessEnv,
+): Promise<void> {
+  if (given === undefined) return;
+  let variables: Record<string, string>;
+  if (typeof given === "string") {
+    const path = resolve(base, given);
+    const text = await readFile(path, "utf8").catch(() => {
+      throw new ServerConfigError(
+        `env: cannot read ${path}; create it, or remove "env" from the config.`,
+      );
+    });
+    variables = parseEnv(text);
+  } else {
+    variables = given;
+  }
+  for (const [name, value] of Object.entries(variables)) {
+    if (env[name] === undefined) env[name] = value;
+  }
+}
+
+/** A `.env` file's `NAME=value` lines (optionally `export`ed, quoted, with `#` comments). */
+export function parseEnv(text: string): Record<string, string> {
+  const variables: Record<string, string> = {};
+  for (const line of text.split(/\r?\n/)) {
+    const match = /^\s*(?:export\s+)?([A-Za-z_][\w.]*)\s*=\s*(.*?)\s*$/.exec(line);
+    if (!match) continue;
+    let value = match[2]!;
+    const quote = value[0];
+    if ((quote === '"' || quote === "'") && value.endsWith(quote) && value.length >= 2) {
+      value = value.slice(1, -1);
+      if (quote === '"') value = value.replace(/\\n/g, "\n");
+    } else {
+      value = value.replace(/\s+#.*$/, "");
+    }
+    variables[match[1]!] = value;
+  }
+  return variables;
 }

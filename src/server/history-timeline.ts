@@ -1,4 +1,4 @@
-import type { StateSnapshot } from "../graph/state-snapshot.js";
+import type { StateSnapshot } from "../graph/running/state-snapshot.js";
 import type { Decision } from "./decisions.js";
 
 /**

@@ -20,13 +20,20 @@ export {
   verifyChain,
 } from "../audit/index.js";
 export { createApp, DEFAULT_BODY_LIMIT, type ServerOptions } from "./app.js";
+export type { GraphDefaults } from "./assistants.js";
 export type { AuthHandlers } from "./auth/custom-auth.js";
 export type { AuthUser, RequestIdentity } from "./auth/identity.js";
 export { checkToken, SESSION_COOKIE } from "./auth.js";
 export { CSRF_COOKIE, CSRF_HEADER } from "./csrf.js";
 export type { ArgChange, Decision } from "./decisions.js";
 export { type FieldProblem, RequestError, ServerConfigError } from "./errors.js";
-export { loadServerConfig, type ServerConfig } from "./graph-loading.js";
+export {
+  findConfigFile,
+  loadServerConfig,
+  parseEnv,
+  type ServerConfig,
+  type ServerConfigFile,
+} from "./graph-loading.js";
 export type { GraphPicture } from "./hosted-graphs.js";
 export type { InboxChange } from "./inbox-events.js";
 export { DECISIONS_KEY, type InboxItem } from "./inbox-items.js";

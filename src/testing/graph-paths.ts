@@ -1,5 +1,12 @@
+import {
+  type AdjacencyMap,
+  getAdjacencyMap,
+  type SerializedSnapshot,
+  serializeSnapshot,
+} from "@xstate/graph";
 import type { CompiledGraph, GraphEdge } from "../graph/compiled-graph.js";
-import { END, START } from "../graph/constants.js";
+import { START } from "../graph/definition/constants.js";
+import type { InspectionEvent, InspectionSnapshot } from "../graph/drawing/inspection-machine.js";
 
 /**
  * One way a run can go through a graph, super-step by super-step.
@@ -35,25 +42,11 @@ export interface GraphPathsOptions {
   maxVisits?: number;
   /**
    * The most paths to list; more throws, as a graph with many choices per step multiplies
-   * them.
+   * them. The walk also gives up (and throws) past `limit * 100` states of the inspection
+   * machine, so a graph with very many ways through it fails fast rather than slowly.
    * @default 1000
    */
   limit?: number;
-}
-
-/** Where control goes from one node: edges that always fire, and the choices among the rest. */
-interface Outgoing {
-  always: GraphEdge[];
-  /** One is taken: a router's pick (conditional) or a `Command`'s goto (command). */
-  choices: GraphEdge[];
-}
-
-/** A run between steps: the step about to run, and the join sources finished so far. */
-interface Frontier {
-  step: string[];
-  /** The edges the previous step fired: into this step, and into END. */
-  into: GraphEdge[];
-  joinsDone: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 /**
@@ -66,8 +59,11 @@ interface Frontier {
  * by some path. Write one test per path; `path.edges` says which route each router or
  * `Command` must take.
  *
- * Read from `graph.edges`, which does not tell two routers on one node apart (both are
- * treated as one choice) nor two joins into one node (treated as one join); a router
+ * The walk is @xstate/graph's, over `graph.inspectionMachine({ maxVisits })`: each path is
+ * one of that machine's walks to its final state (those `getSimplePaths` lists with
+ * `toState: (s) => s.status === "done"`), read back as super-steps and edges. Like the
+ * machine, it reads `graph.edges`, which does not tell two routers on one node apart (both
+ * are treated as one choice) nor two joins into one node (treated as one join); a router
  * that returns several targets or `Send`s is also one choice per target here.
  *
  * @example
@@ -88,80 +84,99 @@ export function graphPaths(
   options: GraphPathsOptions = {},
 ): GraphPath[] {
   const { maxVisits = 2, limit = 1000 } = options;
-  const order = new Map(graph.nodes.map((n, i) => [n, i]));
-  const outgoing = new Map<string, Outgoing>();
-  /** Join target -> its sources (every join edge into it). */
-  const joins = new Map<string, Set<string>>();
-  for (const edge of dedupe(graph.edges)) {
-    if (edge.kind === "join") {
-      if (!joins.has(edge.to)) joins.set(edge.to, new Set());
-      joins.get(edge.to)!.add(edge.from);
-      continue;
+  const tooMany = (what: string) =>
+    new RangeError(
+      `graphPaths found more than ${what} through graph "${graph.name}". Lower maxVisits (now ${maxVisits}) or raise limit.`,
+    );
+  const machine = graph.inspectionMachine({ maxVisits });
+  let adjacency: AdjacencyMap<InspectionSnapshot, InspectionEvent>;
+  try {
+    // @xstate/graph does the walk; a path-count limit bounds how far it may go.
+    adjacency = getAdjacencyMap(machine, { limit: limit * STATES_PER_PATH });
+  } catch (error) {
+    if (error instanceof Error && /Traversal limit exceeded/.test(error.message)) {
+      throw tooMany(`${limit * STATES_PER_PATH} states (for at most ${limit} paths)`);
     }
-    if (!outgoing.has(edge.from)) outgoing.set(edge.from, { always: [], choices: [] });
-    const out = outgoing.get(edge.from)!;
-    (edge.kind === "edge" ? out.always : out.choices).push(edge);
+    throw error;
   }
-
+  const edges = dedupe(graph.edges);
   const paths: GraphPath[] = [];
-  const visits = new Map<string, number>();
-  const steps: string[][] = [];
-  const taken: GraphEdge[] = [];
-
-  /** Every next frontier `step` can lead to: one per combination of its nodes' choices. */
-  const successors = (at: Frontier): Frontier[] => {
-    let combos: GraphEdge[][] = [[]];
-    for (const node of at.step) {
-      const { always, choices } = outgoing.get(node) ?? { always: [], choices: [] };
-      const picks = choices.length > 0 ? choices.map((c) => [c]) : [[]];
-      combos = combos.flatMap((combo) => picks.map((pick) => [...combo, ...always, ...pick]));
+  const trail: Array<{ at: InspectionSnapshot; event: InspectionEvent }> = [];
+  // The inspection machine's states never repeat on a walk (visits and steps only grow), so
+  // every path from its first state to a final one is simple: what getSimplePaths lists.
+  const walk = (serial: SerializedSnapshot): void => {
+    const { state, transitions } = adjacency[serial]!;
+    if (state.status === "done") {
+      if (paths.length >= limit) throw tooMany(`${limit} paths`);
+      paths.push(pathOf(trail, state, edges));
+      return;
     }
-    return combos.map((fired) => {
-      const joinsDone = new Map(at.joinsDone);
-      for (const [to, sources] of joins) {
-        const ran = at.step.filter((n) => sources.has(n));
-        if (ran.length === 0) continue;
-        const done = new Set([...(joinsDone.get(to) ?? []), ...ran]);
-        if (done.size < sources.size) {
-          joinsDone.set(to, done);
-          continue;
-        }
-        joinsDone.delete(to);
-        for (const from of sources) fired.push({ from, to, kind: "join" });
-      }
-      const next = [...new Set(fired.map((e) => e.to))].filter((n) => n !== END);
-      next.sort((a, b) => order.get(a)! - order.get(b)!);
-      return { step: next, into: fired, joinsDone };
-    });
-  };
-
-  const walk = (at: Frontier): void => {
-    const mark = taken.length;
-    taken.push(...at.into);
-    if (at.step.length === 0) {
-      if (paths.length >= limit) {
-        throw new RangeError(
-          `graphPaths found more than ${limit} paths through graph "${graph.name}". Lower maxVisits (now ${maxVisits}) or raise limit.`,
-        );
-      }
-      const description = steps.map((s) => s.join(" + ")).join(" -> ");
-      paths.push({ steps: steps.map((s) => [...s]), edges: [...taken], description });
-    } else if (at.step.every((n) => (visits.get(n) ?? 0) < maxVisits)) {
-      for (const n of at.step) visits.set(n, (visits.get(n) ?? 0) + 1);
-      steps.push(at.step);
-      for (const next of successors(at)) walk(next);
-      steps.pop();
-      for (const n of at.step) visits.set(n, visits.get(n)! - 1);
+    for (const { event, state: next } of Object.values(transitions)) {
+      trail.push({ at: state, event });
+      walk(serializeSnapshot(next));
+      trail.pop();
     }
-    taken.length = mark;
   };
-
-  for (const first of successors({ step: [START], into: [], joinsDone: new Map() })) walk(first);
+  // The walk starts where @xstate/graph did: its first entry is the initial state.
+  walk(Object.keys(adjacency)[0] as SerializedSnapshot);
   return paths.sort(
     (a, b) => a.steps.length - b.steps.length || a.description.localeCompare(b.description),
   );
 }
 
+/** How many machine states a walk may visit per path allowed by `limit`, before it gives up. */
+const STATES_PER_PATH = 100;
+
+/**
+ * A walk of the inspection machine as a `GraphPath`: its nodes grouped by super-step, and
+ * the edges each visited node fired (its static edges, its choice) and the joins each step
+ * completed, in the order the runtime fires them.
+ */
+function pathOf(
+  trail: ReadonlyArray<{ at: InspectionSnapshot; event: InspectionEvent }>,
+  end: InspectionSnapshot,
+  edges: readonly GraphEdge[],
+): GraphPath {
+  const steps: string[][] = [];
+  const taken: GraphEdge[] = [];
+  for (const [i, { at, event }] of trail.entries()) {
+    const node = at.context.at;
+    if (node !== START) {
+      if (steps.length < at.context.superstep) steps.push([]);
+      steps[steps.length - 1]!.push(node);
+    }
+    taken.push(...edges.filter((e) => e.from === node && e.kind === "edge"));
+    if (event.type !== "NEXT") {
+      const kind = event.type.startsWith("goto ") ? "command" : "conditional";
+      const to = event.type.slice(`${kind === "command" ? "goto" : "route"} ${node} -> `.length);
+      taken.push(edges.find((e) => e.from === node && e.kind === kind && e.to === to)!);
+    }
+    const next = trail[i + 1]?.at ?? end;
+    if (next.status === "done" || next.context.superstep !== at.context.superstep) {
+      taken.push(...joinsFired(at, next, edges));
+    }
+  }
+  const description = steps.map((s) => s.join(" + ")).join(" -> ");
+  return { steps, edges: taken, description };
+}
+
+/** The join edges a step completed: from its last node at rest to the state after it. */
+function joinsFired(
+  last: InspectionSnapshot,
+  after: InspectionSnapshot,
+  edges: readonly GraphEdge[],
+): GraphEdge[] {
+  const joins = edges.filter((e) => e.kind === "join");
+  const targets = [...new Set(joins.map((e) => e.to))];
+  const node = last.context.at;
+  return targets
+    .filter((to) => {
+      const ran = (last.context.joins[to]?.length ?? 0) > 0;
+      const runs = joins.some((e) => e.to === to && e.from === node);
+      return (ran || runs) && !(to in after.context.joins);
+    })
+    .flatMap((to) => joins.filter((e) => e.to === to));
+}
 /** `graph.edges` lists a target once per declaration; a path needs each edge once. */
 function dedupe(edges: GraphEdge[]): GraphEdge[] {
   const seen = new Set<string>();

@@ -1,9 +1,9 @@
 import type { InspectionEvent } from "xstate";
 import type { InterruptRecord } from "../checkpoint/checkpointer.js";
-import type { Command } from "../graph/command.js";
 import type { CompiledGraph, GraphEdge } from "../graph/compiled-graph.js";
-import { END, START } from "../graph/constants.js";
-import type { RunConfig } from "../graph/types.js";
+import type { Command } from "../graph/definition/command.js";
+import { END, START } from "../graph/definition/constants.js";
+import type { RunConfig } from "../graph/definition/types.js";
 import type { TaskOutcome } from "../runtime/task.js";
 import { type GraphPath, type GraphPathsOptions, graphPaths } from "./graph-paths.js";
 

@@ -1,10 +1,11 @@
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { PGlite } from "@electric-sql/pglite";
 import { afterAll, describe, expect, it } from "vitest";
 import { PGliteCheckpointer } from "../../src/checkpoint/index.js";
-import { cleanTarball, imageKey } from "../../src/checkpoint/pglite-image.js";
+import { cleanTarball, imageKey, writeImage } from "../../src/checkpoint/pglite-image.js";
 import type { Query } from "../../src/checkpoint/sql/index.js";
 import { migrate } from "../../src/checkpoint/sql/migrations.js";
 import { tables } from "../../src/checkpoint/sql/statements.js";
@@ -133,6 +134,24 @@ describe("PGliteCheckpointer prepared images", () => {
     ]);
     expect(names(cleanTarball(tarball))).toEqual(["/base/1/1259", "/PG_VERSION"]);
     expect(cleanTarball(tarball).length % 512).toBe(0);
+  });
+
+  it("writes an image's files into a new directory itself, and refuses an entry that would leave it", async () => {
+    const dir = await scratch();
+    const image = gzipSync(
+      tar([
+        ["/base/1/1259", "x".repeat(700)],
+        ["/PG_VERSION", "18\n"],
+      ]),
+    );
+    expect((await writeImage(image, dir)).sort()).toEqual(["PG_VERSION", "base"]);
+    expect(await readFile(join(dir, "base", "1", "1259"), "utf8")).toBe("x".repeat(700));
+    expect(await readFile(join(dir, "PG_VERSION"), "utf8")).toBe("18\n");
+
+    const escaping = gzipSync(tar([["/../outside", "no"]]));
+    const other = await scratch();
+    await expect(writeImage(escaping, join(other, "db"))).rejects.toThrow(/outside its directory/);
+    expect(await readdir(other)).toEqual([]);
   });
 });
 

@@ -45,7 +45,7 @@ import {
 } from "../../machines/chart-replay.js";
 import { runMachine } from "../../machines/run.machine.js";
 import { taskMachine } from "../../machines/task.machine.js";
-import { type GraphInput, RUN_INPUT } from "../../src/graph/compile.js";
+import { type GraphInput, RUN_INPUT } from "../../src/graph/compiling/compile.js";
 import { END, Graph, interrupt, RecursionLimitError, START } from "../../src/index.js";
 import { ROUTE } from "../../src/runtime/checkpoint-writer.js";
 import { recoverTasks } from "../../src/runtime/drive.js";

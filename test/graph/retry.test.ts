@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MemoryCheckpointer } from "../../src/checkpoint/index.js";
-import { retryDelay } from "../../src/graph/retry-policy.js";
+import { retryDelay } from "../../src/graph/definition/retry-policy.js";
 import {
   AbortError,
   END,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { InterruptRecord } from "../../src/checkpoint/checkpointer.js";
-import { continueAnswers, resumeAnswers } from "../../src/graph/resume-answers.js";
+import { continueAnswers, resumeAnswers } from "../../src/graph/compiling/resume-answers.js";
 import { InvalidConfigError, InvalidResumeError, nullResume } from "../../src/index.js";
 
 const during = (id: string, node = "ask"): InterruptRecord => ({

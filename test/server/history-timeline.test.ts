@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createAgent } from "../../src/agent/index.js";
 import { MemoryCheckpointer } from "../../src/checkpoint/index.js";
-import type { StateSnapshot } from "../../src/graph/state-snapshot.js";
+import type { StateSnapshot } from "../../src/graph/running/state-snapshot.js";
 import { END, Graph, interrupt, START } from "../../src/index.js";
 import { FakeChatModel, tool } from "../../src/models/index.js";
 import type { Decision } from "../../src/server/decisions.js";

@@ -1,8 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { type AddressInfo, createServer as createNetServer } from "node:net";
-import { networkInterfaces } from "node:os";
+import { networkInterfaces, tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
@@ -13,10 +15,10 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 const config = fileURLToPath(new URL("./fixtures/stateweaver.json", import.meta.url));
 
 /** Run `stateweaver serve` as `npm start` does (under tsx), with `env` on top of ours. */
-function serve(env: Record<string, string>): ChildProcess {
+function serve(env: Record<string, string>, configFile = config): ChildProcess {
   return spawn(
     process.execPath,
-    ["--conditions=source", "--import", "tsx", "src/cli/main.ts", "serve", "--config", config],
+    ["--conditions=source", "--import", "tsx", "src/cli/main.ts", "serve", "--config", configFile],
     { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] },
   );
 }
@@ -92,7 +94,72 @@ describe("stateweaver serve", () => {
     }
     // A fresh PGlite database and the TypeScript loader take a while on a busy machine.
   }, 90_000);
+
+  it("answers the inbox's page while the seed is still running, and prints its address after", async () => {
+    const data = await tempDataDir();
+    const gate = join(data.dir, "seed-may-finish");
+    const project = await mkdtemp(join(tmpdir(), "stateweaver-slow-seed-"));
+    await writeFile(
+      join(project, "slow-seed.ts"),
+      `import { existsSync } from "node:fs";
+export async function seed() {
+  while (!existsSync(${JSON.stringify(gate)})) await new Promise((r) => setTimeout(r, 20));
+}
+`,
+    );
+    const slowConfig = join(project, "stateweaver.json");
+    await writeFile(
+      slowConfig,
+      JSON.stringify({
+        graphs: {
+          ops: `${fileURLToPath(new URL("./fixtures/cli-graphs.ts", import.meta.url))}:ops`,
+        },
+        seed: "./slow-seed.ts:seed",
+      }),
+    );
+    const port = await freePort();
+    const child = serve(
+      { PORT: String(port), STATEWEAVER_DATA_DIR: data.dir, HOST: "127.0.0.1" },
+      slowConfig,
+    );
+    let printed = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      printed += chunk.toString();
+    });
+    try {
+      const page = await waitForPage(`http://127.0.0.1:${port}/`);
+      expect(page.status).toBe(200);
+      expect(printed).not.toMatch(/serving/);
+      await writeFile(gate, "");
+      await outputOf(child, /serving .* at http:/);
+    } finally {
+      child.kill("SIGTERM");
+      await new Promise((resolve) => child.once("exit", resolve));
+      await data.dispose();
+      await rm(project, { recursive: true, force: true });
+    }
+  }, 90_000);
 });
+
+/** A port nothing listens on now. */
+async function freePort(): Promise<number> {
+  const probe = createNetServer().listen(0, "127.0.0.1");
+  await once(probe, "listening");
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/** The first answer `url` gives, asking again while nothing listens there yet. */
+async function waitForPage(url: string): Promise<Response> {
+  for (;;) {
+    try {
+      return await fetch(url);
+    } catch {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
 
 // Worker-backed: runs go to the PostgreSQL queue and `stateweaver worker` processes
 // (STATEWEAVER_CONCURRENCY=0 leaves them all to workers); the HTTP side keeps the same rule.

@@ -12,7 +12,7 @@ import {
 import { describe, expect, it } from "vitest";
 import type { Checkpoint } from "../../src/checkpoint/checkpointer.js";
 import { MemoryCheckpointer } from "../../src/checkpoint/index.js";
-import { oneCheckpointPerStep } from "../../src/graph/subgraph-history.js";
+import { oneCheckpointPerStep } from "../../src/graph/running/subgraph-history.js";
 import { Graph, interrupt, START } from "../../src/index.js";
 
 /** A history entry as both libraries can show it. */

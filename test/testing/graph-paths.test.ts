@@ -200,6 +200,13 @@ describe("graphPaths", () => {
     }
   });
 
+  it("gives up past 100 machine states per path the limit allows, and says what to change", () => {
+    expect(() => graphPaths(agent, { maxVisits: 80, limit: 1 })).toThrow(
+      /more than 100 states \(for at most 1 paths\) through graph "ToolLoop"\. Lower maxVisits \(now 80\) or raise limit/,
+    );
+    expect(graphPaths(agent, { maxVisits: 80 })).toHaveLength(80);
+  });
+
   it("refuses to list more paths than the limit, and says what to change", () => {
     expect(() => graphPaths(review, { limit: 3 })).toThrow(
       /more than 3 paths through graph "ReviewLoop"\. Lower maxVisits \(now 2\) or raise limit/,

@@ -4,7 +4,7 @@ import { streamSSE } from "hono/streaming";
 import { z } from "zod";
 import { HITL } from "../../agent/index.js";
 import type { ThreadRecord } from "../../checkpoint/index.js";
-import type { StateSnapshot } from "../../graph/state-snapshot.js";
+import type { StateSnapshot } from "../../graph/running/state-snapshot.js";
 import { sharedTokenIdentity } from "../auth/identity.js";
 import { auditedDecisions } from "../decision-audit.js";
 import { refusalsFor } from "../decision-rights.js";

@@ -1,9 +1,0 @@
-/** The virtual entry node: `addEdge(START, "first")`. */
-export const START = "__start__";
-/** The virtual exit node: `addEdge("last", END)`. */
-export const END = "__end__";
-export type START = typeof START;
-export type END = typeof END;
-
-/** Node names the runtime keeps for itself (`__fanout__` names the fan-out in stored state values). */
-export const RESERVED_NODE_NAMES: ReadonlySet<string> = new Set([START, END, "__fanout__"]);

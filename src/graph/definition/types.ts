@@ -1,0 +1,54 @@
+// The types a graph is written in: state, node functions, routers, reducers and what a node may return.
+import type { NodeRuntime } from "../../runtime/node-runtime.js";
+import type { Command, GotoTarget } from "./command.js";
+
+export type { NodeRuntime, RunConfig, WriterFn } from "../../runtime/node-runtime.js";
+
+/** Any graph state: a plain object of channels. */
+export type State = Record<string, any>;
+
+/**
+ * Other forms a node may write to a state value, by the value's type `V`: a table the
+ * layers above this one fill by declaration merging (a reducer may take more than it
+ * stores, and the graph layer does not know their types). `models/remove-message.ts` adds
+ * one: a `Message[]` value may also be written `removeMessage(id)` markers.
+ *
+ * @example
+ * type MessagesForm = StateWriteForms<Message[]>["removeMessage"]; // ReadonlyArray<Message | RemoveMessage>
+ */
+// biome-ignore lint/correctness/noUnusedVariables: V is used by the declarations merged in
+// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging
+export interface StateWriteForms<V> {}
+
+/**
+ * What a node may write to a state `S`: any of its keys, each with a value of its type or
+ * one of that type's `StateWriteForms`.
+ *
+ * @example
+ * const update: StateUpdate<MessagesState> = { messages: [removeMessage("msg_1")] };
+ */
+export type StateUpdate<S extends State> = {
+  [K in keyof S]?: S[K] | StateWriteForms<S[K]>[keyof StateWriteForms<S[K]>];
+};
+
+/** What a node may return: a partial update, a `Command`, or nothing. */
+export type NodeResult<S extends State> =
+  | StateUpdate<S>
+  | Command<StateUpdate<S>>
+  | undefined
+  // biome-ignore lint/suspicious/noConfusingVoidType: a node written as `() => { … }` returns void
+  | void;
+
+export type NodeFn<S extends State = State, C = unknown> = (
+  state: S,
+  runtime: NodeRuntime<C>,
+) => NodeResult<S> | Promise<NodeResult<S>>;
+
+/** A conditional edge's router: returns node names, `END`, or `Send`s. */
+export type Router<S extends State = State, C = unknown> = (
+  state: S,
+  runtime: NodeRuntime<C>,
+) => GotoTarget | Promise<GotoTarget>;
+
+/** A reducer merges a written value into the channel's current value. */
+export type Reducer<V = any, U = any> = (existing: V, update: U) => V;

@@ -1,0 +1,465 @@
+// The engine behind CompiledGraph: restores a thread, drives its machine, and writes its checkpoints.
+import { randomUUID } from "node:crypto";
+import { type AnyActor, type AnyStateMachine, createActor } from "xstate";
+import type { Checkpointer, CheckpointTuple } from "../../checkpoint/checkpointer.js";
+import { toJsonValue } from "../../checkpoint/serde.js";
+import { assertThreadMetadata } from "../../checkpoint/thread-records.js";
+import { AbortError, InvalidConfigError } from "../../errors/index.js";
+import { CheckpointWriter } from "../../runtime/checkpoint-writer.js";
+import {
+  type DriveOptions,
+  type DriveResult,
+  drive,
+  pendingInterrupts,
+  recoverTasks,
+} from "../../runtime/drive.js";
+import {
+  currentTask,
+  GraphInterrupt,
+  isParentCommand,
+  type Scratchpad,
+} from "../../runtime/interrupt.js";
+import { attachRunEnv, type RunEnv } from "../../runtime/run-env.js";
+import {
+  contextOf,
+  expandSnapshot,
+  machineValue,
+  stepOriginOf,
+  storedValue,
+} from "../../runtime/snapshot-format.js";
+import { DEFAULT_RUN, type GraphContext, type RunOptions } from "../../runtime/task.js";
+import { valuesWithFinished } from "../compiling/barrier.js";
+import { type GraphEvent, RUN_INPUT } from "../compiling/compile.js";
+import type { GraphInternals } from "../compiling/internals.js";
+import { continueAnswers, resumeAnswers } from "../compiling/resume-answers.js";
+import { assertFitsGraph } from "../compiling/snapshot-fit.js";
+import { isCommand } from "../definition/command.js";
+import { START } from "../definition/constants.js";
+import type { CompileOptions } from "../definition/graph-spec.js";
+import type { RunConfig, State } from "../definition/types.js";
+import type { InspectionObserver, InvokeOptions, RunResult } from "./invoke-options.js";
+import { pausedFrom, withOnlyFinishedTasks } from "./restore.js";
+import { retryingAttempts } from "./retry-record.js";
+
+/** What a call asks for: new input (or a Command as input), a resume, or to continue. */
+export type Plan =
+  | { kind: "input"; update: unknown; goto?: unknown }
+  | { kind: "resume"; value: unknown; update?: unknown }
+  | { kind: "continue" };
+
+/**
+ * The engine behind a `CompiledGraph`: a run on a thread restored from its checkpoint,
+ * claimed, and driven to its next rest; and a graph run nested in another graph's task.
+ * `CompiledGraph` is its public face; nothing else uses it.
+ */
+export class GraphRunner<S extends State = State, C = unknown> {
+  readonly #g: GraphInternals;
+  readonly #machine: AnyStateMachine;
+  readonly #options: CompileOptions;
+  readonly #checkpointer: Checkpointer | undefined;
+
+  constructor(g: GraphInternals, machine: AnyStateMachine, options: CompileOptions) {
+    this.#g = g;
+    this.#machine = machine;
+    this.#options = options;
+    this.#checkpointer = options.checkpointer;
+  }
+
+  /** The thread `config` names, and the store it lives in; or a typed error. @internal */
+  thread(
+    config: RunConfig | undefined,
+    what: string,
+  ): { checkpointer: Checkpointer; threadId: string } {
+    if (!this.#checkpointer) {
+      throw new InvalidConfigError(
+        `${what}() needs a checkpointer: compile the graph with compile({ checkpointer }) (e.g. new MemoryCheckpointer()).`,
+      );
+    }
+    const threadId = config?.configurable?.thread_id;
+    if (typeof threadId !== "string" || threadId.length === 0) {
+      throw new InvalidConfigError(
+        `${what}() needs a thread id: pass { config: { configurable: { thread_id: "..." } } }.`,
+      );
+    }
+    return { checkpointer: this.#checkpointer, threadId };
+  }
+
+  /**
+   * A started actor of this graph's machine: fresh, or restored from `tuple`. A
+   * barrier restored with pending writes gets its finished tasks back (crash
+   * recovery): only the others run again.
+   */
+  #actor(
+    tuple: CheckpointTuple | undefined,
+    env: RunEnv,
+    run: RunOptions,
+    inspect: InspectionObserver | undefined,
+    asNode?: string,
+  ) {
+    let actor: AnyActor;
+    if (tuple) {
+      let snapshot = expandSnapshot(tuple.checkpoint, run) as {
+        value: unknown;
+        context: GraphContext;
+      };
+      try {
+        assertFitsGraph(this.#g, tuple.checkpoint, snapshot);
+      } catch (error) {
+        // An update as a node replaces what was next anyway: keep only finished writes.
+        if (asNode === undefined) throw error;
+        snapshot = withOnlyFinishedTasks(snapshot);
+      }
+      if (snapshot.value === "barrier" && tuple.pendingWrites.length > 0) {
+        snapshot.context.tasks = recoverTasks(snapshot.context.tasks, tuple.pendingWrites);
+      }
+      snapshot = { ...snapshot, value: machineValue(snapshot.value) };
+      actor = createActor(this.#machine, { snapshot: snapshot as never, inspect });
+    } else {
+      actor = createActor(this.#machine, {
+        input: { [RUN_INPUT]: true, values: this.#g.channels.initialValues(), run },
+        inspect,
+      });
+    }
+    // The driver reads failures off the snapshot; without an error observer XState would
+    // also rethrow them from a timer, where nobody can catch them.
+    actor.subscribe({ error: ignoreError });
+    attachRunEnv(actor, env);
+    actor.start();
+    return actor;
+  }
+
+  /**
+   * A run on the thread `config` names (or none): its checkpoint restored into a started
+   * actor, the writer its checkpoints go through, and what its nodes can reach.
+   * @internal
+   */
+  async start(start: {
+    config: RunConfig;
+    options: InvokeOptions<C>;
+    thread: { checkpointer: Checkpointer; threadId: string } | undefined;
+    run: RunOptions;
+    emit?: RunEnv["emit"];
+    asNode?: string;
+    /** A resume: a named checkpoint whose step paused stands for that pause. */
+    resuming?: boolean;
+  }) {
+    const { config, options, thread } = start;
+    let tuple: CheckpointTuple | undefined;
+    let writer: CheckpointWriter | undefined;
+    let priorAttempts: RunEnv["priorAttempts"];
+    if (thread) {
+      const { checkpointer, threadId } = thread;
+      const wanted = config.configurable?.checkpoint_id;
+      const latest = await checkpointer.getLatest(threadId, "");
+      tuple = wanted ? await checkpointer.get(threadId, "", wanted) : latest;
+      if (wanted && !tuple) {
+        throw new InvalidConfigError(
+          `Thread "${threadId}" has no checkpoint "${wanted}"; pick one from getStateHistory().`,
+        );
+      }
+      // Resuming with a fork's config (its checkpoint_id) means the pause its step came to.
+      if (start.resuming && tuple && latest && (await pausedFrom(checkpointer, latest, tuple))) {
+        tuple = latest;
+      }
+      const forked = wanted !== undefined && tuple?.checkpoint.id !== latest?.checkpoint.id;
+      // A fork starts its retries afresh; graphs without retry policies never look.
+      if (tuple && !forked && this.#g.policies.size > 0) {
+        priorAttempts = await retryingAttempts(checkpointer, tuple);
+      }
+      const metadata = threadMetadata(options.metadata);
+      writer = new CheckpointWriter(checkpointer, threadId, "", {
+        parentId: tuple?.checkpoint.id ?? null,
+        latestId: latest?.checkpoint.id ?? null,
+        source: forked ? "fork" : "loop",
+        thread: { graph: this.#g.spec.name, metadata },
+        ...(options.runId !== undefined && { runId: options.runId }),
+      });
+    }
+    const env: RunEnv = {
+      config: withNamespace(config, ""),
+      context: options.context ?? {},
+      store: this.#options.store,
+      signal: options.signal,
+      persistent: thread !== undefined,
+      ns: "",
+      emit: start.emit,
+      thread: thread && options.runId !== undefined ? { ...thread, runId: options.runId } : thread,
+      stepOrigin: tuple ? stepOriginOf(tuple.checkpoint) : undefined,
+      priorAttempts,
+    };
+    const actor = this.#actor(tuple, env, start.run, options.inspect, start.asNode);
+    return { actor, writer, env };
+  }
+
+  /**
+   * Drive a started run to its next rest, then end it: a top-level run claims its thread
+   * first, so nothing runs unless this call holds the thread; and whatever way it ends, the
+   * actor stops and nothing is stored for it afterwards.
+   * @internal
+   */
+  async drive(
+    actor: AnyActor,
+    env: RunEnv,
+    writer: CheckpointWriter | undefined,
+    options: DriveOptions,
+  ): Promise<DriveResult> {
+    // How the run ended, for the thread's record (a failure marks it "error").
+    const ended: { failed?: unknown } = {};
+    try {
+      if (writer && env.ns === "") await writer.claim(writer.runId ?? randomUUID());
+      // A streamed top-level run shows a paused step's finished writes before the pause.
+      const pauseValues = env.emit && env.ns === "" ? this.#pauseValues : undefined;
+      const result = await drive(
+        actor,
+        env,
+        writer,
+        pauseValues ? { ...options, pauseValues } : options,
+      );
+      if (result.status !== "interrupted") return result;
+      // A paused step shows what its finished tasks wrote, as getState does.
+      const context = actor.getSnapshot().context as GraphContext;
+      return { ...result, state: valuesWithFinished(this.#g.channels, context) };
+    } catch (error) {
+      ended.failed = error;
+      throw error;
+    } finally {
+      actor.stop();
+      await writer?.close(ended);
+    }
+  }
+
+  /** The values a paused step shows if some of its tasks finished with writes; else none. */
+  readonly #pauseValues = (context: GraphContext): Record<string, unknown> | undefined => {
+    for (const t of context.tasks) {
+      if (t.status === "done" && t.kind !== "input" && t.writes && t.writes.length > 0) {
+        return valuesWithFinished(this.#g.channels, context);
+      }
+    }
+    return undefined;
+  };
+
+  /**
+   * Run this graph inside a task of another graph: same thread, its own
+   * namespace (`node:taskId`, levels joined by `|`). A pause becomes the calling
+   * task's pause; on the task's re-run the nested run resumes where it stopped,
+   * and a nested run that already finished in this step is replayed, not re-run.
+   * @internal
+   */
+  async runNested(
+    input: unknown,
+    options: InvokeOptions<C>,
+    pad: Scratchpad,
+  ): Promise<{ result: RunResult<S>; journal: Array<[string, unknown]> }> {
+    const call = pad.graphCalls++;
+    const ns = `${pad.ns ? `${pad.ns}|` : ""}${pad.node}:${pad.taskId}${call > 0 ? `~${call}` : ""}`;
+    const parent = pad.env;
+    const thread = parent.thread;
+    let tuple: CheckpointTuple | undefined;
+    let writer: CheckpointWriter | undefined;
+    if (thread) {
+      const latest = await thread.checkpointer.getLatest(thread.threadId, ns);
+      // Only a run started by this very step counts; anything else is from another branch or run.
+      if (latest && latest.checkpoint.metadata.parentStep === parent.stepOrigin) tuple = latest;
+      writer = new CheckpointWriter(thread.checkpointer, thread.threadId, ns, {
+        parentId: tuple?.checkpoint.id ?? null,
+        latestId: latest?.checkpoint.id ?? null,
+        source: tuple ? "loop" : "input",
+        metadata: { parentStep: parent.stepOrigin },
+        ...(thread.runId !== undefined && { runId: thread.runId }),
+      });
+    }
+    if (tuple && tuple.checkpoint.next.length === 0 && tuple.checkpoint.interrupts.length === 0) {
+      const context = contextOf(tuple.checkpoint);
+      return {
+        result: { status: "done", state: tuple.checkpoint.values as S },
+        journal: context.journal ?? [],
+      };
+    }
+    const env: RunEnv = {
+      config: withNamespace(parent.config, ns),
+      context: options.context ?? parent.context,
+      store: parent.store,
+      signal: pad.runtime.signal,
+      persistent: thread !== undefined,
+      ns,
+      emit: parent.emit,
+      thread,
+      stepOrigin: tuple ? stepOriginOf(tuple.checkpoint) : undefined,
+      priorAttempts:
+        tuple && thread && this.#g.policies.size > 0
+          ? await retryingAttempts(thread.checkpointer, tuple)
+          : undefined,
+    };
+    const run = this.#runOptions(options, thread !== undefined);
+    const actor = this.#actor(tuple, env, run, options.inspect);
+    let first: DriveOptions["first"];
+    try {
+      if (tuple && tuple.checkpoint.interrupts.length > 0) {
+        const pending = tuple.checkpoint.interrupts;
+        const answers: Record<string, unknown> = {};
+        for (const i of pending)
+          if (i.id in pad.nestedAnswers) answers[i.id] = pad.nestedAnswers[i.id];
+        if (Object.keys(answers).length === 0) {
+          pad.raised = true;
+          throw new GraphInterrupt(pad, pending);
+        }
+        const atBreakpoint = storedValue(actor.getSnapshot().value) === "breakpoint";
+        first = { type: "RESUME", answers: atBreakpoint ? {} : answers };
+      } else if (!tuple) {
+        first = this.#input(actor, input, { journal: true });
+      }
+    } catch (error) {
+      actor.stop();
+      throw error;
+    }
+    let result: DriveResult;
+    try {
+      result = await this.drive(actor, env, writer, { first });
+    } catch (error) {
+      // Command.PARENT ends the child run: what it wrote before goes up with the command's
+      // own update, in order, so the parent's reducers see every write exactly once.
+      if (isParentCommand(error)) throw error.after(journalOf(actor));
+      throw error;
+    }
+    const journal = journalOf(actor);
+    if (result.status === "interrupted") {
+      pad.raised = true;
+      throw new GraphInterrupt(pad, result.interrupts);
+    }
+    return { result: result as RunResult<S>, journal };
+  }
+
+  /** The input as writes (in JSON form, checked against the schema): the event that starts a run with it. */
+  #input(
+    actor: AnyActor,
+    input: unknown,
+    extra: { goto?: unknown; journal?: boolean },
+  ): GraphEvent {
+    const context = actor.getSnapshot().context as GraphContext;
+    const update = this.writes(context, input, START);
+    return { type: "INPUT", update: Object.fromEntries(update), ...extra };
+  }
+
+  /** An update applied in place through the reducers (no task runs for it), or none. */
+  #update(context: GraphContext, update: unknown, node: string): GraphEvent | undefined {
+    if (update === undefined || update === null) return undefined;
+    const writes = this.writes(context, update, node);
+    return writes.length > 0 ? { type: "UPDATE", update: Object.fromEntries(writes) } : undefined;
+  }
+
+  /** An update's writes, checked against the schema and turned into their JSON form. @internal */
+  writes(context: GraphContext, update: unknown, node: string): Array<[string, unknown]> {
+    return this.#g.channels.toWrites(update, context.values, { node, step: context.step });
+  }
+
+  /** This call's run options: its recursion limit, breakpoints and durability. */
+  #runOptions(options: InvokeOptions<C>, persistent: boolean): RunOptions {
+    const { durability } = options;
+    if (durability !== undefined && durability !== "sync" && durability !== "async") {
+      throw new InvalidConfigError(
+        `durability "${String(durability)}" is not one of "sync" or "async". Use "async" (the default) to write checkpoints while the next step runs, or "sync" to store each before the next step starts.`,
+      );
+    }
+    return {
+      recursionLimit: options.recursionLimit ?? DEFAULT_RUN.recursionLimit,
+      interruptBefore: [
+        ...(this.#options.interruptBefore ?? []),
+        ...(options.interruptBefore ?? []),
+      ],
+      interruptAfter: [...(this.#options.interruptAfter ?? []), ...(options.interruptAfter ?? [])],
+      holds: false,
+      waitsForWrites: persistent && durability === "sync",
+    };
+  }
+
+  /** Run (or resume, or continue) on a thread: what invoke, resume and stream do. @internal */
+  async run(plan: Plan, options: InvokeOptions<C>, emit: RunEnv["emit"]): Promise<RunResult<S>> {
+    const config = options.config ?? {};
+    const pad = currentTask.getStore();
+    if (
+      pad &&
+      plan.kind === "input" &&
+      plan.goto === undefined &&
+      config.configurable?.thread_id === undefined
+    ) {
+      return (await this.runNested(plan.update, options, pad)).result;
+    }
+    const checkpointer = this.#checkpointer;
+    const thread =
+      checkpointer || plan.kind !== "input"
+        ? this.thread(config, plan.kind === "input" ? "invoke" : "resume")
+        : undefined;
+    if (options.signal?.aborted) throw new AbortError(options.signal.reason);
+    const run = this.#runOptions(options, thread !== undefined);
+    const resuming = plan.kind === "resume";
+    const start = { config, options, thread, run, emit, resuming };
+    const { actor, writer, env } = await this.start(start);
+    const snap = actor.getSnapshot();
+    const context = snap.context as GraphContext;
+    const threadId = thread?.threadId ?? "<none>";
+    let first: DriveOptions["first"];
+    try {
+      const at = storedValue(snap.value);
+      if (plan.kind !== "input" && emit && at !== "barrier" && at !== "breakpoint") {
+        // A streamed resume starts from the checkpoint's values, as in LangGraph.js: what the
+        // paused step's finished tasks wrote shows at its barrier. A barrier, and a breakpoint
+        // (continued through the barrier), emit their own.
+        emit({ type: "values", ns: "", step: context.step, values: context.values });
+      }
+      if (plan.kind === "resume") {
+        const pending = pendingInterrupts(context, env);
+        const atBreakpoint = storedValue(snap.value) === "breakpoint";
+        const answers = resumeAnswers(pending, plan.value, { threadId, atBreakpoint });
+        // Command({ resume, update }): the update goes through the reducers first, so the
+        // resumed tasks see it (as in LangGraph.js). Checked before anything is sent.
+        const update = this.#update(context, plan.update, START);
+        if (update) actor.send(update);
+        first = { type: "RESUME", answers };
+      } else if (plan.kind === "continue") {
+        // From a barrier the driver steps on by itself; past a breakpoint, RESUME goes on.
+        if (storedValue(snap.value) === "breakpoint") first = { type: "RESUME", answers: {} };
+        else if (storedValue(snap.value) !== "barrier") {
+          const answers = continueAnswers(pendingInterrupts(context, env), threadId);
+          first = { type: "RESUME", answers, rerun: true };
+        }
+      } else {
+        writer?.startedBy("input");
+        first = this.#input(actor, plan.update, { goto: plan.goto });
+      }
+    } catch (error) {
+      actor.stop();
+      throw error;
+    }
+    return (await this.drive(actor, env, writer, { first })) as RunResult<S>;
+  }
+}
+
+const ignoreError = () => {};
+
+/** The config as nodes and views see it: `checkpoint_ns` names the graph's namespace. */
+function withNamespace(config: RunConfig, ns: string): RunConfig {
+  if (config.configurable?.checkpoint_ns === ns) return config;
+  return { ...config, configurable: { ...config.configurable, checkpoint_ns: ns } };
+}
+
+/** `InvokeOptions.metadata` in its JSON form, checked before the run starts. */
+function threadMetadata(metadata: unknown): Record<string, unknown> | undefined {
+  if (metadata === undefined) return undefined;
+  const json = toJsonValue(metadata, "metadata");
+  assertThreadMetadata("metadata", json);
+  return json as Record<string, unknown>;
+}
+
+/** The writes a nested run's steps merged so far, in order. */
+function journalOf(actor: AnyActor): Array<[string, unknown]> {
+  return (actor.getSnapshot().context as GraphContext).journal ?? [];
+}
+
+export function planFor(input: unknown): Plan {
+  if (isCommand(input)) {
+    if (input.hasResume) return { kind: "resume", value: input.resume, update: input.update };
+    return { kind: "input", update: input.update, goto: input.goto };
+  }
+  if (input === null || input === undefined) return { kind: "continue" };
+  return { kind: "input", update: input };
+}

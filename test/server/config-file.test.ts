@@ -1,0 +1,173 @@
+// The config file `serve` and `worker` read: stateweaver.json, or an existing langgraph.json
+// as LangGraph writes it (graph entries, env, http.app, per-graph config).
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@langchain/langgraph-sdk";
+import { afterEach, describe, expect, it } from "vitest";
+import { MemoryCheckpointer } from "../../src/checkpoint/index.js";
+import {
+  createServer,
+  findConfigFile,
+  loadServerConfig,
+  parseEnv,
+  ServerConfigError,
+} from "../../src/server/index.js";
+
+const graphs = fileURLToPath(new URL("./fixtures/cli-graphs.ts", import.meta.url));
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+
+/** A project folder with these files in it. */
+async function project(files: Record<string, string | object>): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "stateweaver-config-"));
+  dirs.push(dir);
+  for (const [name, content] of Object.entries(files)) {
+    await writeFile(
+      join(dir, name),
+      typeof content === "string" ? content : JSON.stringify(content),
+    );
+  }
+  return dir;
+}
+
+describe("the config file", () => {
+  it("is stateweaver.json when there is one, else langgraph.json, else a clear error", async () => {
+    const both = await project({ "stateweaver.json": {}, "langgraph.json": {} });
+    expect(findConfigFile(both)).toBe(join(both, "stateweaver.json"));
+    const langgraph = await project({ "langgraph.json": {} });
+    expect(findConfigFile(langgraph)).toBe(join(langgraph, "langgraph.json"));
+    expect(findConfigFile(langgraph, "other.json")).toBe(join(langgraph, "other.json"));
+    const empty = await project({});
+    expect(() => findConfigFile(empty)).toThrow(ServerConfigError);
+    expect(() => findConfigFile(empty)).toThrow(
+      /No stateweaver.json or langgraph.json in .*--config/,
+    );
+  });
+
+  it("reads a langgraph.json as LangGraph writes it, and names the keys it does not use", async () => {
+    const dir = await project({
+      "langgraph.json": {
+        $schema: "https://langgra.ph/schema.json",
+        node_version: "20",
+        dependencies: ["."],
+        graphs: { ops: `${graphs}:ops`, described: { path: `${graphs}:ops`, description: "d" } },
+        env: ".env",
+        http: { cors: { allow_origins: ["*"] } },
+      },
+      ".env": "# comment\nSW_CONFIG_TEST_A=from-file\nexport SW_CONFIG_TEST_B='quoted # kept'\n",
+    });
+    const env: NodeJS.ProcessEnv = { SW_CONFIG_TEST_A: "already set" };
+    const config = await loadServerConfig(join(dir, "langgraph.json"), undefined, env);
+    expect(Object.keys(config.graphs)).toEqual(["ops", "described"]);
+    expect(env).toMatchObject({
+      SW_CONFIG_TEST_A: "already set",
+      SW_CONFIG_TEST_B: "quoted # kept",
+    });
+    expect(config.unused).toEqual(["node_version", "dependencies", "$schema", "http.cors"]);
+    expect(config.routes).toBeUndefined();
+  });
+
+  it("refuses a key it does not know, naming it", async () => {
+    const dir = await project({ "stateweaver.json": { graphs: {}, graps: {} } });
+    await expect(loadServerConfig(join(dir, "stateweaver.json"))).rejects.toThrow(/graps/);
+  });
+
+  it("gives each graph's system assistant the config and context the file or LANGGRAPH_CONFIG set", async () => {
+    const dir = await project({
+      "stateweaver.json": {
+        graphs: { ops: { path: `${graphs}:ops`, config: { configurable: { team: "infra" } } } },
+      },
+    });
+    const file = join(dir, "stateweaver.json");
+    expect((await loadServerConfig(file, undefined, {})).graphDefaults).toEqual({
+      ops: { config: { configurable: { team: "infra" } } },
+    });
+    // LANGGRAPH_CONFIG, as LangGraph's server reads it, wins over the file.
+    const env = {
+      LANGGRAPH_CONFIG: JSON.stringify({
+        ops: { configurable: { model_name: "openai" }, context: { tone: "brief" } },
+      }),
+    };
+    const config = await loadServerConfig(file, undefined, env);
+    expect(config.graphDefaults).toEqual({
+      ops: { config: { configurable: { model_name: "openai" } }, context: { tone: "brief" } },
+    });
+    const server = createServer({
+      graphs: config.graphs,
+      checkpointer: new MemoryCheckpointer(),
+      graphDefaults: config.graphDefaults,
+    });
+    const { url } = await server.listen({ port: 0 });
+    try {
+      const client = new Client({ apiUrl: url });
+      const [ops] = await client.assistants.search({
+        graphId: "ops",
+        metadata: { created_by: "system" },
+      });
+      expect(ops).toMatchObject({
+        config: { configurable: { model_name: "openai" } },
+        context: { tone: "brief" },
+      });
+    } finally {
+      await server.close();
+    }
+
+    const wrong = { LANGGRAPH_CONFIG: JSON.stringify({ nope: {} }) };
+    await expect(loadServerConfig(file, undefined, wrong)).rejects.toThrow(
+      /LANGGRAPH_CONFIG names graph "nope", which .* does not serve/,
+    );
+    const broken = { LANGGRAPH_CONFIG: "{" };
+    await expect(loadServerConfig(file, undefined, broken)).rejects.toThrow(
+      /LANGGRAPH_CONFIG is not valid JSON/,
+    );
+  });
+
+  it("mounts the Hono app http.app names, and refuses an export that is not one", async () => {
+    const dir = await project({
+      "routes.ts": `import { Hono } from "hono";
+export const app = new Hono().get("/custom/hello", (c) => c.json({ hello: "world" }));
+export const notAnApp = { fetch: 1 };
+`,
+      "stateweaver.json": { graphs: { ops: `${graphs}:ops` }, http: { app: "./routes.ts:app" } },
+      "wrong.json": { graphs: { ops: `${graphs}:ops` }, http: { app: "./routes.ts:notAnApp" } },
+    });
+    const config = await loadServerConfig(join(dir, "stateweaver.json"));
+    const server = createServer({
+      graphs: config.graphs,
+      checkpointer: new MemoryCheckpointer(),
+      ...(config.routes && { routes: config.routes }),
+    });
+    const { url } = await server.listen({ port: 0 });
+    try {
+      expect(await (await fetch(`${url}/custom/hello`)).json()).toEqual({ hello: "world" });
+      expect((await fetch(`${url}/threads/search`, { method: "POST", body: "{}" })).status).toBe(
+        200,
+      );
+    } finally {
+      await server.close();
+    }
+    await expect(loadServerConfig(join(dir, "wrong.json"))).rejects.toThrow(
+      /http.app: ".\/routes.ts:notAnApp" is not a Hono app/,
+    );
+  });
+
+  it("says a graph factory is not served yet, rather than that it is not a graph", async () => {
+    const dir = await project({
+      "factory.ts": "export const make = (config) => { throw new Error('not called'); };\n",
+      "stateweaver.json": { graphs: { made: "./factory.ts:make" } },
+    });
+    await expect(loadServerConfig(join(dir, "stateweaver.json"))).rejects.toThrow(
+      /graphs.made: ".\/factory.ts:make" is a function; stateweaver serves compiled graphs, not graph factories yet/,
+    );
+  });
+
+  it("reads .env lines: export, quotes, comments, blank and malformed lines", () => {
+    expect(
+      parseEnv("A=1\n\n# no\nexport B=\"two\\nlines\"\nC=three # note\nnot a line\nD='x # y'\n"),
+    ).toEqual({ A: "1", B: "two\nlines", C: "three", D: "x # y" });
+  });
+});
