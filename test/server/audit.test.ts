@@ -72,7 +72,7 @@ const decide = (s: Served, who: string, threadId: string, item: any, decision: u
 const settle = (s: Served, who: string, threadId: string, runId: string) =>
   s.as(who)(`/threads/${threadId}/runs/${runId}/join`);
 
-const dana = { identity: "dana", displayName: "Dana", authenticatedBy: "auth_handler" };
+const dana = { identity: "dana", displayName: "Dana", authenticatedBy: "auth_handler" as const };
 
 const pgUrl = process.env.STATEWEAVER_PG_URL;
 const stores: Array<
@@ -365,6 +365,83 @@ describe("what else is recorded", () => {
           proposed: [{ name: "execute_sql", args: { query: "select 7" } }],
         },
       });
+    } finally {
+      await s.server.close();
+    }
+  });
+
+  it("starts a recorded decision whose run never started when its key comes again, and refuses one recorded as not applied", async () => {
+    const s = await serve();
+    try {
+      // As if the server stopped between recording the decision and starting its run.
+      const { threadId, item } = await pausedThread(s, "sql select 8");
+      const decision = {
+        interruptId: item.interruptId,
+        checkpointId: item.checkpointId,
+        threadId,
+        reviewer: "dana",
+        authenticatedBy: "auth_handler",
+        decidedAt: new Date().toISOString(),
+        waitedMs: 0,
+        answer: { decisions: [{ type: "approve" }] },
+        runId: randomUUID(),
+        idempotencyKey: "crashed-1",
+      };
+      await s.audit.append({
+        kind: "decision",
+        threadId,
+        interruptId: item.interruptId,
+        actor: dana,
+        key: `decision:${threadId}:crashed-1`,
+        data: { ...decision, diff: [] },
+      });
+      const again = await s.as("dana")(`/inbox/threads/${threadId}/decisions`, {
+        checkpointId: item.checkpointId,
+        interruptId: item.interruptId,
+        answer: { decisions: [{ type: "approve" }] },
+        idempotencyKey: "crashed-1",
+      });
+      expect(again.status).toBe(202);
+      expect(again.body.runId).toBe(decision.runId);
+      await settle(s, "dana", threadId, decision.runId);
+      expect(ran).toContain("sql:select 8");
+      expect((await s.audit.list({ threadId, kind: "decision" })).length).toBe(1);
+
+      // A decision whose run could not start answers its key with why, and runs nothing.
+      const other = await pausedThread(s, "sql select 9");
+      const key = `decision:${other.threadId}:failed-1`;
+      await s.audit.append({
+        kind: "decision",
+        threadId: other.threadId,
+        interruptId: other.item.interruptId,
+        actor: dana,
+        key,
+        data: {
+          ...decision,
+          threadId: other.threadId,
+          interruptId: other.item.interruptId,
+          idempotencyKey: "failed-1",
+        },
+      });
+      await s.audit.append({
+        kind: "not_applied",
+        threadId: other.threadId,
+        interruptId: other.item.interruptId,
+        actor: dana,
+        key: `not_applied:${key}`,
+        data: { decision: key, reason: "the database was away" },
+      });
+      const refused = await s.as("dana")(`/inbox/threads/${other.threadId}/decisions`, {
+        checkpointId: other.item.checkpointId,
+        interruptId: other.item.interruptId,
+        answer: { decisions: [{ type: "approve" }] },
+        idempotencyKey: "failed-1",
+      });
+      expect(refused.status).toBe(409);
+      expect(refused.body.error.code).toBe("DECISION_NOT_APPLIED");
+      expect(refused.body.error.message).toContain("the database was away");
+      expect(ran).not.toContain("sql:select 9");
+      expect((await s.as("dana")(`/inbox/threads/${other.threadId}`)).body.decisions).toEqual([]);
     } finally {
       await s.server.close();
     }
