@@ -482,3 +482,39 @@ describe("what else is recorded", () => {
     }
   });
 });
+
+describe.skipIf(!pgUrl)("two servers on one PostgreSQL", () => {
+  it("append their decisions to one unbroken chain", async () => {
+    const tablePrefix = `sw_audit_two_${randomUUID().slice(0, 8)}_`;
+    const stores = [0, 1].map(
+      () => new PostgresCheckpointer({ connectionString: pgUrl!, tablePrefix }),
+    );
+    const servers = await Promise.all(stores.map((checkpointer) => serve({ checkpointer })));
+    try {
+      // Each server decides three reviews of its own, all at the same time.
+      await Promise.all(
+        servers.flatMap((s, n) =>
+          [1, 2, 3].map(async (i) => {
+            const { threadId, item } = await pausedThread(s, `sql select ${n}${i}`);
+            const decided = await decide(s, "dana", threadId, item, {
+              type: "reject",
+              message: "no",
+            });
+            await settle(s, "dana", threadId, decided.body.runId);
+          }),
+        ),
+      );
+      const report = await servers[0]!.audit.verify();
+      expect(report).toMatchObject({ ok: true });
+      const decisions = await servers[1]!.audit.list({ kind: "decision" });
+      expect(decisions).toHaveLength(6);
+      expect(report.entries).toBe((await servers[1]!.audit.list()).length);
+    } finally {
+      for (const s of servers) await s.server.close();
+      for (const c of stores) await c.close();
+      const pool = new pg.Pool({ connectionString: pgUrl });
+      await dropStoreTables(pool, tablePrefix);
+      await pool.end();
+    }
+  }, 120_000);
+});
