@@ -8,6 +8,7 @@ import type { QueuedRun } from "../runs/index.js";
 import type { RequestIdentity } from "./auth/identity.js";
 import { type Decision, decisionsOf, diffOf } from "./decisions.js";
 import { pauseKind } from "./review-answer.js";
+import type { PendingApproval } from "./review-approvals.js";
 
 /** The audit actor of a request: who, and how the server knows (auth file or typed name). */
 export function actorOf(who: RequestIdentity): AuditActor {
@@ -41,6 +42,34 @@ export function recordDecision(
     actor,
     key: auditKeys.decision(decision.threadId, decision.idempotencyKey),
     data: { ...decision, diff: diffOf(decision) },
+  });
+}
+
+/**
+ * Append one person's approval of a review that needs several: the answer they approved,
+ * what was proposed, who approved so far and how many must (once per idempotency key).
+ */
+export function recordApproval(
+  audit: AuditLog,
+  threadId: string,
+  interrupt: InterruptRecord,
+  approval: PendingApproval,
+  idempotencyKey: string,
+  actor: AuditActor,
+): Promise<AuditEntry> {
+  return audit.append({
+    kind: "approval",
+    threadId,
+    interruptId: interrupt.id,
+    actor,
+    key: auditKeys.approval(threadId, idempotencyKey),
+    data: {
+      checkpointId: approval.checkpointId,
+      answer: approval.answer ?? null,
+      proposed: HITL.fromInterrupt(interrupt).actionRequests,
+      approvedSoFar: approval.approvedBy.map((a) => a.identity),
+      required: approval.required,
+    },
   });
 }
 

@@ -1,10 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { HITL } from "../agent/index.js";
-import { auditKeys } from "../audit/index.js";
 import type { InterruptRecord } from "../checkpoint/index.js";
 import { clauses } from "../errors/sentences.js";
 import { type RequestIdentity, sharedTokenIdentity } from "./auth/identity.js";
-import { actorOf, recordDecision, recordedDecision, recordNotApplied } from "./decision-audit.js";
+import {
+  actorOf,
+  recordApproval,
+  recordDecision,
+  recordedDecision,
+  recordNotApplied,
+} from "./decision-audit.js";
 import { approvalsNeeded, checkDecisionRights } from "./decision-rights.js";
 import { type Decision, decisionsOf } from "./decisions.js";
 import { RequestError } from "./errors.js";
@@ -116,20 +121,14 @@ export function submitDecision(
     let approvedBy: Approval[] | undefined;
     if (required > 1) {
       const approval = await collectApproval(ctx, view.record, interrupt, request, who, required);
-      await ctx.audit.append({
-        kind: "approval",
+      await recordApproval(
+        ctx.audit,
         threadId,
-        interruptId: interrupt.id,
-        actor: actorOf(who),
-        key: auditKeys.approval(threadId, request.idempotencyKey),
-        data: {
-          checkpointId: request.checkpointId,
-          answer: request.answer ?? null,
-          proposed: HITL.fromInterrupt(interrupt).actionRequests,
-          approvedSoFar: approval.approvedBy.map((a) => a.identity),
-          required,
-        },
-      });
+        interrupt,
+        approval,
+        request.idempotencyKey,
+        actorOf(who),
+      );
       if (approval.approvedBy.length < required) {
         ctx.events.publish(threadId, "approved");
         return approval;
