@@ -4,7 +4,7 @@ import {
   PGliteCheckpointer,
   PostgresCheckpointer,
 } from "../checkpoint/index.js";
-import { PostgresRunQueue } from "../runs/index.js";
+import { PostgresRunQueue, webhookOptionsOf } from "../runs/index.js";
 import {
   checkToken,
   createServer,
@@ -55,7 +55,7 @@ export async function serveCommand(
   env: NodeJS.ProcessEnv,
 ): Promise<number> {
   const settings = serveSettings(argv, env);
-  const { graphs, seed, auth, graphDefaults, routes, unused } = await loadServerConfig(
+  const { graphs, seed, auth, graphDefaults, routes, unused, webhooks } = await loadServerConfig(
     settings.configFile,
     importModule,
     env,
@@ -65,6 +65,8 @@ export async function serveCommand(
       `${basename(settings.configFile)}: not used by stateweaver serve: ${unused.join(", ")} (docs/server.md, "Config file").\n`,
     );
   }
+  // Secrets named by environment variable are read here, before any store is opened.
+  const webhookOptions = webhooks === undefined ? undefined : webhookOptionsOf(webhooks, env);
   if (
     settings.host !== "127.0.0.1" &&
     settings.host !== "localhost" &&
@@ -106,6 +108,7 @@ export async function serveCommand(
     ...(auth && { auth }),
     ...(queue && { queue }),
     ...(concurrency !== undefined && { concurrency }),
+    ...(webhookOptions && { webhooks: webhookOptions }),
   });
   let url: string;
   try {

@@ -1,5 +1,5 @@
 import { PostgresCheckpointer } from "../checkpoint/index.js";
-import { PostgresRunQueue } from "../runs/index.js";
+import { PostgresRunQueue, webhookOptionsOf } from "../runs/index.js";
 import {
   findConfigFile,
   loadServerConfig,
@@ -41,11 +41,12 @@ export async function workerCommand(
     );
   }
   const tablePrefix = env.STATEWEAVER_TABLE_PREFIX || undefined;
-  const { graphs } = await loadServerConfig(
+  const { graphs, webhooks } = await loadServerConfig(
     findConfigFile(process.cwd(), flag("config")),
     importModule,
     env,
   );
+  const webhookOptions = webhooks === undefined ? undefined : webhookOptionsOf(webhooks, env);
   const checkpointer = new PostgresCheckpointer({
     connectionString: databaseUrl,
     ...(tablePrefix && { tablePrefix }),
@@ -61,6 +62,7 @@ export async function workerCommand(
     queue,
     concurrency,
     ...(leaseMs !== undefined && { leaseMs }),
+    ...(webhookOptions && { webhooks: webhookOptions }),
   });
   process.stdout.write(
     `stateweaver worker executing runs of ${Object.keys(graphs).join(", ")} (${concurrency} at once)\n`,

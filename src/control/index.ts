@@ -3,3 +3,4 @@ export { type AnyClass, brandClass, hasBrand, isBrandedInstance } from "./brand.
 export { Command, type CommandInit, type GotoTarget, isCommand } from "./command.js";
 export { type NullResume, nullResume } from "./null-resume.js";
 export { isSend, Send } from "./send.js";
+export type { StateWriteForms } from "./state-write-forms.js";

@@ -45,7 +45,7 @@ export function isRemoveMessage(value: unknown): value is RemoveMessage {
 
 // A messages value may be written removals as well as messages (see `StateWriteForms`), so
 // `return { messages: [removeMessage(id)] }` type-checks in a node of a messages state.
-declare module "../graph/definition/types.js" {
+declare module "../control/state-write-forms.js" {
   interface StateWriteForms<V> {
     removeMessage: V extends readonly Message[] ? ReadonlyArray<Message | RemoveMessage> : never;
   }

@@ -9,6 +9,8 @@
  */
 export { MULTITASK_STRATEGIES, type MultitaskDecision, multitaskDecision } from "./multitask.js";
 export type {
+  Delivery,
+  DeliveryOutcome,
   NewRun,
   RunChange,
   RunConsumer,
@@ -52,3 +54,28 @@ export {
   type RunsOptions,
   type WorkOptions,
 } from "./runs.js";
+export {
+  checkWebhookConfig,
+  WEBHOOK_EVENTS,
+  type WebhookConfig,
+  type WebhookEndpoint,
+  type WebhookEvent,
+  type WebhookOptions,
+  webhookOptionsOf,
+} from "./webhooks/webhook-options.js";
+export type { WebhookPayload } from "./webhooks/webhook-payloads.js";
+export {
+  DEFAULT_SIGNATURE_TOLERANCE_SECONDS,
+  SIGNATURE_HEADER,
+  signWebhook,
+  verifyWebhookSignature,
+  type WebhookHeaders,
+} from "./webhooks/webhook-signature.js";
+export {
+  ATTEMPT_HEADER,
+  DELIVERY_HEADER,
+  type DecidedReview,
+  EVENT_HEADER,
+  type RunValues,
+  Webhooks,
+} from "./webhooks/webhooks.js";

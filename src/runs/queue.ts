@@ -58,6 +58,32 @@ export interface ScheduledJob {
   payload: Record<string, unknown>;
 }
 
+/**
+ * A job of its own kind beside runs: one HTTP delivery (a webhook). Not tied to a thread's
+ * turn, so a slow receiver never holds a run back. `key` names what is delivered (an event
+ * for an endpoint): a key the queue has seen is never added twice, so every process that
+ * saw the event may add it and it is delivered once.
+ *
+ * @example
+ * const d: Delivery = { key: "review.waiting|t1|a1b2|https://hooks.example/x", payload: { url: "…", body: {} } };
+ */
+export interface Delivery {
+  key: string;
+  payload: Record<string, unknown>;
+}
+
+/**
+ * How one attempt at a delivery went: `delivered`, or `failed` with the reason, to be tried
+ * again `retryInMs` from now (no `retryInMs`: given up). The queue keeps the attempt count;
+ * the caller decides the backoff and when to give up.
+ *
+ * @example
+ * const again: DeliveryOutcome = { status: "failed", error: "HTTP 503", retryInMs: 2000 };
+ */
+export type DeliveryOutcome =
+  | { status: "delivered" }
+  | { status: "failed"; error: string; retryInMs?: number };
+
 /** What `take` found: the run is now this worker's, or why not. */
 export type Taken =
   | { taken: QueuedRun }
@@ -102,7 +128,15 @@ export interface RunQueue {
    */
   consume(
     handler: (runId: string, workerId: string) => Promise<void>,
-    options: { concurrency: number; onScheduled?: (job: ScheduledJob) => Promise<void> },
+    options: {
+      concurrency: number;
+      onScheduled?: (job: ScheduledJob) => Promise<void>;
+      /**
+       * Attempt a delivery that is due (`attempt` counts from 1). Only consumers given this
+       * take deliveries; a delivery waits until one is.
+       */
+      onDelivery?: (delivery: Delivery, attempt: number) => Promise<DeliveryOutcome>;
+    },
   ): Promise<RunConsumer>;
   /**
    * Keep `job` until `at`, then hand it to one consumer's `onScheduled`. Idempotent by
@@ -110,6 +144,13 @@ export interface RunQueue {
    * on PostgreSQL it does; in process it does not (`Runs.work` schedules again what it finds).
    */
   schedule(job: ScheduledJob): Promise<void>;
+  /**
+   * Keep `delivery` until a consumer with `onDelivery` attempts it, again after each failure
+   * as the outcome says. Returns false (and changes nothing) when its key was added before.
+   * On PostgreSQL it outlives the process and several workers attempt it once between them;
+   * in process it does not outlive the process.
+   */
+  addDelivery(delivery: Delivery): Promise<boolean>;
   /** Make the run this worker's (attempt + 1), if it is pending or its last worker's lease ran out. */
   take(runId: string, workerId: string, leaseMs: number): Promise<Taken>;
   /** End a run this attempt holds; `undefined` if it does not hold it any more (nothing changed). */
@@ -133,7 +174,10 @@ export interface RunQueue {
     workerIds: readonly string[],
     leaseMs: number,
   ): Promise<Array<{ runId: string; attempt: number; cancelAction: StopAction | null }>>;
-  /** Free the jobs of workers whose lease ran out, so others take their runs. Returns how many. */
+  /**
+   * Free the jobs of workers whose lease ran out, so others take their runs. Returns how many.
+   * Also forgets deliveries that ended over 7 days ago (on PostgreSQL, where they are kept).
+   */
   sweep(leaseMs: number): Promise<number>;
   /** Hear run changes, from any process sharing the queue. Returns an unsubscribe. */
   onChange(listener: (change: RunChange) => void): () => void;

@@ -89,7 +89,9 @@ export function deadlineOutcomesOf(
  */
 export class ReviewDeadlines {
   readonly #host: DeadlineHost;
-  readonly #listeners = new Set<(threadId: string, outcome: DeadlineOutcome) => void>();
+  readonly #listeners = new Set<
+    (threadId: string, outcome: DeadlineOutcome, graphId: string | undefined) => void
+  >();
 
   constructor(host: DeadlineHost) {
     this.#host = host;
@@ -142,7 +144,9 @@ export class ReviewDeadlines {
   }
 
   /** Hear each deadline this process applied (not the ones that found nothing to do). */
-  onApplied(listener: (threadId: string, outcome: DeadlineOutcome) => void): () => void {
+  onApplied(
+    listener: (threadId: string, outcome: DeadlineOutcome, graphId: string | undefined) => void,
+  ): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
@@ -150,7 +154,8 @@ export class ReviewDeadlines {
   /** Apply a deadline that fell due (the queue's `onScheduled` for deadline jobs). */
   async fire(job: ScheduledJob): Promise<DeadlineOutcome | undefined> {
     const outcome = await this.#apply(job);
-    if (outcome) for (const listener of this.#listeners) listener(job.threadId, outcome);
+    const graphId = (job.payload as { graphId?: string }).graphId;
+    if (outcome) for (const listener of this.#listeners) listener(job.threadId, outcome, graphId);
     return outcome;
   }
 

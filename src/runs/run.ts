@@ -41,6 +41,8 @@ export interface RunRequest {
   checkpointId?: string;
   /** The stream modes a client asked for (the server's wire names); executors may ignore them. */
   streamModes?: string[];
+  /** LangGraph's per-run `webhook`: an http(s) URL the run is posted to when it ends. */
+  webhook?: string;
 }
 
 /**

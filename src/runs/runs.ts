@@ -9,7 +9,7 @@ import {
 } from "../errors/index.js";
 import type { CompiledGraph } from "../index.js";
 import { MULTITASK_STRATEGIES } from "./multitask.js";
-import type { RunChange, RunConsumer, RunQueue } from "./queue.js";
+import type { RunChange, RunConsumer, RunEnd, RunQueue } from "./queue.js";
 import { InProcessRunQueue } from "./queues/in-process.js";
 import { resumePoint } from "./resume-point.js";
 import { type DeadlineOutcome, isDeadlineJob, ReviewDeadlines } from "./review-deadlines.js";
@@ -28,6 +28,8 @@ import {
 } from "./run.js";
 import { RunEventLog } from "./run-event-log.js";
 import { argOf } from "./run-input.js";
+import type { WebhookOptions } from "./webhooks/webhook-options.js";
+import { type RunValues, Webhooks } from "./webhooks/webhooks.js";
 
 type AnyGraph = CompiledGraph<any, any>;
 
@@ -71,6 +73,13 @@ export interface RunsOptions {
    * audit log of each graph's checkpointer (`auditLogFor`).
    */
   audit?: AuditLog;
+  /**
+   * Who is told what happened (reviews waiting, decided, expired; runs ended): see
+   * `webhookOptionsOf`. Deliveries go through `queue`; processes that call `work()` make them.
+   */
+  webhooks?: WebhookOptions;
+  /** Where a failure to queue a webhook goes (it never fails the run); ignored by default. */
+  onWebhookError?: (error: unknown) => void;
 }
 
 /** What `work()` runs: how many runs at once in this process, and how each is executed. */
@@ -78,6 +87,8 @@ export interface WorkOptions {
   concurrency?: number;
   /** Default: `graph.stream` of the run's input, reporting each stream event by its type. */
   execute?: RunExecutor;
+  /** How a thread's values are shown in LangGraph's per-run `webhook` (default: as stored). */
+  values?: RunValues;
 }
 
 interface HeldRun {
@@ -114,6 +125,11 @@ export class Runs implements RunService {
   #closed = false;
   /** Review deadlines: scheduled as runs pause, applied when due (see review-deadlines.ts). */
   readonly #deadlines: ReviewDeadlines;
+  /** Webhook events, queued as deliveries on `queue` (see webhooks/webhooks.ts). */
+  readonly webhooks: Webhooks;
+  readonly #onWebhookError: (error: unknown) => void;
+  #values: RunValues = async (graph, threadId) =>
+    (await graph.getState({ configurable: { thread_id: threadId } })).values;
 
   constructor(options: RunsOptions) {
     const graphs =
@@ -132,6 +148,15 @@ export class Runs implements RunService {
         return options.audit ?? (checkpointer && auditLogFor(checkpointer));
       },
       create: (request) => this.create(request),
+    });
+    this.#onWebhookError = options.onWebhookError ?? (() => {});
+    this.webhooks = new Webhooks(this.queue, options.webhooks, this.#onWebhookError);
+    this.#deadlines.onApplied((threadId, outcome, graphId) => {
+      const graph = graphId === undefined ? undefined : this.#graphs.get(graphId);
+      if (graph && graphId !== undefined)
+        void this.webhooks
+          .reviewExpired(graph, graphId, threadId, outcome)
+          .catch(this.#onWebhookError);
     });
     this.#unsubscribe = this.queue.onChange((change) => {
       if (change.cancelAction) this.#stop(change.runId, change.cancelAction);
@@ -159,6 +184,8 @@ export class Runs implements RunService {
   async create(
     request: { graphId: string; threadId: string; input: RunInput } & RunCreateOptions & {
         expectedCheckpointId?: string;
+        /** LangGraph's per-run `webhook`: an http(s) URL the run is posted to when it ends. */
+        webhook?: string;
       },
   ): Promise<BackgroundRun> {
     const { graphId, threadId, input, multitaskStrategy = "reject", metadata = {} } = request;
@@ -169,6 +196,11 @@ export class Runs implements RunService {
     }
     if (typeof threadId !== "string" || threadId.length === 0) {
       throw new InvalidRunError("A run needs a threadId: a non-empty string naming its thread.");
+    }
+    if (request.webhook !== undefined && !isHttpUrl(request.webhook)) {
+      throw new InvalidRunError(
+        `webhook ${JSON.stringify(request.webhook)} is not an http:// or https:// URL; pass the full address the run should be posted to when it ends.`,
+      );
     }
     if (!MULTITASK_STRATEGIES.includes(multitaskStrategy)) {
       throw new InvalidRunError(
@@ -183,6 +215,7 @@ export class Runs implements RunService {
       ...(request.interruptAfter && { interruptAfter: request.interruptAfter }),
       ...(request.checkpointId && { checkpointId: request.checkpointId }),
       ...(request.streamModes && { streamModes: request.streamModes }),
+      ...(request.webhook !== undefined && { webhook: request.webhook }),
     };
     // A run waits as JSON until a worker takes it: refuse what would not survive that here.
     assertJson(stored, "run");
@@ -309,6 +342,7 @@ export class Runs implements RunService {
   async work(options: WorkOptions = {}): Promise<void> {
     if (this.#consumer) throw new InvalidRunError("work() was already called on these runs.");
     const execute = options.execute ?? streamRun;
+    if (options.values) this.#values = options.values;
     const consume = async (): Promise<void> => {
       const consumer = await this.queue.consume(
         (runId, workerId) => this.#handle(runId, workerId, execute),
@@ -317,6 +351,7 @@ export class Runs implements RunService {
           onScheduled: async (job) => {
             if (isDeadlineJob(job)) await this.#deadlines.fire(job);
           },
+          onDelivery: (delivery, attempt) => this.webhooks.attempt(delivery, attempt),
         },
       );
       if (this.#closed) return void (await consumer.stop());
@@ -470,9 +505,16 @@ export class Runs implements RunService {
     }
   }
 
-  async #settle(held: HeldRun, end: Parameters<RunQueue["settle"]>[2]): Promise<void> {
-    await this.queue.settle(held.run.runId, held.run.attempt, end);
-    this.#wake(held.run.runId);
+  async #settle(held: HeldRun, end: RunEnd): Promise<void> {
+    const { run } = held;
+    // Webhooks read the thread before the end is stored (a stateless run's thread goes as
+    // soon as it is) and are queued after; neither can change how the run ends.
+    const tell = await this.webhooks
+      .beforeEnd(this.#graphs.get(run.graphId), run, this.#values)
+      .catch((error: unknown) => void this.#onWebhookError(error));
+    const settled = await this.queue.settle(run.runId, run.attempt, end);
+    this.#wake(run.runId);
+    if (settled && tell) await tell(settled).catch(this.#onWebhookError);
   }
 
   #stop(runId: string, why: HeldRun["stop"] & string): void {
@@ -541,6 +583,16 @@ export class Runs implements RunService {
  */
 export function createRuns(options: RunsOptions): Runs {
   return new Runs(options);
+}
+
+function isHttpUrl(value: unknown): boolean {
+  if (typeof value !== "string") return false;
+  try {
+    const url = new URL(value);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
 }
 
 /** The default executor: stream the graph, reporting each event under its type. */

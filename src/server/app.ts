@@ -4,13 +4,13 @@ import { bodyLimit } from "hono/body-limit";
 import { type AuditLog, auditLogFor } from "../audit/index.js";
 import type { Checkpointer } from "../checkpoint/index.js";
 import type { CompiledGraph } from "../index.js";
-import { createRuns, type RunQueue } from "../runs/index.js";
+import { createRuns, type RunQueue, type WebhookOptions } from "../runs/index.js";
 import { type Store, storeFor } from "../store/index.js";
 import { Assistants, type GraphDefaults } from "./assistants.js";
 import { type AuthHandlers, authenticateRequests } from "./auth/custom-auth.js";
 import { authRoutes, checkToken, requireAccess } from "./auth.js";
 import { errorResponse } from "./errors.js";
-import { graphRunExecutor } from "./graph-runs.js";
+import { graphRunExecutor, wireRunValues } from "./graph-runs.js";
 import { HostedGraphs } from "./hosted-graphs.js";
 import { InboxEvents } from "./inbox-events.js";
 import { NewThreads } from "./new-threads.js";
@@ -91,6 +91,11 @@ export interface ServerOptions {
    * API, so its routes answer first and its middleware runs on every API call too.
    */
   routes?: Hono;
+  /**
+   * Webhooks: who is told that a review waits, was decided or expired, and that a run
+   * ended (`webhookOptionsOf(config)`; see docs/webhooks.md).
+   */
+  webhooks?: WebhookOptions;
   /** Called with errors no route expected (answered with a 500); `console.error` by default. */
   onUnexpectedError?: (error: unknown) => void;
 }
@@ -117,6 +122,7 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   // Checked before anything starts (the run workers below), so a refused config leaks nothing.
   const access = { token: checkToken(options.token) };
   const store = options.store ?? storeFor(options.checkpointer);
+  const report = options.onUnexpectedError ?? ((error: unknown) => console.error(error));
   const hosted = new HostedGraphs(options.graphs, options.checkpointer, store);
   const audit = options.audit ?? auditLogFor(options.checkpointer);
   const runs = createRuns({
@@ -124,8 +130,9 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
     audit,
     ...(options.queue && { queue: options.queue }),
     ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
+    ...(options.webhooks && { webhooks: options.webhooks }),
+    onWebhookError: (error) => report(error),
   });
-  const report = options.onUnexpectedError ?? ((error: unknown) => console.error(error));
   const context: ServerContext = {
     hosted,
     assistants: new Assistants(hosted, options.graphDefaults),
@@ -147,7 +154,9 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   runs.onDeadline((threadId) => context.events.publish(threadId, "deadline"));
   const concurrency = options.concurrency ?? 8;
   if (concurrency > 0)
-    runs.work({ concurrency, execute: graphRunExecutor({ audit }) }).catch(report);
+    runs
+      .work({ concurrency, execute: graphRunExecutor({ audit }), values: wireRunValues })
+      .catch(report);
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
 
   const app = new Hono();

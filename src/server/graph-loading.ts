@@ -6,6 +6,7 @@ import type { Hono } from "hono";
 import { z } from "zod";
 import { clauses, sentences } from "../errors/sentences.js";
 import type { CompiledGraph } from "../index.js";
+import { checkWebhookConfig, type WebhookConfig } from "../runs/index.js";
 import type { GraphDefaults } from "./assistants.js";
 import { type AuthHandlers, authHandlersOf } from "./auth/custom-auth.js";
 import { ServerConfigError } from "./errors.js";
@@ -66,6 +67,8 @@ const configFile = z
     auth: z.object({ path: entry }).optional(),
     http: z.looseObject({ app: entry.optional() }).optional(),
     env: z.union([z.string(), z.record(z.string(), z.string())]).optional(),
+    /** Who is told what happened (docs/webhooks.md); secrets are read by `webhookOptionsOf`. */
+    webhooks: z.unknown().optional(),
     ...deploymentKeys(),
   })
   .strict();
@@ -93,6 +96,8 @@ export interface ServerConfig {
   routes: Hono | undefined;
   /** Keys of the file this server does not apply (`node_version`, `store`, `http.cors`…). */
   unused: string[];
+  /** `"webhooks"` as the file has it (checked; secrets named by env var not read yet). */
+  webhooks: WebhookConfig | undefined;
 }
 
 /**
@@ -148,6 +153,14 @@ export async function loadServerConfig(
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "(file)"}: ${i.message}`);
     throw new ServerConfigError(`${file} is not a valid config: ${clauses(issues)}`);
+  }
+  let webhooks: WebhookConfig | undefined;
+  if (parsed.data.webhooks !== undefined) {
+    try {
+      webhooks = checkWebhookConfig(parsed.data.webhooks);
+    } catch (error) {
+      throw new ServerConfigError(`${file}: ${(error as Error).message}`, { cause: error });
+    }
   }
   const base = dirname(resolve(file));
   await applyEnv(parsed.data.env, base, env);
@@ -233,7 +246,7 @@ export async function loadServerConfig(
       .filter((key) => key !== "app")
       .map((key) => `http.${key}`),
   ];
-  return { graphs, seed, auth, graphDefaults, routes, unused };
+  return { graphs, seed, auth, graphDefaults, routes, unused, webhooks };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

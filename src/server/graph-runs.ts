@@ -7,11 +7,12 @@ import {
   type RunExecutor,
   type RunInput,
   type Runs,
+  type RunValues,
 } from "../runs/index.js";
 import { recordToolResults } from "./decision-audit.js";
 import { RequestError } from "./errors.js";
 import type { HostedGraphs } from "./hosted-graphs.js";
-import { fromWireValues } from "./wire/messages.js";
+import { fromWireValues, toWireValues } from "./wire/messages.js";
 import {
   graphModesFor,
   StreamFrames,
@@ -52,6 +53,8 @@ export interface GraphRunRequest {
   multitaskStrategy?: MultitaskStrategy;
   /** The thread's latest checkpoint a resume was checked against: refused (409) if it moved. */
   expectedCheckpointId?: string;
+  /** LangGraph's per-run `webhook`: the URL the run is posted to when it ends. */
+  webhook?: string;
 }
 
 /**
@@ -101,8 +104,13 @@ export async function createGraphRun(
     ...(request.interruptAfter && { interruptAfter: request.interruptAfter }),
     ...(request.checkpointId && { checkpointId: request.checkpointId }),
     ...(request.expectedCheckpointId && { expectedCheckpointId: request.expectedCheckpointId }),
+    ...(request.webhook && { webhook: request.webhook }),
   });
 }
+
+/** A thread's values as LangGraph's per-run webhook carries them (messages in LangChain's shape). */
+export const wireRunValues: RunValues = async (graph, threadId) =>
+  toWireValues((await graph.getState({ configurable: { thread_id: threadId } })).values);
 
 /**
  * How this server's processes execute runs: stream the graph and keep what it streams as

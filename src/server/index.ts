@@ -19,6 +19,14 @@ export {
   SqlAuditLog,
   verifyChain,
 } from "../audit/index.js";
+export {
+  signWebhook,
+  verifyWebhookSignature,
+  type WebhookConfig,
+  type WebhookOptions,
+  type WebhookPayload,
+  webhookOptionsOf,
+} from "../runs/index.js";
 export { createApp, DEFAULT_BODY_LIMIT, type ServerOptions } from "./app.js";
 export type { GraphDefaults } from "./assistants.js";
 export type { AuthHandlers } from "./auth/custom-auth.js";

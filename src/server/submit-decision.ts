@@ -197,6 +197,8 @@ async function startDecisionRun(
     throw error;
   }
   ctx.events.publish(decision.threadId, "decided");
+  // Told once the decision's run is queued; a webhook that cannot be queued changes nothing here.
+  void ctx.runs.webhooks.reviewDecided({ ...decision, graphId: view.graphId!, interrupt });
 }
 
 /**

@@ -1,9 +1,9 @@
 import { type AuditLog, auditLogFor } from "../audit/index.js";
 import type { Checkpointer } from "../checkpoint/index.js";
 import type { CompiledGraph } from "../index.js";
-import { createRuns, type RunQueue, type Runs } from "../runs/index.js";
+import { createRuns, type RunQueue, type Runs, type WebhookOptions } from "../runs/index.js";
 import { storeFor } from "../store/index.js";
-import { graphRunExecutor } from "./graph-runs.js";
+import { graphRunExecutor, wireRunValues } from "./graph-runs.js";
 import { HostedGraphs } from "./hosted-graphs.js";
 
 /** Options of `startWorker`. */
@@ -20,6 +20,10 @@ export interface RunWorkerOptions {
   leaseMs?: number;
   /** The servers' audit log (default `auditLogFor(checkpointer)`): deadlines and tool results go there. */
   audit?: AuditLog;
+  /** The same webhook settings as the servers' (this process delivers and signs webhooks too). */
+  webhooks?: WebhookOptions;
+  /** Where a failure to queue a webhook goes (it never fails the run); ignored by default. */
+  onWebhookError?: (error: unknown) => void;
 }
 
 /**
@@ -46,7 +50,13 @@ export async function startWorker(
     queue: options.queue,
     audit,
     ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
+    ...(options.webhooks && { webhooks: options.webhooks }),
+    ...(options.onWebhookError && { onWebhookError: options.onWebhookError }),
   });
-  await runs.work({ concurrency: options.concurrency ?? 4, execute: graphRunExecutor({ audit }) });
+  await runs.work({
+    concurrency: options.concurrency ?? 4,
+    execute: graphRunExecutor({ audit }),
+    values: wireRunValues,
+  });
   return { runs, close: () => runs.close() };
 }

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 
 const src = new URL("../../src", import.meta.url).pathname;
 
-/** Every relative import of the files under `folder` (a path below src/), as paths below src/. */
+/** Every relative import (or module augmentation) of the files under `folder` (a path below src/), as paths below src/. */
 async function importsUnder(folder: string): Promise<Array<{ file: string; target: string }>> {
   const found: Array<{ file: string; target: string }> = [];
   const files = (await readdir(join(src, folder), { recursive: true })).filter((f) =>
@@ -18,7 +18,7 @@ async function importsUnder(folder: string): Promise<Array<{ file: string; targe
   for (const file of files) {
     const path = join(src, folder, file);
     const text = await readFile(path, "utf8");
-    for (const [, specifier] of text.matchAll(/(?:from|import\()\s*"(\.[^"]+)"/g)) {
+    for (const [, specifier] of text.matchAll(/(?:from|import\(|declare module)\s*"(\.[^"]+)"/g)) {
       found.push({
         file: `${folder}/${file}`,
         target: relative(src, resolve(dirname(path), specifier!)),

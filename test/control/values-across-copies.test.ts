@@ -1,10 +1,12 @@
 /**
  * A project can hold two copies of stateweaver at once: the server's and the one a user's
- * graph module imports. Values made by one copy must be recognised by the other. Each source
- * file imported again with a query string is a second instance of that module, with classes
- * of its own, as a second copy of the package would have.
+ * graph module imports. Values made by one copy must be recognised by the other. The sources
+ * imported again after the module registry is emptied are that second copy, with classes of
+ * their own.
  */
-import { describe, expect, it } from "vitest";
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it, vi } from "vitest";
 import { MemoryCheckpointer } from "../../src/checkpoint/index.js";
 import * as errors from "../../src/errors/index.js";
 import {
@@ -24,21 +26,16 @@ import {
 } from "../../src/index.js";
 import { GraphInterrupt } from "../../src/runtime/interrupt.js";
 
-// Vite keys modules by their id, query included: each of these is a separate module instance.
-const secondCopy = <T>(path: string): Promise<T> =>
-  import(/* @vite-ignore */ `${new URL(path, import.meta.url).pathname}?second-copy`);
+// Emptying the module registry makes the imports below evaluate every source file anew
+// (the errors' files, the brands, …): a whole second copy, as a second install would be.
+vi.resetModules();
 const other = {
-  command: await secondCopy<typeof import("../../src/control/command.js")>(
-    "../../src/control/command.ts",
-  ),
-  send: await secondCopy<typeof import("../../src/control/send.js")>("../../src/control/send.ts"),
-  nullResume: await secondCopy<typeof import("../../src/control/null-resume.js")>(
-    "../../src/control/null-resume.ts",
-  ),
-  errors: await secondCopy<typeof import("../../src/errors/index.js")>("../../src/errors/index.ts"),
-  interrupt: await secondCopy<typeof import("../../src/runtime/interrupt.js")>(
-    "../../src/runtime/interrupt.ts",
-  ),
+  command: await import("../../src/control/command.js"),
+  send: await import("../../src/control/send.js"),
+  nullResume: await import("../../src/control/null-resume.js"),
+  errors: await import("../../src/errors/index.js"),
+  interrupt: await import("../../src/runtime/interrupt.js"),
+  graph: await import("../../src/graph/graph.js"),
 };
 
 let threads = 0;
@@ -95,6 +92,17 @@ describe("values made by another copy of stateweaver", () => {
     expect(isStateweaverError(new Error("plain"))).toBe(false);
   });
 
+  it("the check above sees every error class src/errors declares (the index exports them all)", async () => {
+    const folder = new URL("../../src/errors/", import.meta.url).pathname;
+    const declared: string[] = [];
+    for (const file of await readdir(folder)) {
+      const text = await readFile(join(folder, file), "utf8");
+      for (const [, name] of text.matchAll(/^export class (\w+)/gm)) declared.push(name!);
+    }
+    expect(declared.length).toBeGreaterThan(30);
+    expect(declared.filter((name) => !(name in errors))).toEqual([]);
+  });
+
   it("a user's own subclass of StateweaverError keeps ordinary instanceof", () => {
     class QuotaError extends StateweaverError {
       constructor() {
@@ -138,6 +146,26 @@ describe("values made by another copy of stateweaver", () => {
     const done = await graph.invoke({ topics: ["a", "b"] });
     expect(done.status).toBe("done");
     expect([...((done.state as { written: string[] }).written ?? [])].sort()).toEqual(["a", "b"]);
+  });
+
+  it("a graph compiled by the other copy runs as a subgraph node, pause and resume included", async () => {
+    const child = new other.graph.Graph<{ draft?: string; approved?: unknown }>({ name: "review" })
+      .addNode("ask", (s) => ({ approved: other.interrupt.interrupt({ draft: s.draft }) }))
+      .addEdge(START, "ask")
+      .addEdge("ask", END)
+      .compile();
+    const parent = new Graph<{ draft?: string; approved?: unknown }>()
+      .addNode("write", () => ({ draft: "v1" }))
+      .addNode("review", child)
+      .addEdge(START, "write")
+      .addEdge("write", "review")
+      .addEdge("review", END)
+      .compile({ checkpointer: new MemoryCheckpointer() });
+    const config = thread();
+    const paused = await parent.invoke({}, { config });
+    expect(paused.status).toBe("interrupted");
+    const done = await parent.invoke(new Command({ resume: "ok" }), { config });
+    expect(done).toEqual({ status: "done", state: { draft: "v1", approved: "ok" } });
   });
 
   it("the other copy's interrupt signal is recognised as one", () => {

@@ -29,6 +29,6 @@ export async function dropRunQueueTables(
   prefix: string,
 ): Promise<void> {
   const t = runTables(prefix);
-  await pool.query(`drop table if exists ${t.runs}, ${t.workers}`);
+  await pool.query(`drop table if exists ${t.runs}, ${t.workers}, ${t.deliveries}`);
   await pool.query(`drop schema if exists ${prefix}queue cascade`);
 }

@@ -1,14 +1,9 @@
-import { randomUUID } from "node:crypto";
+// The SQL checkpointer: its connection and migrations, checkpoint writes and reads; claims, thread records and retention are delegated to their own files.
 import {
   CheckpointerClosedError,
   CheckpointNotFoundError,
   ConcurrentUpdateError,
   DuplicateCheckpointError,
-  InvalidConfigError,
-  RewindTargetNotFoundError,
-  ThreadBusyError,
-  ThreadExistsError,
-  ThreadNotFoundError,
 } from "../../errors/index.js";
 import type {
   Checkpoint,
@@ -25,62 +20,32 @@ import type {
   ThreadPage,
   ThreadRecord,
   ThreadRelease,
-  ThreadStatus,
 } from "../checkpointer.js";
 import {
-  assertCopyArguments,
   assertListArguments,
   assertNamespace,
   assertPutIds,
-  assertRewindArguments,
   assertStoreId,
   assertWriteIds,
-  readPruneArguments,
-  readPruneThreadsOptions,
 } from "../limits.js";
-import {
-  corruptValue,
-  readStoredCheckpoint,
-  readStoredValue,
-  readStoredVersions,
-  readStoredWrite,
-  type StoredRow,
-} from "../read-stored.js";
-import { planPrune } from "../retention.js";
 import { stringifyStored } from "../serde.js";
-import {
-  type ChannelVersions,
-  KnownValues,
-  type StoredValue,
-  ValueAssembly,
-} from "../stored-values.js";
-import {
-  assertThreadMetadata,
-  cursorAfter,
-  readSearchOptions,
-  storedStatusOf,
-} from "../thread-records.js";
-import type { Query, SqlDriver } from "./driver.js";
+import { KnownValues } from "../stored-values.js";
+import { assertThreadMetadata, storedStatusOf } from "../thread-records.js";
+import * as claims from "./claims.js";
+import type { SqlDriver } from "./driver.js";
 import { type MigrationOptions, migrate } from "./migrations.js";
+import * as retention from "./retention.js";
+import { assemblyOf, columnsOf, INCOMPLETE, readRow, toTuple, versionsOf } from "./rows.js";
+import { FOREIGN_KEY_VIOLATION, sqlState, UNIQUE_VIOLATION } from "./sql-state.js";
 import {
   DEFAULT_TABLE_PREFIX,
   type Statements,
-  searchThreadsQuery,
   statements,
   type Tables,
   tables,
 } from "./statements.js";
-
-const UNIQUE_VIOLATION = "23505";
-/** Threads per `pruneThreads` transaction: short transactions, few round trips. */
-const PRUNE_THREADS_BATCH = 100;
-/** Checkpoints `copyThread` reads and rewrites per round trip (bounds its memory). */
-const COPY_BATCH = 200;
-const FOREIGN_KEY_VIOLATION = "23503";
-
-function sqlState(error: unknown): unknown {
-  return (error as { code?: unknown } | null)?.code;
-}
+import type { StoreParts } from "./store-parts.js";
+import * as threads from "./threads.js";
 
 /**
  * A `Checkpointer` over PostgreSQL SQL. Subclasses say how to connect; the first call
@@ -98,6 +63,8 @@ export abstract class SqlCheckpointer implements Checkpointer {
   #closed = false;
   /** The last checkpoint written or read per (thread, ns): the next one stores what changed. */
   readonly #known = new KnownValues();
+  /** What the delegated operations (claims, threads, retention) use of this store. */
+  readonly #parts: StoreParts;
 
   /** See `Checkpointer.claimTtlMs`. */
   readonly claimTtlMs: number | undefined;
@@ -105,7 +72,14 @@ export abstract class SqlCheckpointer implements Checkpointer {
   constructor(tablePrefix: string = DEFAULT_TABLE_PREFIX, options: { claimTtlMs?: number } = {}) {
     this.#tables = tables(tablePrefix);
     this.#sql = statements(this.#tables);
-    this.claimTtlMs = checkedClaimTtl(options.claimTtlMs);
+    this.claimTtlMs = claims.checkedClaimTtl(options.claimTtlMs);
+    this.#parts = {
+      tables: this.#tables,
+      sql: this.#sql,
+      known: this.#known,
+      ready: () => this.#ready(),
+      afterDelete: (rows) => this.afterDelete(rows),
+    };
   }
 
   /** What this store's database gets of the migrations (see `MigrationOptions`). */
@@ -290,287 +264,52 @@ export abstract class SqlCheckpointer implements Checkpointer {
     return checkpoints.map((row, i) => readRow(row, versions[i], threadId, ns, assembly));
   }
 
-  async claimThread(threadId: string, claim: ThreadClaim): Promise<void> {
-    assertStoreId("threadId", threadId);
-    if (claim.metadata !== undefined) assertThreadMetadata("claim.metadata", claim.metadata);
-    const sql = this.#sql;
-    const driver = await this.#ready();
-    const { rows: claimed } = await (driver.queryPrepared ?? driver.query)(sql.claim, [
-      threadId,
-      claim.runId,
-      claim.expectedLatestId,
-      Math.ceil(claim.ttlMs),
-      claim.metadata ? JSON.stringify(claim.metadata) : null,
-    ]);
-    if (claimed.length === 1) return;
-    // Failure path only: say why.
-    const { rows } = await driver.query(sql.latestId, [threadId, ""]);
-    const actual = (rows[0]?.latest_id as string | undefined) ?? null;
-    if ((await driver.query(sql.liveClaim, [threadId])).rows.length > 0) {
-      throw new ThreadBusyError(threadId, actual);
-    }
-    throw new ConcurrentUpdateError(threadId, "", claim.expectedLatestId, actual);
+  claimThread(threadId: string, claim: ThreadClaim): Promise<void> {
+    return claims.claimThread(this.#parts, threadId, claim);
   }
 
-  async renewThreadClaim(threadId: string, runId: string, ttlMs: number): Promise<void> {
-    assertStoreId("threadId", threadId);
-    const driver = await this.#ready();
-    const { rowCount } = await driver.query(this.#sql.renewClaim, [
-      threadId,
-      runId,
-      Math.ceil(ttlMs),
-    ]);
-    if (rowCount !== 1) throw new ThreadBusyError(threadId, null);
+  renewThreadClaim(threadId: string, runId: string, ttlMs: number): Promise<void> {
+    return claims.renewThreadClaim(this.#parts, threadId, runId, ttlMs);
   }
 
-  async releaseThread(threadId: string, runId: string, release?: ThreadRelease): Promise<void> {
-    assertStoreId("threadId", threadId);
-    const error = release?.error;
-    const driver = await this.#ready();
-    await (driver.queryPrepared ?? driver.query)(this.#sql.releaseClaim, [
-      threadId,
-      runId,
-      error ? JSON.stringify({ name: String(error.name), message: String(error.message) }) : null,
-    ]);
+  releaseThread(threadId: string, runId: string, release?: ThreadRelease): Promise<void> {
+    return claims.releaseThread(this.#parts, threadId, runId, release);
   }
 
-  async getThread(threadId: string): Promise<ThreadRecord | undefined> {
-    assertStoreId("threadId", threadId);
-    const driver = await this.#ready();
-    const { rows } = await driver.query(this.#sql.getThread, [threadId]);
-    return rows[0] && toRecord(rows[0]);
+  getThread(threadId: string): Promise<ThreadRecord | undefined> {
+    return threads.getThread(this.#parts, threadId);
   }
 
-  async createThread(threadId: string, metadata: Record<string, unknown>): Promise<boolean> {
-    assertStoreId("threadId", threadId);
-    assertThreadMetadata("metadata", metadata);
-    const driver = await this.#ready();
-    const { rowCount } = await driver.query(this.#sql.createThread, [
-      threadId,
-      JSON.stringify(metadata),
-    ]);
-    return rowCount === 1;
+  createThread(threadId: string, metadata: Record<string, unknown>): Promise<boolean> {
+    return threads.createThread(this.#parts, threadId, metadata);
   }
 
-  async searchThreads(options?: SearchThreadsOptions): Promise<ThreadPage> {
-    const search = readSearchOptions(options);
-    const driver = await this.#ready();
-    const { text, params } = searchThreadsQuery(this.#tables, search);
-    const { rows } = await driver.query(text, params);
-    const threads = rows.slice(0, search.limit).map(toRecord);
-    const more = rows.length > search.limit;
-    return { threads, nextCursor: more ? cursorAfter(threads.at(-1)!) : null };
+  searchThreads(options?: SearchThreadsOptions): Promise<ThreadPage> {
+    return threads.searchThreads(this.#parts, options);
   }
 
-  async deleteThread(threadId: string): Promise<void> {
-    assertStoreId("threadId", threadId);
-    const sql = this.#sql;
-    const driver = await this.#ready();
-    const rows = await driver.transaction(async (query) => {
-      // Head rows first: that locks them, so a concurrent put (which must update or claim
-      // a head row) waits for this delete and then fails or starts a fresh thread, instead
-      // of slipping a checkpoint in between and leaving it without a head.
-      const heads = await query(sql.deleteThreads, [threadId]);
-      const writes = await query(sql.deleteWrites, [threadId]);
-      const checkpoints = await query(sql.deleteCheckpoints, [threadId]);
-      const values = await query(sql.deleteValues, [threadId]);
-      await query(sql.deleteClaim, [threadId]);
-      return heads.rowCount + writes.rowCount + checkpoints.rowCount + values.rowCount;
-    });
-    this.#known.forget(threadId);
-    if (rows > 0) this.afterDelete(rows);
+  deleteThread(threadId: string): Promise<void> {
+    return threads.deleteThread(this.#parts, threadId);
   }
 
-  async prune(threadId: string, options: PruneOptions): Promise<number> {
-    const keep = readPruneArguments(threadId, options);
-    const sql = this.#sql;
-    const driver = await this.#ready();
-    const { checkpoints, rows } = await driver.transaction(async (query) => {
-      const runId = await this.#hold(query, threadId);
-      // Only metadata and links are planned from: the values are not assembled.
-      const read = (row: Record<string, unknown>, ns: string) =>
-        readStoredCheckpoint(row.payload, rowOf(row, threadId, ns), {});
-      const top = (await query(sql.pruneTop, [threadId, keep])).rows.map((row) => read(row, ""));
-      if (top.length === 0) {
-        await query(sql.unhold, [[threadId], runId]);
-        return { checkpoints: 0, rows: 0 };
-      }
-      const heads = (await query(sql.pruneNamespaceHeads, [threadId])).rows;
-      const plan = planPrune(
-        top,
-        heads.map((row) => ({ ns: row.ns as string, latest: read(row, row.ns as string) })),
-      );
-      const kept = [...plan].flatMap(([ns, ids]) => [...ids].map((id) => [ns, id] as const));
-      const pairs = [threadId, kept.map(([ns]) => ns), kept.map(([, id]) => id)];
-      const writes = await query(sql.pruneWrites, pairs);
-      const gone = await query(sql.pruneCheckpoints, pairs);
-      const values = await query(sql.pruneValues, [threadId]);
-      const namespaces = await query(sql.pruneNamespaces, [threadId, [...plan.keys()]]);
-      await query(sql.unhold, [[threadId], runId]);
-      return {
-        checkpoints: gone.rowCount,
-        rows: writes.rowCount + gone.rowCount + values.rowCount + namespaces.rowCount,
-      };
-    });
-    this.#known.forget(threadId);
-    if (rows > 0) this.afterDelete(rows);
-    return checkpoints;
+  prune(threadId: string, options: PruneOptions): Promise<number> {
+    return retention.prune(this.#parts, threadId, options);
   }
 
-  async rewindThread(
+  rewindThread(
     threadId: string,
     toCheckpointId: string | null,
     options?: RewindOptions,
   ): Promise<number> {
-    assertRewindArguments(threadId, toCheckpointId, options);
-    const sql = this.#sql;
-    const driver = await this.#ready();
-    const { checkpoints, rows } = await driver.transaction(async (query) => {
-      const runId = await this.#hold(query, threadId);
-      await query(sql.lockHeads, [threadId]);
-      // Seqs start at 1: a cut at 0 leaves nothing.
-      let cut = "0";
-      let head: Checkpoint | undefined;
-      if (toCheckpointId !== null) {
-        const target = (await query(sql.rewindTarget, [threadId, toCheckpointId])).rows[0];
-        // Thrown inside the transaction: it rolls back, hold included.
-        if (!target) throw new RewindTargetNotFoundError(threadId, toCheckpointId);
-        cut = target.seq as string;
-        // Only its interrupts are read: the values are not assembled.
-        head = readStoredCheckpoint(target.payload, rowOf(target, threadId, ""), {});
-      }
-      const writes = await query(sql.rewindWrites, [threadId, cut]);
-      const values = await query(sql.rewindValues, [threadId, cut]);
-      const gone = await query(sql.rewindCheckpoints, [threadId, cut]);
-      const own =
-        options?.runId === undefined
-          ? { rowCount: 0 }
-          : await query(sql.rewindRunWrites, [threadId, options.runId]);
-      await query(sql.rewindNamespaceHeads, [threadId]);
-      const heads = await query(sql.rewindEmptyHeads, [threadId]);
-      if (head) {
-        await query(sql.rewindRecord, [
-          threadId,
-          head.id,
-          storedStatusOf(head),
-          JSON.stringify(head.interrupts),
-        ]);
-      }
-      await query(sql.unhold, [[threadId], runId]);
-      return {
-        checkpoints: gone.rowCount,
-        rows: writes.rowCount + values.rowCount + gone.rowCount + own.rowCount + heads.rowCount,
-      };
-    });
-    this.#known.forget(threadId);
-    if (rows > 0) this.afterDelete(rows);
-    return checkpoints;
+    return retention.rewindThread(this.#parts, threadId, toCheckpointId, options);
   }
 
-  async pruneThreads(options: PruneThreadsOptions): Promise<number> {
-    const { idleBefore, statuses, graph } = readPruneThreadsOptions(options);
-    const sql = this.#sql;
-    const driver = await this.#ready();
-    let deleted = 0;
-    for (const status of statuses) {
-      // Keyset through threads_by_status: threads skipped (held, or written meanwhile) are
-      // passed, never read again, so the walk ends.
-      let after: [string, string] = ["-infinity", ""];
-      for (;;) {
-        const { rows: batch } = await driver.query(sql.staleThreads, [
-          status,
-          idleBefore,
-          ...after,
-          PRUNE_THREADS_BATCH,
-          graph ?? null,
-        ]);
-        if (batch.length === 0) break;
-        const last = batch.at(-1)!;
-        after = [last.at as string, last.thread_id as string];
-        const ids = batch.map((row) => row.thread_id as string);
-        const { threads, rows } = await driver.transaction(async (query) => {
-          const runId = randomUUID();
-          const held = (await query(sql.hold, [ids, runId])).rows.map((r) => r.thread_id);
-          const heads = await query(sql.deleteStaleHeads, [held, statuses, idleBefore]);
-          const doomed = heads.rows.map((r) => r.thread_id as string);
-          const subgraphHeads = await query(sql.deleteThreadsRows, [doomed]);
-          const writes = await query(sql.deleteThreadsWrites, [doomed]);
-          const checkpoints = await query(sql.deleteThreadsCheckpoints, [doomed]);
-          const values = await query(sql.deleteThreadsValues, [doomed]);
-          await query(sql.unhold, [held, runId]);
-          for (const id of doomed) this.#known.forget(id);
-          const rows = heads.rowCount + subgraphHeads.rowCount + writes.rowCount;
-          return { threads: doomed.length, rows: rows + checkpoints.rowCount + values.rowCount };
-        });
-        deleted += threads;
-        if (rows > 0) this.afterDelete(rows);
-        if (batch.length < PRUNE_THREADS_BATCH) break;
-      }
-    }
-    return deleted;
+  pruneThreads(options: PruneThreadsOptions): Promise<number> {
+    return retention.pruneThreads(this.#parts, options);
   }
 
-  async copyThread(from: string, to: string): Promise<void> {
-    assertCopyArguments(from, to);
-    const sql = this.#sql;
-    const driver = await this.#ready();
-    await driver.transaction(async (query) => {
-      if ((await query(sql.threadExists, [from, false])).rows.length === 0) {
-        throw new ThreadNotFoundError(from);
-      }
-      if ((await query(sql.threadExists, [to, true])).rows.length > 0) {
-        throw new ThreadExistsError(to);
-      }
-      // Held, so no run writes `from` while it is read: the copy is one consistent state.
-      const runId = await this.#hold(query, from);
-      try {
-        await query(sql.copyHeads, [from, to]);
-      } catch (error) {
-        // Another copyThread or a first put made `to` meanwhile.
-        if (sqlState(error) !== UNIQUE_VIOLATION) throw error;
-        throw new ThreadExistsError(to);
-      }
-      // Payloads name their thread: each is rewritten, a batch at a time, so the copy
-      // reads back as its own (and memory stays bounded by the batch).
-      for (let seq = "0"; ; ) {
-        const { rows } = await query(sql.copySource, [from, seq, COPY_BATCH]);
-        if (rows.length === 0) break;
-        const payloads = rows.map((row) => {
-          const where = rowOf(row, from, row.ns as string);
-          if (row.channels === null) {
-            const checkpoint = readStoredCheckpoint(row.payload, where);
-            return stringifyStored({ ...checkpoint, threadId: to }, "checkpoint");
-          }
-          // Values stay in the row and in their versions, copied as they are.
-          const checkpoint = readStoredCheckpoint(row.payload, where, {});
-          return stringifyStored({ ...checkpoint, threadId: to }, "checkpoint");
-        });
-        await query(sql.copyCheckpoints, [
-          from,
-          to,
-          rows.map((row) => row.ns),
-          rows.map((row) => row.id),
-          payloads,
-        ]);
-        seq = String(rows.at(-1)!.seq);
-        if (rows.length < COPY_BATCH) break;
-      }
-      await query(sql.copyWrites, [from, to]);
-      await query(sql.copyValues, [from, to]);
-      await query(sql.unhold, [[from], runId]);
-    });
-    this.#known.forget(to);
-  }
-
-  /**
-   * Holds the thread with a claim of this transaction's own (see `hold` in statements.ts)
-   * and returns its run id; `ThreadBusyError` (rolling the transaction back) if a run holds it.
-   */
-  async #hold(query: Query, threadId: string): Promise<string> {
-    const runId = randomUUID();
-    if ((await query(this.#sql.hold, [[threadId], runId])).rows.length === 1) return runId;
-    const { rows } = await query(this.#sql.latestId, [threadId, ""]);
-    throw new ThreadBusyError(threadId, (rows[0]?.latest_id as string | undefined) ?? null);
+  copyThread(from: string, to: string): Promise<void> {
+    return retention.copyThread(this.#parts, from, to);
   }
 
   /**
@@ -594,134 +333,4 @@ export abstract class SqlCheckpointer implements Checkpointer {
     if (starting) await starting.catch(() => undefined);
     await this.disconnect();
   }
-}
-
-interface ReadTuple {
-  tuple: CheckpointTuple;
-  /** The checkpoint's channel versions and their chains' bases; none for an older row. */
-  versions: ChannelVersions | undefined;
-  bases: ChannelVersions | undefined;
-}
-
-/** A read whose value rows missed a link of a chain: read again link by link. */
-const INCOMPLETE = Symbol("incomplete");
-
-function toTuple(
-  result: { rows: Array<Record<string, unknown>> },
-  threadId: string,
-  ns: string,
-  final: boolean,
-): ReadTuple | typeof INCOMPLETE | undefined {
-  const first = result.rows[0];
-  if (first?.kind !== 0) return undefined;
-  const checkpointId = first.key as string;
-  const writes: PendingWrite[] = [];
-  const values: Array<Record<string, unknown>> = [];
-  for (const row of result.rows) {
-    if (row.kind === 1) {
-      writes.push(
-        readStoredWrite(row.payload, { threadId, ns, checkpointId, taskId: row.key as string }),
-      );
-    } else if (row.kind === 2) values.push(row);
-  }
-  const assembly = assemblyOf(values, threadId, ns);
-  const versions = versionsOf(first, threadId, ns);
-  if (!final && versions && !assembly.complete(versions)) return INCOMPLETE;
-  return {
-    tuple: { checkpoint: readRow(first, versions, threadId, ns, assembly), pendingWrites: writes },
-    versions,
-    bases: versions && assembly.bases(versions),
-  };
-}
-
-/** A checkpoint row's channel versions; undefined for a row from before them. */
-function versionsOf(
-  row: Record<string, unknown>,
-  threadId: string,
-  ns: string,
-): ChannelVersions | undefined {
-  if (row.channels === null || row.channels === undefined) return undefined;
-  return readStoredVersions(row.channels, row.versions, rowOf(row, threadId, ns));
-}
-
-/** A checkpoint row, its values assembled from their versions (or, in an older row, its payload). */
-function readRow(
-  row: Record<string, unknown>,
-  versions: ChannelVersions | undefined,
-  threadId: string,
-  ns: string,
-  assembly: ValueAssembly,
-): Checkpoint {
-  const where = rowOf(row, threadId, ns);
-  if (!versions) return readStoredCheckpoint(row.payload, where);
-  const missing = (channel: string, version: string) =>
-    corruptValue(
-      where,
-      `the value of channel "${channel}" at version ${version} is missing or damaged`,
-    );
-  return readStoredCheckpoint(row.payload, where, assembly.values(versions, missing));
-}
-
-/** The channel versions a page of rows brought, parsed on first use. */
-function assemblyOf(
-  rows: Array<Record<string, unknown>>,
-  threadId: string,
-  ns: string,
-): ValueAssembly {
-  const stored: StoredValue[] = rows.map((row) => ({
-    channel: row.channel as string,
-    version: row.key as string,
-    prev: (row.prev as string | null) ?? null,
-    keep: (row.keep as number | null) ?? null,
-    base: (row.base as string | null) ?? null,
-    payload: row.payload as string,
-  }));
-  return new ValueAssembly(stored, (value) =>
-    readStoredValue(value, { threadId, ns, checkpointId: value.version }),
-  );
-}
-
-/** The stored versions of `put`, as the statement's array parameters ($15…$19). */
-function columnsOf(
-  stored: StoredValue[],
-): [string[], Array<string | null>, Array<number | null>, string[], Array<string | null>] {
-  return [
-    stored.map((v) => v.channel),
-    stored.map((v) => v.prev),
-    stored.map((v) => v.keep),
-    stored.map((v) => v.payload),
-    stored.map((v) => v.base),
-  ];
-}
-
-/** A thread record from its head row (see `recordColumns` in statements.ts). */
-function toRecord(row: Record<string, unknown>): ThreadRecord {
-  return {
-    threadId: row.thread_id as string,
-    graph: (row.graph as string | null) ?? null,
-    status: row.busy ? "busy" : (row.status as ThreadStatus),
-    interrupts: JSON.parse(row.interrupts as string),
-    error: row.error ? JSON.parse(row.error as string) : null,
-    metadata: JSON.parse(row.metadata as string),
-    createdAt: row.created_at as string,
-    updatedAt: row.updated_at as string,
-    latestCheckpointId: row.latest_id as string,
-  };
-}
-
-/** Where a checkpoint row belongs, from its `id`/`key` and `parent_id` columns. */
-function rowOf(row: Record<string, unknown>, threadId: string, ns: string): StoredRow {
-  const checkpointId = (row.id ?? row.key) as string;
-  return { threadId, ns, checkpointId, parentId: row.parent_id as string | null };
-}
-
-/** A claim lifetime a store accepts: long enough to be renewed before it runs out. */
-function checkedClaimTtl(ms: number | undefined): number | undefined {
-  if (ms === undefined) return undefined;
-  if (!(Number.isFinite(ms) && ms >= 300)) {
-    throw new InvalidConfigError(
-      `claimTtlMs must be a number of milliseconds ≥ 300, got ${String(ms)}. Leave it out for the default (4 s).`,
-    );
-  }
-  return ms;
 }

@@ -1,24 +1,14 @@
 // The types a graph is written in: state, node functions, routers, reducers and what a node may return.
+
+import type { StateWriteForms } from "../../control/index.js";
 import type { NodeRuntime } from "../../runtime/node-runtime.js";
 import type { Command, GotoTarget } from "./command.js";
 
+export type { StateWriteForms } from "../../control/index.js";
 export type { NodeRuntime, RunConfig, WriterFn } from "../../runtime/node-runtime.js";
 
 /** Any graph state: a plain object of channels. */
 export type State = Record<string, any>;
-
-/**
- * Other forms a node may write to a state value, by the value's type `V`: a table the
- * layers above this one fill by declaration merging (a reducer may take more than it
- * stores, and the graph layer does not know their types). `models/remove-message.ts` adds
- * one: a `Message[]` value may also be written `removeMessage(id)` markers.
- *
- * @example
- * type MessagesForm = StateWriteForms<Message[]>["removeMessage"]; // ReadonlyArray<Message | RemoveMessage>
- */
-// biome-ignore lint/correctness/noUnusedVariables: V is used by the declarations merged in
-// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging
-export interface StateWriteForms<V> {}
 
 /**
  * What a node may write to a state `S`: any of its keys, each with a value of its type or

@@ -1,11 +1,21 @@
 import { multitaskDecision } from "../multitask.js";
-import type { NewRun, RunChange, RunEnd, RunQueue, ScheduledJob, Taken } from "../queue.js";
+import type {
+  Delivery,
+  DeliveryOutcome,
+  NewRun,
+  RunChange,
+  RunEnd,
+  RunQueue,
+  ScheduledJob,
+  Taken,
+} from "../queue.js";
 import {
   ACTIVE_RUN_STATUSES,
   FINAL_RUN_STATUSES,
   type QueuedRun,
   type StopAction,
 } from "../run.js";
+import { InProcessDeliveries } from "./in-process-deliveries.js";
 
 /** Ended runs kept for `get`/`list`/`join`; the oldest go first. */
 const KEPT_ENDED_RUNS = 10_000;
@@ -39,6 +49,7 @@ export class InProcessRunQueue implements RunQueue {
   #handler: ((runId: string, workerId: string) => Promise<void>) | undefined;
   #onScheduled: ((job: ScheduledJob) => Promise<void>) | undefined;
   readonly #jobs = new Map<string, WaitingJob>();
+  readonly #deliveries = new InProcessDeliveries();
   #concurrency = 1;
   #working = new Set<string>();
   #closed = false;
@@ -104,19 +115,30 @@ export class InProcessRunQueue implements RunQueue {
 
   async consume(
     handler: (runId: string, workerId: string) => Promise<void>,
-    options: { concurrency: number; onScheduled?: (job: ScheduledJob) => Promise<void> },
+    options: {
+      concurrency: number;
+      onScheduled?: (job: ScheduledJob) => Promise<void>;
+      onDelivery?: (delivery: Delivery, attempt: number) => Promise<DeliveryOutcome>;
+    },
   ) {
     this.#handler = handler;
     this.#onScheduled = options.onScheduled;
     this.#concurrency = options.concurrency;
+    this.#deliveries.consume(options.onDelivery);
     this.#dispatch();
     return {
       workerIds: () => ["in-process"],
       stop: async () => {
         this.#handler = undefined;
         this.#onScheduled = undefined;
+        this.#deliveries.consume(undefined);
       },
     };
+  }
+
+  /** Kept on a timer in this process: a delivery waiting for a retry ends with the process. */
+  addDelivery(delivery: Delivery): Promise<boolean> {
+    return this.#deliveries.add(delivery);
   }
 
   async schedule(job: ScheduledJob): Promise<void> {
@@ -196,6 +218,7 @@ export class InProcessRunQueue implements RunQueue {
     this.#closed = true;
     this.#handler = undefined;
     this.#onScheduled = undefined;
+    this.#deliveries.close();
     for (const waiting of this.#jobs.values()) clearTimeout(waiting.timer);
     this.#jobs.clear();
   }

@@ -4,7 +4,12 @@
  * worker. Created if missing, under an advisory lock so concurrent first starts agree.
  */
 export function runTables(prefix: string) {
-  return { runs: `${prefix}runs`, workers: `${prefix}run_workers`, channel: `${prefix}runs` };
+  return {
+    runs: `${prefix}runs`,
+    workers: `${prefix}run_workers`,
+    channel: `${prefix}runs`,
+    deliveries: `${prefix}deliveries`,
+  };
 }
 
 export function createRunTables(t: ReturnType<typeof runTables>): string {
@@ -35,5 +40,18 @@ export function createRunTables(t: ReturnType<typeof runTables>): string {
     create table if not exists ${t.workers} (
       worker_id text primary key,
       seen_at timestamptz not null
-    );`;
+    );
+    -- One row per delivery (a webhook) ever added: its key makes an event delivered once
+    -- however many processes add it; a graphile-worker job wakes a worker for each attempt.
+    create table if not exists ${t.deliveries} (
+      key text primary key,
+      payload jsonb not null,
+      status text not null default 'pending',
+      attempts integer not null default 0,
+      last_error text,
+      created_at timestamptz not null default clock_timestamp(),
+      updated_at timestamptz not null default clock_timestamp()
+    );
+    create index if not exists ${t.deliveries}_ended on ${t.deliveries} (updated_at)
+      where status <> 'pending';`;
 }

@@ -2,7 +2,16 @@ import { EventEmitter } from "node:events";
 import { Logger, runMigrations, run as runWorkers, type WorkerEvents } from "graphile-worker";
 import type { Client, Pool, PoolClient } from "pg";
 import { multitaskDecision } from "../multitask.js";
-import type { NewRun, RunChange, RunEnd, RunQueue, ScheduledJob, Taken } from "../queue.js";
+import type {
+  Delivery,
+  DeliveryOutcome,
+  NewRun,
+  RunChange,
+  RunEnd,
+  RunQueue,
+  ScheduledJob,
+  Taken,
+} from "../queue.js";
 import type { QueuedRun, RunListOptions, StopAction } from "../run.js";
 import { createRunTables, runTables } from "./postgres-schema.js";
 
@@ -10,6 +19,13 @@ import { createRunTables, runTables } from "./postgres-schema.js";
 const RUN_TASK = "stateweaver_run";
 /** graphile-worker's task name for a `ScheduledJob` that fell due. */
 const SCHEDULED_TASK = "stateweaver_scheduled";
+/** graphile-worker's task name for "attempt this delivery" (a webhook). */
+const DELIVERY_TASK = "stateweaver_delivery";
+/**
+ * How long an ended delivery's row is kept (7 days): while it is, the same event is not
+ * delivered again; after, nobody queues it any more.
+ */
+const ENDED_DELIVERY_KEPT_MS = 7 * 24 * 3600 * 1000;
 
 /** Options of `PostgresRunQueue`. */
 export interface PostgresRunQueueOptions {
@@ -171,9 +187,13 @@ export class PostgresRunQueue implements RunQueue {
 
   async consume(
     handler: (runId: string, workerId: string) => Promise<void>,
-    options: { concurrency: number; onScheduled?: (job: ScheduledJob) => Promise<void> },
+    options: {
+      concurrency: number;
+      onScheduled?: (job: ScheduledJob) => Promise<void>;
+      onDelivery?: (delivery: Delivery, attempt: number) => Promise<DeliveryOutcome>;
+    },
   ) {
-    const { onScheduled } = options;
+    const { onScheduled, onDelivery } = options;
     const events: WorkerEvents = new EventEmitter();
     const workerIds = new Set<string>();
     // graphile-worker locks jobs in the name of its worker pool (one per process), not of
@@ -200,6 +220,11 @@ export class PostgresRunQueue implements RunQueue {
         ...(onScheduled && {
           [SCHEDULED_TASK]: async (payload: unknown) => {
             await onScheduled(payload as ScheduledJob);
+          },
+        }),
+        ...(onDelivery && {
+          [DELIVERY_TASK]: async (payload: unknown) => {
+            await this.#attemptDelivery((payload as { key: string }).key, onDelivery);
           },
         }),
       },
@@ -248,6 +273,57 @@ export class PostgresRunQueue implements RunQueue {
       `select ${this.#schema}.add_job($1, $2::json, queue_name => $3, run_at => $4::timestamptz,
          max_attempts => 25, job_key => $5, job_key_mode => 'preserve_run_at')`,
       [SCHEDULED_TASK, JSON.stringify(job), `thread:${job.threadId}`, job.at, job.key],
+    );
+  }
+
+  async addDelivery(delivery: Delivery): Promise<boolean> {
+    // The row and its job in one statement: a key seen before adds neither.
+    const r = await this.#pool.query(
+      `with added as (
+         insert into ${this.#t.deliveries} (key, payload) values ($1, $2::jsonb)
+         on conflict (key) do nothing returning key)
+       select ${this.#schema}.add_job($3, json_build_object('key', key), max_attempts => 1000,
+           job_key => 'delivery:' || key)
+         from added`,
+      [delivery.key, JSON.stringify(delivery.payload), DELIVERY_TASK],
+    );
+    return (r.rowCount ?? 0) > 0;
+  }
+
+  /**
+   * One attempt at a pending delivery, in the worker graphile-worker gave its job to (so one
+   * worker at a time). The attempt is counted before the request goes out, so a worker that
+   * dies mid-attempt does not get unbounded tries; a failure to be retried is a new job, due
+   * when the caller's backoff says (graphile-worker's own retry delay is not used).
+   */
+  async #attemptDelivery(
+    key: string,
+    onDelivery: (delivery: Delivery, attempt: number) => Promise<DeliveryOutcome>,
+  ): Promise<void> {
+    const counted = await this.#pool.query(
+      `update ${this.#t.deliveries} set attempts = attempts + 1, updated_at = clock_timestamp()
+        where key = $1 and status = 'pending' returning payload, attempts`,
+      [key],
+    );
+    const row = counted.rows[0];
+    if (!row) return; // delivered or given up already
+    const outcome = await onDelivery({ key, payload: row.payload }, row.attempts as number);
+    const retry = outcome.status === "failed" ? outcome.retryInMs : undefined;
+    await this.#pool.query(
+      `with noted as (
+         update ${this.#t.deliveries} set status = $2, last_error = $3, updated_at = clock_timestamp()
+          where key = $1 returning key)
+       select ${this.#schema}.add_job($4, json_build_object('key', key),
+           run_at => clock_timestamp() + $5 * interval '1 millisecond', max_attempts => 1000,
+           job_key => 'delivery:' || key)
+         from noted where $5::int is not null`,
+      [
+        key,
+        outcome.status === "delivered" ? "delivered" : retry === undefined ? "failed" : "pending",
+        outcome.status === "failed" ? outcome.error : null,
+        DELIVERY_TASK,
+        retry === undefined ? null : Math.max(0, Math.round(retry)),
+      ],
     );
   }
 
@@ -364,6 +440,12 @@ export class PostgresRunQueue implements RunQueue {
           and r.updated_at < clock_timestamp() - $1 * interval '1 millisecond'
           and not exists (select 1 from ${this.#schema}._private_jobs j where j.key = r.run_id)`,
       [leaseMs, RUN_TASK],
+    );
+    // Deliveries that ended long ago: their keys have done their work.
+    await this.#pool.query(
+      `delete from ${this.#t.deliveries}
+        where status <> 'pending' and updated_at < clock_timestamp() - $1 * interval '1 millisecond'`,
+      [ENDED_DELIVERY_KEPT_MS],
     );
     return (r.rows[0]?.count as number) ?? 0;
   }

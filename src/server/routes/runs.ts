@@ -47,6 +47,8 @@ export const runBody = z.looseObject({
   checkpoint_id: z.string().nullish(),
   multitask_strategy: z.enum(["reject", "interrupt", "rollback", "enqueue"]).nullish(),
   if_not_exists: z.enum(["create", "reject"]).nullish(),
+  /** Posted the run when it ends (see docs/webhooks.md). */
+  webhook: z.url({ protocol: /^https?$/, error: "an http:// or https:// URL" }).nullish(),
 });
 export type RunBody = z.infer<typeof runBody>;
 
@@ -187,6 +189,7 @@ export async function startRun(
     ...(body.interrupt_after && { interruptAfter: all(body.interrupt_after, graphId) }),
     ...(body.checkpoint_id && { checkpointId: body.checkpoint_id }),
     ...(who && { authUser: who.user }),
+    ...(body.webhook && { webhook: body.webhook }),
     multitaskStrategy: strategy,
     // What the resume was checked against: a concurrent resume that got there first makes
     // this one a 409, wherever the runs execute.

@@ -1,0 +1,68 @@
+// A SQL store's thread records: get, create, search, and delete a thread with all it stored.
+import type { SearchThreadsOptions, ThreadPage, ThreadRecord } from "../checkpointer.js";
+import { assertStoreId } from "../limits.js";
+import { assertThreadMetadata, cursorAfter, readSearchOptions } from "../thread-records.js";
+import { toRecord } from "./rows.js";
+import { searchThreadsQuery } from "./statements.js";
+import type { StoreParts } from "./store-parts.js";
+
+/** `Checkpointer.getThread`: the thread's record, from its head row. */
+export async function getThread(
+  parts: StoreParts,
+  threadId: string,
+): Promise<ThreadRecord | undefined> {
+  assertStoreId("threadId", threadId);
+  const driver = await parts.ready();
+  const { rows } = await driver.query(parts.sql.getThread, [threadId]);
+  return rows[0] && toRecord(rows[0]);
+}
+
+/** `Checkpointer.createThread`: false when the thread already exists. */
+export async function createThread(
+  parts: StoreParts,
+  threadId: string,
+  metadata: Record<string, unknown>,
+): Promise<boolean> {
+  assertStoreId("threadId", threadId);
+  assertThreadMetadata("metadata", metadata);
+  const driver = await parts.ready();
+  const { rowCount } = await driver.query(parts.sql.createThread, [
+    threadId,
+    JSON.stringify(metadata),
+  ]);
+  return rowCount === 1;
+}
+
+/** `Checkpointer.searchThreads`: one page of records, keyset-paged. */
+export async function searchThreads(
+  parts: StoreParts,
+  options?: SearchThreadsOptions,
+): Promise<ThreadPage> {
+  const search = readSearchOptions(options);
+  const driver = await parts.ready();
+  const { text, params } = searchThreadsQuery(parts.tables, search);
+  const { rows } = await driver.query(text, params);
+  const threads = rows.slice(0, search.limit).map(toRecord);
+  const more = rows.length > search.limit;
+  return { threads, nextCursor: more ? cursorAfter(threads.at(-1)!) : null };
+}
+
+/** `Checkpointer.deleteThread`: every row of the thread, in one transaction. */
+export async function deleteThread(parts: StoreParts, threadId: string): Promise<void> {
+  assertStoreId("threadId", threadId);
+  const sql = parts.sql;
+  const driver = await parts.ready();
+  const rows = await driver.transaction(async (query) => {
+    // Head rows first: that locks them, so a concurrent put (which must update or claim
+    // a head row) waits for this delete and then fails or starts a fresh thread, instead
+    // of slipping a checkpoint in between and leaving it without a head.
+    const heads = await query(sql.deleteThreads, [threadId]);
+    const writes = await query(sql.deleteWrites, [threadId]);
+    const checkpoints = await query(sql.deleteCheckpoints, [threadId]);
+    const values = await query(sql.deleteValues, [threadId]);
+    await query(sql.deleteClaim, [threadId]);
+    return heads.rowCount + writes.rowCount + checkpoints.rowCount + values.rowCount;
+  });
+  parts.known.forget(threadId);
+  if (rows > 0) parts.afterDelete(rows);
+}

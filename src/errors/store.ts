@@ -1,0 +1,17 @@
+// The long-term store's errors.
+import { brandError } from "./brand-error.js";
+import { StateweaverError } from "./stateweaver-error.js";
+
+/**
+ * A long-term store call was given something it cannot take: an empty namespace or one with
+ * a label containing `.`, a value that is not a JSON object, a bad TTL, filter or page.
+ */
+export class InvalidStoreRequestError extends StateweaverError {
+  static {
+    brandError(InvalidStoreRequestError);
+  }
+
+  constructor(message: string) {
+    super("INVALID_STORE_REQUEST", message);
+  }
+}
