@@ -195,9 +195,12 @@ export class CompiledGraph<S extends State = State, C = unknown> {
    * graph.subgraphs.map(([node]) => node); // ["weather_graph"]
    */
   get subgraphs(): Array<[string, CompiledGraph<any, any>]> {
-    return [...this.#g.spec.nodes.values()]
-      .filter((n) => n.run instanceof CompiledGraph)
-      .map((n) => [n.name, n.run as CompiledGraph<any, any>]);
+    return (
+      [...this.#g.spec.nodes.values()]
+        // As in drawing(): a node that is not a function is a compiled graph (addNode's type).
+        .filter((n) => typeof n.run !== "function")
+        .map((n) => [n.name, n.run as CompiledGraph<any, any>])
+    );
   }
 
   /**
