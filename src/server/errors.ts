@@ -1,5 +1,5 @@
 import { isTransientDatabaseError } from "../checkpoint/index.js";
-import { isStateweaverError, StateweaverError } from "../errors/index.js";
+import { AccessRefusedError, isStateweaverError, StateweaverError } from "../errors/index.js";
 
 /** One problem with a request field, for showing at that field. */
 export interface FieldProblem {
@@ -62,6 +62,7 @@ const STATUS_BY_CODE: Record<string, RequestError["status"]> = {
   REWIND_TARGET_NOT_FOUND: 409,
   // LangGraph's server answers a namespace it cannot take with 422.
   INVALID_STORE_REQUEST: 422,
+  INVALID_AUDIT_REQUEST: 400,
 };
 
 /**
@@ -105,6 +106,9 @@ export function errorResponse(error: unknown): {
         ...error.extra,
       },
     };
+  }
+  if (error instanceof AccessRefusedError) {
+    return { status: error.status, body: { error: { code: error.code, message: error.message } } };
   }
   if (isStateweaverError(error)) {
     const status = STATUS_BY_CODE[error.code];

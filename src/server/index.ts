@@ -7,7 +7,18 @@
  * const server = createServer({ graphs: { ops: agent }, checkpointer });
  * await server.listen({ port: 2024 });
  */
-
+export {
+  type AuditActor,
+  type AuditEntry,
+  type AuditLog,
+  type AuditQuery,
+  type AuditVerification,
+  auditLogFor,
+  exportLines,
+  MemoryAuditLog,
+  SqlAuditLog,
+  verifyChain,
+} from "../audit/index.js";
 export {
   signWebhook,
   verifyWebhookSignature,
