@@ -1,9 +1,11 @@
+import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
 import { z } from "zod";
 import type { InterruptRecord } from "../../checkpoint/index.js";
 import { clauses } from "../../errors/sentences.js";
 import type { BackgroundRun } from "../../runs/index.js";
-import type { RequestIdentity } from "../auth/identity.js";
+import { type RequestIdentity, sharedTokenIdentity } from "../auth/identity.js";
+import { actorOf, recordNotApplied, recordResumeDecisions } from "../decision-audit.js";
 import { checkResumeRights } from "../decision-rights.js";
 import { RequestError } from "../errors.js";
 import {
@@ -231,7 +233,26 @@ export async function startRun(
   // Under rollback, LangGraph deletes the runs it rolls back: those active now.
   const rolledBack =
     strategy === "rollback" && view.status === "busy" ? await activeRuns(ctx, threadId) : [];
-  const run = await createGraphRun(ctx.hosted, ctx.runs, request);
+  // A resume of what waits is a decision: recorded in the audit log before its run exists.
+  const caller = who ?? sharedTokenIdentity(undefined);
+  const runId = randomUUID();
+  const decided =
+    resume && view.status === "interrupted"
+      ? await recordResumeDecisions(
+          ctx.audit,
+          view.record,
+          answersOf(view.record.interrupts, resume.value),
+          caller,
+          runId,
+        )
+      : [];
+  const run = await createGraphRun(ctx.hosted, ctx.runs, { ...request, runId }).catch(
+    async (error: unknown) => {
+      for (const d of decided)
+        await recordNotApplied(ctx.audit, d, actorOf(caller), (error as Error).message);
+      throw error;
+    },
+  );
   if (view.graphId === undefined) {
     // The thread belongs to this graph from its first run on, as LangGraph records it:
     // its state has a shape even while the run waits (or after it was cancelled unrun).
