@@ -42,6 +42,8 @@ export interface GraphRunRequest {
   interruptBefore?: string[];
   interruptAfter?: string[];
   checkpointId?: string;
+  /** The client's `config.configurable` keys, for the nodes (`config.configurable`). */
+  configurable?: Record<string, unknown>;
   /** Passed to nodes as `runtime.context` (LangGraph's run `context`); never stored. */
   context?: unknown;
   /** The authenticated user who started the run: nodes get it as `config.configurable.langgraph_auth_user`. */
@@ -97,7 +99,12 @@ export async function createGraphRun(
     ...(request.metadata && { metadata: request.metadata }),
     ...(request.runId && { runId: request.runId }),
     ...(request.context !== undefined && { context: request.context }),
-    ...(request.authUser && { configurable: { langgraph_auth_user: request.authUser } }),
+    ...((request.configurable || request.authUser) && {
+      configurable: {
+        ...request.configurable,
+        ...(request.authUser && { langgraph_auth_user: request.authUser }),
+      },
+    }),
     ...(request.interruptBefore && { interruptBefore: request.interruptBefore }),
     ...(request.interruptAfter && { interruptAfter: request.interruptAfter }),
     ...(request.checkpointId && { checkpointId: request.checkpointId }),

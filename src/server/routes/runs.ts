@@ -53,6 +53,19 @@ export type RunBody = z.infer<typeof runBody>;
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 
+// Set by the server, never by a client: the thread and checkpoint come from the route and
+// the body's own fields, the user from authentication.
+const SERVER_KEYS = new Set(["thread_id", "checkpoint_id", "checkpoint_ns", "langgraph_auth_user"]);
+
+/** The run's `config.configurable` keys that reach its nodes (LangGraph passes them through). */
+function passedConfigurable(
+  configurable: Record<string, unknown> | null | undefined,
+): Record<string, unknown> | undefined {
+  if (!configurable) return undefined;
+  const kept = Object.entries(configurable).filter(([key]) => !SERVER_KEYS.has(key));
+  return kept.length > 0 ? Object.fromEntries(kept) : undefined;
+}
+
 /** A run as LangGraph returns it. */
 export function toWireRun(run: BackgroundRun): Record<string, unknown> {
   return {
@@ -169,6 +182,7 @@ export async function startRun(
         ? { ...assistant.context, ...(isRecord(body.context) ? body.context : {}) }
         : body.context;
   const metadata = { ...(ctx.newThreads.take(threadId) ?? {}), ...(body.metadata ?? {}) };
+  const configurable = passedConfigurable(body.config?.configurable);
   const all = (b: RunBody["interrupt_before"], graphId: string) =>
     b === "*" ? ctx.hosted.get(graphId).nodes : (b ?? undefined);
   const request: GraphRunRequest = {
@@ -186,6 +200,7 @@ export async function startRun(
     }),
     ...(body.interrupt_after && { interruptAfter: all(body.interrupt_after, graphId) }),
     ...(body.checkpoint_id && { checkpointId: body.checkpoint_id }),
+    ...(configurable && { configurable }),
     ...(who && { authUser: who.user }),
     ...(body.webhook && { webhook: body.webhook }),
     multitaskStrategy: strategy,
