@@ -106,6 +106,9 @@ export async function serveCommand(
     graphDefaults,
     ...(routes && { routes }),
     ...(auth && { auth }),
+    // Inbox sessions signed with a shared secret survive restarts and work across servers.
+    ...(auth &&
+      env.STATEWEAVER_SESSION_SECRET && { sessionSecret: env.STATEWEAVER_SESSION_SECRET }),
     ...(queue && { queue }),
     ...(concurrency !== undefined && { concurrency }),
     ...(webhookOptions && { webhooks: webhookOptions }),

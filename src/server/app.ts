@@ -7,6 +7,8 @@ import { createRuns, type RunQueue, type WebhookOptions } from "../runs/index.js
 import { type Store, storeFor } from "../store/index.js";
 import { Assistants, type GraphDefaults } from "./assistants.js";
 import { type AuthHandlers, authenticateRequests } from "./auth/custom-auth.js";
+import { authorizeResources } from "./auth/resource-access.js";
+import { UserSessions } from "./auth/user-session.js";
 import { authRoutes, checkToken, requireAccess } from "./auth.js";
 import { errorResponse } from "./errors.js";
 import { graphRunExecutor, wireRunValues } from "./graph-runs.js";
@@ -51,6 +53,12 @@ export interface ServerOptions {
    * reviews (their permissions are what review policies' `reviewers` check).
    */
   auth?: AuthHandlers;
+  /**
+   * With `auth`: the key that signs the inbox's session cookies (a long random string).
+   * Without it each process makes its own, so a restart signs every browser out, and
+   * servers sharing one address must be given the same secret.
+   */
+  sessionSecret?: string;
   /** The built inbox to serve at `/`; the package's own `dist/inbox` by default. */
   inboxDir?: string;
   /** Largest request body in bytes; `DEFAULT_BODY_LIMIT` by default. */
@@ -160,8 +168,10 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   );
   app.use(staticInbox(options.inboxDir ?? packageInbox()));
   app.route("/", healthRoutes());
-  app.route("/auth", authRoutes(access));
-  app.use(options.auth ? authenticateRequests(options.auth) : requireAccess(access));
+  const sessions = options.auth ? new UserSessions(options.sessionSecret) : undefined;
+  app.route("/auth", authRoutes({ ...access, auth: options.auth, sessions }));
+  app.use(options.auth ? authenticateRequests(options.auth, sessions) : requireAccess(access));
+  if (options.auth) app.use(authorizeResources(options.auth, context));
   if (options.routes) app.route("/", options.routes);
   app.route("/", infoRoutes(context));
   app.route("/assistants", assistantRoutes(context));

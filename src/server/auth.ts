@@ -2,6 +2,12 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { z } from "zod";
+import { type AuthHandlers, signInUser, userFrom } from "./auth/custom-auth.js";
+import {
+  USER_SESSION_COOKIE,
+  USER_SESSION_SECONDS,
+  type UserSessions,
+} from "./auth/user-session.js";
 import { CSRF_COOKIE, checkCsrf, checkSameSite, fromBrowser } from "./csrf.js";
 import { RequestError, ServerConfigError } from "./errors.js";
 import { parseBody } from "./request-body.js";
@@ -12,6 +18,12 @@ export const SESSION_COOKIE = "sw_session";
 /** Who may call the server: with `token`, only holders of it; without, only this machine. */
 export interface AccessOptions {
   token: string | undefined;
+}
+
+/** With an auth file, the inbox signs people in through it instead of the shared token. */
+export interface SignInOptions extends AccessOptions {
+  auth?: AuthHandlers | undefined;
+  sessions?: UserSessions | undefined;
 }
 
 /**
@@ -136,14 +148,35 @@ function setCsrfCookie(c: Context, secure: boolean): string {
 
 /**
  * `POST /auth/login` `{ token }`, `POST /auth/logout` and `GET /auth/csrf` (sets the CSRF
- * cookie; says whether a login is needed).
+ * cookie; says whether a login is needed, and who is signed in). With an auth file, the
+ * login's `token` is the credential the auth file's `authenticate` accepts (sent to it as
+ * `Authorization: Bearer <token>`); the user it returns is kept in a signed, HttpOnly,
+ * SameSite=Strict session cookie, and is who decides reviews from that browser.
  */
-export function authRoutes(options: AccessOptions): Hono {
+export function authRoutes(options: SignInOptions): Hono {
   const routes = new Hono();
   const secureOf = (c: Context) => new URL(c.req.url).protocol === "https:";
+  const { auth, sessions } = options;
+  const signedIn = (c: Context) =>
+    auth && sessions ? sessions.read(getCookie(c, USER_SESSION_COOKIE)) : undefined;
   routes.post("/login", async (c) => {
     checkSameSite(c);
     const { token } = await parseBody(c, z.object({ token: z.string().min(1) }));
+    if (auth && sessions) {
+      const user = await signInUser(auth, token, c.req.url);
+      setCookie(c, USER_SESSION_COOKIE, sessions.sign(user), {
+        path: "/",
+        httpOnly: true,
+        sameSite: "Strict",
+        secure: secureOf(c),
+        maxAge: USER_SESSION_SECONDS,
+      });
+      return c.json({
+        authenticated: true,
+        csrfToken: setCsrfCookie(c, secureOf(c)),
+        user: { identity: user.identity, displayName: user.display_name, verified: true },
+      });
+    }
     if (options.token === undefined) {
       return c.json({ authenticated: true, csrfToken: setCsrfCookie(c, secureOf(c)) });
     }
@@ -158,17 +191,37 @@ export function authRoutes(options: AccessOptions): Hono {
     return c.json({ authenticated: true, csrfToken: setCsrfCookie(c, secureOf(c)) });
   });
   routes.post("/logout", (c) => {
+    checkSameSite(c);
     deleteCookie(c, SESSION_COOKIE, { path: "/" });
+    deleteCookie(c, USER_SESSION_COOKIE, { path: "/" });
     deleteCookie(c, CSRF_COOKIE, { path: "/" });
     return c.json({ authenticated: false });
   });
-  routes.get("/csrf", (c) => {
+  routes.get("/csrf", async (c) => {
     const csrfToken = getCookie(c, CSRF_COOKIE) ?? setCsrfCookie(c, secureOf(c));
+    if (auth) {
+      // Signed in here, or known to the auth file by what the browser sends (an SSO cookie).
+      const user = signedIn(c) ?? (await userFrom(auth, c.req.raw).catch(() => undefined));
+      return c.json({
+        csrfToken,
+        authenticated: user !== undefined,
+        tokenRequired: true,
+        signIn: "auth_handler",
+        ...(user && {
+          user: { identity: user.identity, displayName: user.display_name, verified: true },
+        }),
+      });
+    }
     const session = getCookie(c, SESSION_COOKIE);
     const authenticated =
       options.token === undefined ||
       (session !== undefined && sameBytes(session, sessionOf(options.token)));
-    return c.json({ csrfToken, authenticated, tokenRequired: options.token !== undefined });
+    return c.json({
+      csrfToken,
+      authenticated,
+      tokenRequired: options.token !== undefined,
+      signIn: "shared_token",
+    });
   });
   return routes;
 }

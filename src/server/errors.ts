@@ -1,5 +1,5 @@
 import { isTransientDatabaseError } from "../checkpoint/index.js";
-import { isStateweaverError, StateweaverError } from "../errors/index.js";
+import { AccessRefusedError, isStateweaverError, StateweaverError } from "../errors/index.js";
 
 /** One problem with a request field, for showing at that field. */
 export interface FieldProblem {
@@ -105,6 +105,9 @@ export function errorResponse(error: unknown): {
         ...error.extra,
       },
     };
+  }
+  if (error instanceof AccessRefusedError) {
+    return { status: error.status, body: { error: { code: error.code, message: error.message } } };
   }
   if (isStateweaverError(error)) {
     const status = STATUS_BY_CODE[error.code];

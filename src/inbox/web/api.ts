@@ -12,6 +12,7 @@ import type {
   InboxItem,
   InboxList,
   ReviewReceipt,
+  SignInState,
   ThreadView,
 } from "./wire.js";
 
@@ -89,7 +90,7 @@ const enc = encodeURIComponent;
 
 export const api = {
   /** Sets the `sw_csrf` cookie (on loopback without a token; otherwise login sets it). */
-  csrf: () => request<unknown>("GET", "/auth/csrf"),
+  csrf: () => request<SignInState>("GET", "/auth/csrf"),
   login: (token: string) => request<unknown>("POST", "/auth/login", { token }),
   logout: () => request<unknown>("POST", "/auth/logout", {}),
   items: (graph?: string) =>

@@ -8,6 +8,7 @@ import { ReviewPage } from "./pages/review-page.js";
 import { ThreadPage } from "./pages/thread-page.js";
 import { reviewerName, setReviewerName } from "./reviewer.js";
 import { href, linkTo, useRoute } from "./router.js";
+import type { SignInState } from "./wire.js";
 
 export function App() {
   const route = useRoute();
@@ -15,16 +16,23 @@ export function App() {
   const [needsLogin, setNeedsLogin] = useState(false);
   const [help, setHelp] = useState(false);
   const [name, setName] = useState(reviewerName);
+  const [signIn, setSignIn] = useState<SignInState | undefined>(undefined);
   useKeys({ "?": () => setHelp((h) => !h) });
 
-  useEffect(() => {
-    whenUnauthorized(() => setNeedsLogin(true));
-    // Sets the CSRF cookie on loopback; behind a token it answers 401 and we show the login.
+  // Sets the CSRF cookie, and says who is signed in (an auth file's user) or that names are typed.
+  const refreshSignIn = () =>
     api.csrf().then(
-      () => setReady(true),
+      (state) => {
+        setSignIn(state);
+        setReady(true);
+      },
       () => setReady(true),
     );
+  useEffect(() => {
+    whenUnauthorized(() => setNeedsLogin(true));
+    void refreshSignIn();
   }, []);
+  const verified = signIn?.signIn === "auth_handler";
 
   return (
     <>
@@ -34,19 +42,40 @@ export function App() {
           stateweaver <span class="muted">inbox</span>
         </a>
         <div class="topbar-right">
-          <label class="reviewer">
-            <span class="muted">Reviewing as</span>
-            <input
-              value={name}
-              placeholder="your name"
-              aria-label="Your name, recorded with each decision"
-              onInput={(e) => {
-                const v = (e.currentTarget as HTMLInputElement).value;
-                setName(v);
-                setReviewerName(v);
-              }}
-            />
-          </label>
+          {verified ? (
+            signIn?.user && (
+              <span class="reviewer" data-testid="signed-in-as">
+                <span class="muted">Signed in as</span> <strong>{signIn.user.displayName}</strong>
+                <button
+                  type="button"
+                  class="btn ghost"
+                  onClick={async () => {
+                    await api.logout().catch(() => {});
+                    const { user: _signedOut, ...rest } = signIn;
+                    setSignIn({ ...rest, authenticated: false });
+                    setNeedsLogin(true);
+                  }}
+                >
+                  Sign out
+                </button>
+              </span>
+            )
+          ) : (
+            // One shared token: the name is whatever is typed here, recorded as not verified.
+            <label class="reviewer">
+              <span class="muted">Reviewing as (not verified)</span>
+              <input
+                value={name}
+                placeholder="your name"
+                aria-label="Your name, recorded with each decision"
+                onInput={(e) => {
+                  const v = (e.currentTarget as HTMLInputElement).value;
+                  setName(v);
+                  setReviewerName(v);
+                }}
+              />
+            </label>
+          )}
           <button
             type="button"
             class="btn ghost"
@@ -59,10 +88,11 @@ export function App() {
       </header>
       {needsLogin ? (
         <LoginPage
+          signIn={signIn?.signIn ?? "shared_token"}
           onLoggedIn={() => {
             setNeedsLogin(false);
             setReady(false);
-            setTimeout(() => setReady(true));
+            void refreshSignIn();
           }}
         />
       ) : !ready ? null : route.page === "thread" ? (

@@ -88,6 +88,8 @@ export interface Decision {
   checkpointId: string;
   threadId: string;
   reviewer: string;
+  /** How the server knew the reviewer: `shared_token` means a name they typed, unverified. */
+  authenticatedBy?: "auth_handler" | "shared_token";
   decidedAt: string;
   waitedMs: number;
   answer: unknown;
@@ -177,4 +179,13 @@ export function reviewOf(
   const v = item.value as { actionRequests?: unknown; reviewConfigs?: unknown } | null;
   if (!v || !Array.isArray(v.actionRequests) || !Array.isArray(v.reviewConfigs)) return undefined;
   return v as { actionRequests: ActionRequest[]; reviewConfigs: ReviewConfig[] };
+}
+
+/** What `GET /auth/csrf` says about signing in, and who is signed in. */
+export interface SignInState {
+  authenticated: boolean;
+  tokenRequired: boolean;
+  /** `auth_handler`: the deployment's auth file signs people in; `shared_token`: one token, names typed. */
+  signIn: "auth_handler" | "shared_token";
+  user?: { identity: string; displayName: string; verified: boolean };
 }

@@ -1,7 +1,9 @@
 import type { MiddlewareHandler } from "hono";
+import { getCookie } from "hono/cookie";
 import { checkCsrf, fromBrowser } from "../csrf.js";
 import { RequestError, ServerConfigError } from "../errors.js";
 import type { AuthUser } from "./identity.js";
+import { USER_SESSION_COOKIE, type UserSessions } from "./user-session.js";
 
 /**
  * What the server reads from an auth file's export: the shape of LangGraph's `Auth`
@@ -61,30 +63,58 @@ export function authHandlersOf(auth: unknown): AuthHandlers["~handlerCache"] {
   return cache;
 }
 
+/** Runs `authenticate` on `request`: the user, or the handler's refusal as a `RequestError`. */
+export async function userFrom(auth: AuthHandlers, request: Request): Promise<AuthUser> {
+  const { authenticate } = authHandlersOf(auth);
+  let returned: unknown;
+  try {
+    returned = await authenticate!(request);
+  } catch (error) {
+    const status = (error as { status?: unknown } | null)?.status;
+    if (typeof status === "number" && REFUSALS.has(status)) {
+      throw new RequestError(
+        status as RequestError["status"],
+        status === 403 ? "FORBIDDEN" : "UNAUTHENTICATED",
+        (error as Error).message || "The auth handler refused this request.",
+      );
+    }
+    throw error;
+  }
+  return userOf(returned);
+}
+
+/**
+ * The user behind a credential typed into the inbox's sign-in: the auth file's
+ * `authenticate` runs on a request to `url` carrying only `Authorization: Bearer <credential>`,
+ * as an API client would send it (none of the browser's cookies or headers go with it).
+ *
+ * @example
+ * const user = await signInUser(auth, "eyJhbGciOi…", "https://reviews.example.com/auth/login");
+ */
+export function signInUser(auth: AuthHandlers, credential: string, url: string): Promise<AuthUser> {
+  return userFrom(auth, new Request(url, { headers: { authorization: `Bearer ${credential}` } }));
+}
+
 /**
  * Runs the auth file's `authenticate` on every request it is mounted before, in place of
  * the shared token, and keeps the user as the request's `identity`. A handler that throws
  * `HTTPException(401 | 403 | …)` refuses the request with that status and its message.
- * Browsers still send the CSRF header on requests that change state.
+ * A browser signed in to the inbox (`POST /auth/login`) sends no credential: its session
+ * cookie, signed by `sessions`, holds the user `authenticate` returned at sign-in. Browsers
+ * still send the CSRF header on requests that change state.
  */
-export function authenticateRequests(auth: AuthHandlers): MiddlewareHandler {
-  const { authenticate } = authHandlersOf(auth);
+export function authenticateRequests(
+  auth: AuthHandlers,
+  sessions?: UserSessions,
+): MiddlewareHandler {
+  authHandlersOf(auth);
   return async function authenticateRequests(c, next) {
-    let returned: unknown;
-    try {
-      returned = await authenticate!(c.req.raw);
-    } catch (error) {
-      const status = (error as { status?: unknown } | null)?.status;
-      if (typeof status === "number" && REFUSALS.has(status)) {
-        throw new RequestError(
-          status as RequestError["status"],
-          status === 403 ? "FORBIDDEN" : "UNAUTHENTICATED",
-          (error as Error).message || "The auth handler refused this request.",
-        );
-      }
-      throw error;
-    }
-    c.set("identity", { user: userOf(returned), method: "auth_handler" });
+    const session =
+      sessions && !c.req.header("authorization")
+        ? sessions.read(getCookie(c, USER_SESSION_COOKIE))
+        : undefined;
+    const user = session ?? (await userFrom(auth, c.req.raw));
+    c.set("identity", { user, method: "auth_handler" });
     if (fromBrowser(c)) checkCsrf(c);
     return next();
   };

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { HITL } from "../../agent/index.js";
 import type { ThreadRecord } from "../../checkpoint/index.js";
 import type { StateSnapshot } from "../../graph/running/state-snapshot.js";
+import { matchesFilters } from "../auth/auth-filters.js";
 import { sharedTokenIdentity } from "../auth/identity.js";
 import { refusalsFor } from "../decision-rights.js";
 import { type Decision, decisionsOf, diffOf } from "../decisions.js";
@@ -66,7 +67,11 @@ export function inboxRoutes(ctx: ServerContext): Hono {
       const limit = Math.min(Math.max(Number(c.req.query("limit") ?? 50) || 50, 1), 500);
       const offset = Math.max(Number(c.req.query("cursor") ?? 0) || 0, 0);
       const group = c.req.query("group") || undefined;
-      const all = await interruptedThreads(ctx);
+      // Only the threads the auth file's threads:search handler lets this user see.
+      const filters = c.get("threadFilters");
+      const all = (await interruptedThreads(ctx)).filter((r) =>
+        matchesFilters(r.metadata, filters),
+      );
       const active = await ctx.runs.activeThreads();
       const byGraph: Record<string, number> = {};
       const items: InboxItem[] = [];
@@ -87,8 +92,16 @@ export function inboxRoutes(ctx: ServerContext): Hono {
         nextCursor: offset + limit < items.length ? String(offset + limit) : null,
       });
     })
-    .get("/events", (c) =>
-      streamSSE(c, async (stream) => {
+    .get("/events", (c) => {
+      // With an auth file's filters, only changes to threads this user may see are sent.
+      const filters = c.get("threadFilters");
+      const visible = async (threadId: string) =>
+        !filters ||
+        matchesFilters(
+          (await findThread(ctx, threadId).catch(() => undefined))?.record.metadata ?? {},
+          filters,
+        );
+      return streamSSE(c, async (stream) => {
         const queue: Array<{ threadId: string; reason: string }> = [];
         let wake: (() => void) | undefined;
         const stop = ctx.events.subscribe((e) => {
@@ -107,7 +120,9 @@ export function inboxRoutes(ctx: ServerContext): Hono {
           await stream.write(": connected\n\n");
           while (open) {
             while (queue.length > 0) {
-              await stream.writeSSE({ event: "inbox", data: JSON.stringify(queue.shift()) });
+              const event = queue.shift()!;
+              if (await visible(event.threadId))
+                await stream.writeSSE({ event: "inbox", data: JSON.stringify(event) });
             }
             await new Promise<void>((resolve) => {
               wake = resolve;
@@ -118,8 +133,8 @@ export function inboxRoutes(ctx: ServerContext): Hono {
           clearInterval(ping);
           stop();
         }
-      }),
-    )
+      });
+    })
     .get("/threads/:threadId", async (c) => {
       const view = await findThread(ctx, c.req.param("threadId"));
       const { record, graphId } = view;

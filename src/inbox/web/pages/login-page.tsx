@@ -1,8 +1,19 @@
-/** Shown when the server answers 401: the token from STATEWEAVER_TOKEN, sent once. */
+/**
+ * Shown when the server answers 401: the token from STATEWEAVER_TOKEN, or, with an auth
+ * file, the credential its `authenticate` accepts (sent once; the server keeps the user it
+ * returned in a session cookie).
+ */
 import { useState } from "preact/hooks";
 import { ApiError, api } from "../api.js";
 
-export function LoginPage({ onLoggedIn }: { onLoggedIn: () => void }) {
+export function LoginPage({
+  onLoggedIn,
+  signIn,
+}: {
+  onLoggedIn: () => void;
+  signIn: "auth_handler" | "shared_token";
+}) {
+  const byAuthFile = signIn === "auth_handler";
   const [token, setToken] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -20,7 +31,9 @@ export function LoginPage({ onLoggedIn }: { onLoggedIn: () => void }) {
           } catch (err) {
             setError(
               err instanceof ApiError && err.status === 401
-                ? "That token was not accepted. Use the value of STATEWEAVER_TOKEN the server runs with."
+                ? byAuthFile
+                  ? `That credential was not accepted: ${err.message}`
+                  : "That token was not accepted. Use the value of STATEWEAVER_TOKEN the server runs with."
                 : String((err as Error).message),
             );
           } finally {
@@ -29,9 +42,13 @@ export function LoginPage({ onLoggedIn }: { onLoggedIn: () => void }) {
         }}
       >
         <h1>Sign in</h1>
-        <p class="muted">This server needs its access token (STATEWEAVER_TOKEN).</p>
+        <p class="muted">
+          {byAuthFile
+            ? "Sign in with your access token (what this deployment's auth accepts as a bearer token)."
+            : "This server needs its access token (STATEWEAVER_TOKEN)."}
+        </p>
         <div class={error ? "field invalid" : "field"}>
-          <label for="token">Token</label>
+          <label for="token">{byAuthFile ? "Access token" : "Token"}</label>
           <input
             id="token"
             type="password"

@@ -72,8 +72,15 @@ export function ReviewPage({ interruptId }: { interruptId: string }) {
             )}
           </dd>
           <dt>Reviewer</dt>
-          <dd data-testid="receipt-reviewer">
-            <VisibleText text={d.reviewer} />
+          <dd>
+            <span data-testid="receipt-reviewer">
+              <VisibleText text={d.reviewer} />
+            </span>
+            {d.authenticatedBy === "shared_token" && (
+              <span class="badge warn" title="Typed by whoever held the shared token">
+                name not verified
+              </span>
+            )}
           </dd>
           <dt>Decided</dt>
           <dd>{formatTime(d.decidedAt)}</dd>

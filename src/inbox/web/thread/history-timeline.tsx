@@ -37,6 +37,7 @@ export function DecisionLine({ d }: { d: Decision }) {
       <strong>
         <VisibleText text={d.reviewer} />
       </strong>{" "}
+      {d.authenticatedBy === "shared_token" && <span class="badge warn">name not verified</span>}{" "}
       <span class="muted">
         at {formatTime(d.decidedAt)}, after waiting {formatDuration(d.waitedMs)}
       </span>
