@@ -27,7 +27,7 @@ export interface MessagesState {
  * await graph.invoke({ messages: [message.user("Hi")] });
  */
 export function messagesGraph<S extends State = State, C = unknown>(
-  options: { name?: string; state?: z.ZodObject } = {},
+  options: { name?: string; state?: z.ZodObject; context?: z.ZodObject } = {},
 ): Graph<S & MessagesState, C> {
   return new Graph<S & MessagesState, C>(options).addReducer("messages", addMessages as never);
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // The `stateweaver` bin: picks the command from argv; the only code that touches the process.
+import { auditCommand } from "./audit.js";
 import { serveCommand } from "./serve.js";
 import { workerCommand } from "./worker.js";
 
@@ -8,6 +9,8 @@ const USAGE = `Usage: stateweaver <command>
   serve    the API and the web inbox (PORT, HOST, STATEWEAVER_DATA_DIR, DATABASE_URL, STATEWEAVER_TOKEN)
   worker   execute background runs from the PostgreSQL queue (DATABASE_URL, --concurrency)
   review   answer pending reviews in the terminal, through the HTTP API
+  audit    export [--since <ISO time>] [--format jsonl] | verify: the decisions' audit log
+           (exit 0 intact, 1 error, 2 the hash chain is broken)
 `;
 
 /** The terminal reviewer lives in review.ts (its own module, loaded only for `review`). */
@@ -43,6 +46,12 @@ async function main(argv: string[]): Promise<number> {
       return workerCommand(rest, process.env);
     case "review":
       return reviewCommand(rest);
+    case "audit":
+      return auditCommand(rest, {
+        stdout: process.stdout,
+        stderr: process.stderr,
+        env: process.env,
+      });
     case undefined:
     case "help":
     case "--help":

@@ -1,5 +1,6 @@
 // CompiledGraph, the public face of a graph: invoke, resume, stream, state, history and drawings.
 import type { AnyStateMachine } from "xstate";
+import type { z } from "zod";
 import type { Checkpoint, Checkpointer } from "../checkpoint/checkpointer.js";
 import { assertHistoryLimit } from "../checkpoint/limits.js";
 import { InvalidConfigError, InvalidRunError, RunsNotBoundError } from "../errors/index.js";
@@ -174,6 +175,32 @@ export class CompiledGraph<S extends State = State, C = unknown> {
    */
   get edges(): GraphEdge[] {
     return declaredEdges(this.#g.spec);
+  }
+
+  /**
+   * The zod schemas this graph was built with (`new Graph({ state, context })`), for hosts
+   * that describe a graph to clients: the server's `getSchemas` turns them into JSON Schema.
+   *
+   * @example
+   * graph.schemas.state?.shape; // { messages: ZodArray, … } or undefined without a schema
+   */
+  get schemas(): { state: z.ZodObject | undefined; context: z.ZodObject | undefined } {
+    return { state: this.#g.spec.schema, context: this.#g.spec.contextSchema };
+  }
+
+  /**
+   * The compiled graphs this graph runs as nodes, by node name, in definition order.
+   *
+   * @example
+   * graph.subgraphs.map(([node]) => node); // ["weather_graph"]
+   */
+  get subgraphs(): Array<[string, CompiledGraph<any, any>]> {
+    return (
+      [...this.#g.spec.nodes.values()]
+        // As in drawing(): a node that is not a function is a compiled graph (addNode's type).
+        .filter((n) => typeof n.run !== "function")
+        .map((n) => [n.name, n.run as CompiledGraph<any, any>])
+    );
   }
 
   /**

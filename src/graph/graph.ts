@@ -38,10 +38,15 @@ export interface NodeOptions {
 export class Graph<S extends State = State, C = unknown> {
   readonly #spec: GraphSpec;
 
-  constructor(options: { name?: string; state?: z.ZodObject } = {}) {
+  /**
+   * `state` checks every write (and fills defaults); `context` describes what nodes get as
+   * `runtime.context`, for clients that draw a form for it (the server's `getSchemas`).
+   */
+  constructor(options: { name?: string; state?: z.ZodObject; context?: z.ZodObject } = {}) {
     this.#spec = {
       name: options.name ?? "Graph",
       schema: options.state,
+      contextSchema: options.context,
       nodes: new Map(),
       edges: [],
       joins: [],

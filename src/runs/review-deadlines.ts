@@ -1,5 +1,6 @@
 import { hash } from "node:crypto";
 import type { DeadlineExpiry, ReviewDeadline, ReviewRequest } from "../agent/review.js";
+import { type AuditLog, auditKeys, DEADLINE_ACTOR } from "../audit/index.js";
 import type { InterruptRecord, ThreadRecord } from "../checkpoint/index.js";
 import { ConcurrentUpdateError, InvalidRunError, ThreadBusyError } from "../errors/index.js";
 import type { CompiledGraph } from "../index.js";
@@ -41,10 +42,14 @@ export interface DeadlineOutcome {
   reason?: string;
 }
 
-/** What `ReviewDeadlines` needs from `Runs`: its graphs, its queue, and a way to start a run. */
+/**
+ * What `ReviewDeadlines` needs from `Runs`: its graphs, its queue, the audit log a graph's
+ * deadlines are recorded in, and a way to start a run.
+ */
 export interface DeadlineHost {
   queue: RunQueue;
   graph(graphId: string): AnyGraph | undefined;
+  audit(graphId: string): AuditLog | undefined;
   graphs(): Iterable<[string, AnyGraph]>;
   create(
     request: { graphId: string; threadId: string; input: RunInput } & RunCreateOptions,
@@ -174,7 +179,12 @@ export class ReviewDeadlines {
       throw new ThreadBusyError(job.threadId, record.latestCheckpointId);
     // The review was answered (or the thread removed): the deadline has nothing to do.
     if (record?.status !== "interrupted" || !interrupt || !deadline) return undefined;
-    if (deadlineOutcomesOf(record)[interruptId]) return undefined;
+    const recordedOutcome = deadlineOutcomesOf(record)[interruptId];
+    if (recordedOutcome) {
+      // Applied before, perhaps by a worker that stopped before it could record it.
+      await this.#audit(graphId, record.threadId, recordedOutcome);
+      return undefined;
+    }
     const active = await this.#host.queue.list({ threadId: job.threadId, limit: 20 });
     if (active.some((r) => r.status === "pending" || r.status === "running")) return undefined;
 
@@ -184,7 +194,7 @@ export class ReviewDeadlines {
     if (typeof expiry === "object" && "reject" in expiry) {
       const refused = rejectRefusedBy(interrupt);
       if (refused === undefined) return this.#reject(graphId, record, interrupt, base, expiry);
-      return this.#note(checkpointer, record, {
+      return this.#note(graphId, checkpointer, record, {
         ...base,
         action: "overdue",
         reason: `the deadline rejects, but ${refused} may not be rejected; it keeps waiting`,
@@ -193,13 +203,27 @@ export class ReviewDeadlines {
     if (typeof expiry === "object" && "handOff" in expiry) {
       const { group, message } = expiry.handOff;
       return this.#note(
+        graphId,
         checkpointer,
         record,
         { ...base, action: "handed_off", group, ...(message !== undefined && { message }) },
         { [REVIEW_GROUP_KEY]: group },
       );
     }
-    return this.#note(checkpointer, record, { ...base, action: "overdue" });
+    return this.#note(graphId, checkpointer, record, { ...base, action: "overdue" });
+  }
+
+  /** Record a hand-off or overdue mark in the audit log (once, however often it is retried). */
+  async #audit(graphId: string, threadId: string, outcome: DeadlineOutcome): Promise<void> {
+    if (outcome.action === "rejected") return;
+    await this.#host.audit(graphId)?.append({
+      kind: outcome.action === "handed_off" ? "hand_off" : "overdue",
+      threadId,
+      interruptId: outcome.interruptId,
+      actor: DEADLINE_ACTOR,
+      key: auditKeys.deadline(threadId, outcome.interruptId),
+      data: { ...outcome },
+    });
   }
 
   /** Resume the review with a reject for every call, as a run recorded like a decision. */
@@ -240,6 +264,17 @@ export class ReviewDeadlines {
       idempotencyKey: `deadline:${interrupt.id}`,
     };
     if (await this.#host.queue.get(runId)) return undefined;
+    // Recorded before it runs: nothing a deadline does goes unrecorded.
+    const audit = this.#host.audit(graphId);
+    const key = auditKeys.decision(record.threadId, decision.idempotencyKey);
+    await audit?.append({
+      kind: "decision",
+      threadId: record.threadId,
+      interruptId: interrupt.id,
+      actor: DEADLINE_ACTOR,
+      key,
+      data: { ...decision, diff: [] },
+    });
     try {
       await this.#host.create({
         graphId,
@@ -254,7 +289,17 @@ export class ReviewDeadlines {
       });
     } catch (error) {
       // A reviewer's run got to the thread first: the review is being answered.
-      if (error instanceof ConcurrentUpdateError) return undefined;
+      if (error instanceof ConcurrentUpdateError) {
+        await audit?.append({
+          kind: "not_applied",
+          threadId: record.threadId,
+          interruptId: interrupt.id,
+          actor: DEADLINE_ACTOR,
+          key: auditKeys.notApplied(key),
+          data: { decision: key, reason: "A reviewer's decision reached the thread first." },
+        });
+        return undefined;
+      }
       throw error;
     }
     return outcome;
@@ -265,6 +310,7 @@ export class ReviewDeadlines {
    * the checkpoint read: a claim that checks it, merges the metadata, and is let go at once.
    */
   async #note(
+    graphId: string,
     checkpointer: NonNullable<AnyGraph["checkpointer"]>,
     record: ThreadRecord,
     outcome: DeadlineOutcome,
@@ -289,6 +335,7 @@ export class ReviewDeadlines {
       throw error;
     }
     await checkpointer.releaseThread(record.threadId, claimId);
+    await this.#audit(graphId, record.threadId, outcome);
     return outcome;
   }
 }

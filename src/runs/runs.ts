@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { type AuditLog, auditLogFor } from "../audit/index.js";
 import { assertJson, isTransientDatabaseError } from "../checkpoint/index.js";
 import {
   AbortError,
@@ -67,6 +68,11 @@ export interface RunsOptions {
   queue?: RunQueue;
   /** How long a worker holds a run without renewing it; a dead worker's runs move on after this. */
   leaseMs?: number;
+  /**
+   * Where review deadlines record what they did (a reject, a hand-off): by default the
+   * audit log of each graph's checkpointer (`auditLogFor`).
+   */
+  audit?: AuditLog;
   /**
    * Who is told what happened (reviews waiting, decided, expired; runs ended): see
    * `webhookOptionsOf`. Deliveries go through `queue`; processes that call `work()` make them.
@@ -137,6 +143,10 @@ export class Runs implements RunService {
       queue: this.queue,
       graph: (graphId) => this.#graphs.get(graphId),
       graphs: () => this.#graphs.entries(),
+      audit: (graphId) => {
+        const checkpointer = this.#graphs.get(graphId)?.checkpointer;
+        return options.audit ?? (checkpointer && auditLogFor(checkpointer));
+      },
       create: (request) => this.create(request),
     });
     this.#onWebhookError = options.onWebhookError ?? (() => {});

@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { type AuditLog, auditLogFor } from "../audit/index.js";
 import type { Checkpointer } from "../checkpoint/index.js";
 import type { CompiledGraph } from "../index.js";
 import { createRuns, type RunQueue, type WebhookOptions } from "../runs/index.js";
@@ -16,6 +17,7 @@ import { HostedGraphs } from "./hosted-graphs.js";
 import { InboxEvents } from "./inbox-events.js";
 import { NewThreads } from "./new-threads.js";
 import { assistantRoutes } from "./routes/assistants.js";
+import { auditRoutes } from "./routes/audit.js";
 import { healthRoutes, infoRoutes } from "./routes/health.js";
 import { inboxRoutes } from "./routes/inbox.js";
 import { runRoutes } from "./routes/runs.js";
@@ -78,6 +80,16 @@ export interface ServerOptions {
    */
   store?: Store;
   /**
+   * Where decisions are recorded: by default `auditLogFor(checkpointer)`, a hash-chained
+   * table in the same PGlite or PostgreSQL database (memory for a `MemoryCheckpointer`).
+   */
+  audit?: AuditLog;
+  /**
+   * The permission an auth handler's user needs for `/audit` (export, verify); `"admin"` by
+   * default. Under the shared token every caller holds the token, so every caller may.
+   */
+  auditPermission?: string;
+  /**
    * Per graph id, the `config` and `context` of its system assistant (what LangGraph's
    * `LANGGRAPH_CONFIG` gives); runs through the assistant take its context under their own.
    */
@@ -120,8 +132,10 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   const store = options.store ?? storeFor(options.checkpointer);
   const report = options.onUnexpectedError ?? ((error: unknown) => console.error(error));
   const hosted = new HostedGraphs(options.graphs, options.checkpointer, store);
+  const audit = options.audit ?? auditLogFor(options.checkpointer);
   const runs = createRuns({
     graphs: Object.fromEntries(hosted.ids.map((id) => [id, hosted.get(id)])),
+    audit,
     ...(options.queue && { queue: options.queue }),
     ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
     ...(options.webhooks && { webhooks: options.webhooks }),
@@ -135,6 +149,8 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
     runs,
     events: new InboxEvents(options.checkpointer, (error) => report(error)),
     newThreads: new NewThreads(),
+    audit,
+    auditPermission: options.auditPermission ?? "admin",
   };
   runs.onSettled(async (change) => {
     const run = await runs.get(change.runId).catch(() => undefined);
@@ -146,7 +162,9 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   runs.onDeadline((threadId) => context.events.publish(threadId, "deadline"));
   const concurrency = options.concurrency ?? 8;
   if (concurrency > 0)
-    runs.work({ concurrency, execute: graphRunExecutor(), values: wireRunValues }).catch(report);
+    runs
+      .work({ concurrency, execute: graphRunExecutor({ audit }), values: wireRunValues })
+      .catch(report);
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
 
   const app = new Hono();
@@ -180,6 +198,7 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   app.route("/runs", statelessRunRoutes(context));
   app.route("/inbox", inboxRoutes(context));
   app.route("/store", storeRoutes(context));
+  app.route("/audit", auditRoutes(context));
   app.notFound((c) =>
     c.json(
       { error: { code: "NOT_FOUND", message: `No route ${c.req.method} ${c.req.path}.` } },

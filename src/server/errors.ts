@@ -62,6 +62,7 @@ const STATUS_BY_CODE: Record<string, RequestError["status"]> = {
   REWIND_TARGET_NOT_FOUND: 409,
   // LangGraph's server answers a namespace it cannot take with 422.
   INVALID_STORE_REQUEST: 422,
+  INVALID_AUDIT_REQUEST: 400,
 };
 
 /**

@@ -1,3 +1,4 @@
+import type { AuditLog } from "../audit/index.js";
 import { NodeError } from "../index.js";
 import {
   argOf,
@@ -8,6 +9,7 @@ import {
   type Runs,
   type RunValues,
 } from "../runs/index.js";
+import { recordToolResults } from "./decision-audit.js";
 import { RequestError } from "./errors.js";
 import type { HostedGraphs } from "./hosted-graphs.js";
 import { fromWireValues, toWireValues } from "./wire/messages.js";
@@ -120,9 +122,10 @@ export const wireRunValues: RunValues = async (graph, threadId) =>
 /**
  * How this server's processes execute runs: stream the graph and keep what it streams as
  * the run's events, in LangGraph's SSE event names and shapes, for the modes the client
- * asked (see `StreamFrames`).
+ * asked (see `StreamFrames`). A run that carries out a decision appends what its tools
+ * returned to `audit`.
  */
-export function graphRunExecutor(): RunExecutor {
+export function graphRunExecutor(options: { audit?: AuditLog } = {}): RunExecutor {
   return async ({ graph, run, input, signal, emit }) => {
     const modes = new Set<string>(run.request.streamModes ?? ["values"]);
     emit("metadata", { run_id: run.runId, thread_id: run.threadId, attempt: run.attempt });
@@ -148,7 +151,10 @@ export function graphRunExecutor(): RunExecutor {
       const next = await stream.next().catch((error: unknown) => {
         throw ownError(error);
       });
-      if (next.done) return next.value.status === "done" ? "success" : "interrupted";
+      if (next.done) {
+        if (options.audit) await recordToolResults(options.audit, graph, run);
+        return next.value.status === "done" ? "success" : "interrupted";
+      }
       frames.write(next.value);
     }
   };

@@ -1,21 +1,9 @@
 import type { z } from "zod";
 import type { Checkpointer } from "../checkpoint/index.js";
-import { type CompiledGraph, END, START } from "../index.js";
+import type { CompiledGraph } from "../index.js";
 import type { Store } from "../store/index.js";
 import { RequestError, ServerConfigError } from "./errors.js";
-
-/**
- * The user's graph drawn for clients: its nodes (with `__start__` and `__end__`) and
- * edges, as LangGraph's `assistants.getGraph` returns them.
- *
- * @example
- * const picture: GraphPicture = { nodes: [{ id: "__start__", name: "__start__" }],
- *   edges: [{ source: "__start__", target: "model", conditional: false }] };
- */
-export interface GraphPicture {
-  nodes: Array<{ id: string; name: string }>;
-  edges: Array<{ source: string; target: string; conditional: boolean; label?: string }>;
-}
+import { drawPicture, type GraphPicture } from "./graph-picture.js";
 
 /**
  * The graphs a server hosts, by graph id (the key in stateweaver.json, also used as the
@@ -106,25 +94,11 @@ export class HostedGraphs {
     };
   }
 
-  /** The graph's nodes and edges (the user's workflow, not the runtime's states). */
-  picture(graphId: string): GraphPicture {
-    const graph = this.get(graphId);
-    const ids = [START, ...graph.nodes, END];
-    const seen = new Set<string>();
-    const edges: GraphPicture["edges"] = [];
-    for (const e of graph.edges) {
-      const key = `${e.from}>${e.to}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      const conditional = e.kind === "conditional" || e.kind === "command";
-      edges.push({
-        source: e.from,
-        target: e.to,
-        conditional,
-        // Path-map labels, as graph.drawing() and toMermaid() show them.
-        ...(e.label ? { label: e.label } : e.kind === "command" && { label: "goto" }),
-      });
-    }
-    return { nodes: ids.map((id) => ({ id, name: id })), edges };
+  /**
+   * The graph's nodes and edges (the user's workflow, not the runtime's states); with
+   * `xray`, its subgraphs drawn inside it.
+   */
+  picture(graphId: string, xray: boolean | number = false): GraphPicture {
+    return drawPicture(this.get(graphId), xray);
   }
 }

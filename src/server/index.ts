@@ -7,7 +7,18 @@
  * const server = createServer({ graphs: { ops: agent }, checkpointer });
  * await server.listen({ port: 2024 });
  */
-
+export {
+  type AuditActor,
+  type AuditEntry,
+  type AuditLog,
+  type AuditQuery,
+  type AuditVerification,
+  auditLogFor,
+  exportLines,
+  MemoryAuditLog,
+  SqlAuditLog,
+  verifyChain,
+} from "../audit/index.js";
 export {
   signWebhook,
   verifyWebhookSignature,
@@ -31,7 +42,7 @@ export {
   type ServerConfig,
   type ServerConfigFile,
 } from "./graph-loading.js";
-export type { GraphPicture } from "./hosted-graphs.js";
+export type { GraphPicture, PictureNode } from "./graph-picture.js";
 export type { InboxChange } from "./inbox-events.js";
 export { DECISIONS_KEY, type InboxItem } from "./inbox-items.js";
 export { createServer, LOOPBACK_HOSTS, type StateweaverServer } from "./node.js";

@@ -1,3 +1,4 @@
+import type { AuditLog } from "../audit/index.js";
 import type { Checkpointer, ThreadRecord, ThreadStatus } from "../checkpoint/index.js";
 import type { Runs } from "../runs/index.js";
 import type { Store } from "../store/index.js";
@@ -21,6 +22,10 @@ export interface ServerContext {
   runs: Runs;
   events: InboxEvents;
   newThreads: NewThreads;
+  /** Where every decision is recorded (the record of truth for who decided what). */
+  audit: AuditLog;
+  /** The permission an auth handler's user needs to read the audit log over HTTP. */
+  auditPermission: string;
 }
 
 /** A thread as the routes see it: its record, its graph id, and its status right now. */

@@ -1,8 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { HITL } from "../agent/index.js";
+import type { InterruptRecord } from "../checkpoint/index.js";
 import { clauses } from "../errors/sentences.js";
-import { ACTIVE_RUN_STATUSES } from "../runs/index.js";
 import { type RequestIdentity, sharedTokenIdentity } from "./auth/identity.js";
+import {
+  actorOf,
+  recordApproval,
+  recordDecision,
+  recordedDecision,
+  recordNotApplied,
+} from "./decision-audit.js";
 import { approvalsNeeded, checkDecisionRights } from "./decision-rights.js";
 import { type Decision, decisionsOf } from "./decisions.js";
 import { RequestError } from "./errors.js";
@@ -16,7 +23,7 @@ import {
   collectApproval,
   type PendingApproval,
 } from "./review-approvals.js";
-import { findThread, type ServerContext } from "./server-context.js";
+import { findThread, type ServerContext, type ThreadView } from "./server-context.js";
 
 /** A reviewer's answer as `POST /inbox/threads/:threadId/decisions` takes it. */
 export interface DecisionRequest {
@@ -49,24 +56,13 @@ function inTurn<T>(ctx: ServerContext, threadId: string, work: () => Promise<T>)
 }
 
 /**
- * The decisions carried by the thread's runs that have not settled: a decision's run
- * stores it with the thread when it claims the thread, so until then the queued run (kept
- * by the run queue, as durable as the queue is) is where the decision is.
- */
-async function decisionsInFlight(ctx: ServerContext, threadId: string): Promise<Decision[]> {
-  const active = await Promise.all(
-    ACTIVE_RUN_STATUSES.map((status) => ctx.runs.list({ threadId, status, limit: 100 })),
-  );
-  return active.flat().flatMap((run) => decisionsOf({ metadata: run.metadata }));
-}
-
-/**
  * Take a reviewer's decision: stale-proof (the pause must still be the one pending, at
  * the checkpoint named), idempotent (the same key answers with the first decision and
- * runs nothing, across restarts: the decisions stored with the thread and its queued runs
- * are the only record), checked (a refused answer is a 400 with fields; nothing runs),
- * allowed (a decision the review's `reviewers` refuse this person is a 403; nothing runs),
- * recorded in the thread's metadata with who and when, then resumed as a background run.
+ * runs nothing, across restarts and processes: the audit log is the record), checked (a
+ * refused answer is a 400 with fields; nothing runs), allowed (a decision the review's
+ * `reviewers` refuse this person is a 403; nothing runs), appended to the audit log with
+ * who and how they were known before anything runs (a copy goes to the thread's metadata
+ * for display), then resumed as a background run.
  * A review that needs several approvals answers with the `PendingApproval` until enough
  * different people approved the same calls; only then does the thread resume.
  */
@@ -77,20 +73,8 @@ export function submitDecision(
 ): Promise<Decision | PendingApproval> {
   return inTurn(ctx, threadId, async () => {
     const view = await findThread(ctx, threadId);
-    const recorded = decisionsOf(view.record);
-    const earlier = (await decisionsInFlight(ctx, threadId))
-      .concat(recorded)
-      .find((d) => d.idempotencyKey === request.idempotencyKey);
-    if (earlier) {
-      if (earlier.interruptId !== request.interruptId) {
-        throw new RequestError(
-          409,
-          "IDEMPOTENCY_KEY_REUSED",
-          `Idempotency key "${request.idempotencyKey}" was used for another decision (${earlier.interruptId}); use a new key per decision.`,
-        );
-      }
-      return earlier;
-    }
+    const earlier = await recordedDecision(ctx.audit, threadId, request.idempotencyKey);
+    if (earlier) return decidedBefore(ctx, view, earlier, request);
     const pending = view.status === "busy" ? [] : inboxItemsOf(view.record, view.graphId);
     const item = pending.find((i) => i.interruptId === request.interruptId);
     if (!item || view.record.latestCheckpointId !== request.checkpointId) {
@@ -137,6 +121,14 @@ export function submitDecision(
     let approvedBy: Approval[] | undefined;
     if (required > 1) {
       const approval = await collectApproval(ctx, view.record, interrupt, request, who, required);
+      await recordApproval(
+        ctx.audit,
+        threadId,
+        interrupt,
+        approval,
+        request.idempotencyKey,
+        actorOf(who),
+      );
       if (approval.approvedBy.length < required) {
         ctx.events.publish(threadId, "approved");
         return approval;
@@ -161,27 +153,91 @@ export function submitDecision(
       idempotencyKey: request.idempotencyKey,
       ...(request.unexpandedApproveOverride && { unexpandedApproveOverride: true }),
     };
-    const breakpoint = item.kind === "breakpoint";
-    const several = view.record.interrupts.length > 1;
-    await createGraphRun(ctx.hosted, ctx.runs, {
-      graphId: view.graphId,
-      threadId,
-      runId: decision.runId,
-      ...(!breakpoint && {
-        resume: { value: several ? { [interrupt.id]: request.answer } : request.answer },
-      }),
-      streamModes: ["values", "updates", "messages-tuple", "custom"],
-      ...(request.by && { authUser: request.by.user }),
-      // The run merges this into the thread's metadata as it claims the thread, so the
-      // decision is stored before anything it allows runs.
-      metadata: {
-        [DECISIONS_KEY]: [...recorded, decision],
-        ...(approvedBy && { [APPROVALS_KEY]: approvalsWithout(view.record, interrupt.id) }),
-      },
-    });
-    ctx.events.publish(threadId, "decided");
-    // Told once the decision's run is queued; a webhook that cannot be queued changes nothing here.
-    void ctx.runs.webhooks.reviewDecided({ ...decision, graphId, interrupt });
+    // Recorded first: nothing a decision allows runs unless the audit log has it.
+    await recordDecision(ctx.audit, decision, actorOf(who));
+    await startDecisionRun(ctx, view, interrupt, decision, request.by);
     return decision;
   });
+}
+
+/**
+ * Resume the thread with a recorded decision, as a background run that stores a copy of
+ * it in the thread's metadata as it claims the thread (for display; the audit log is the
+ * record). A run that cannot start is recorded as not applied, and the error thrown.
+ */
+async function startDecisionRun(
+  ctx: ServerContext,
+  view: ThreadView,
+  interrupt: InterruptRecord,
+  decision: Decision,
+  by: RequestIdentity | undefined,
+): Promise<void> {
+  const breakpoint = decision.interruptId.startsWith("breakpoint:");
+  const several = view.record.interrupts.length > 1;
+  try {
+    await createGraphRun(ctx.hosted, ctx.runs, {
+      graphId: view.graphId!,
+      threadId: decision.threadId,
+      runId: decision.runId,
+      ...(!breakpoint && {
+        resume: { value: several ? { [interrupt.id]: decision.answer } : decision.answer },
+      }),
+      streamModes: ["values", "updates", "messages-tuple", "custom"],
+      ...(by && { authUser: by.user }),
+      metadata: {
+        [DECISIONS_KEY]: [...decisionsOf(view.record), decision],
+        ...(decision.approvedBy && {
+          [APPROVALS_KEY]: approvalsWithout(view.record, interrupt.id),
+        }),
+      },
+    });
+  } catch (error) {
+    const actor = by ? actorOf(by) : actorOf(sharedTokenIdentity(decision.reviewer));
+    await recordNotApplied(ctx.audit, decision, actor, (error as Error).message ?? String(error));
+    throw error;
+  }
+  ctx.events.publish(decision.threadId, "decided");
+  // Told once the decision's run is queued; a webhook that cannot be queued changes nothing here.
+  void ctx.runs.webhooks.reviewDecided({ ...decision, graphId: view.graphId!, interrupt });
+}
+
+/**
+ * A decision sent again with a key the audit log already has: the first decision, and
+ * nothing runs again. Refused (409) when the key was used for another review, or when
+ * the recorded decision could not be applied (a new key decides again). A decision whose
+ * run never started (the process stopped between recording and starting it) is started
+ * now, if its review still waits at the same checkpoint.
+ */
+async function decidedBefore(
+  ctx: ServerContext,
+  view: ThreadView,
+  earlier: NonNullable<Awaited<ReturnType<typeof recordedDecision>>>,
+  request: DecisionRequest,
+): Promise<Decision> {
+  const { decision, notApplied } = earlier;
+  if (decision.interruptId !== request.interruptId) {
+    throw new RequestError(
+      409,
+      "IDEMPOTENCY_KEY_REUSED",
+      `Idempotency key "${request.idempotencyKey}" was used for another decision (${decision.interruptId}); use a new key per decision.`,
+    );
+  }
+  if (notApplied) {
+    throw new RequestError(
+      409,
+      "DECISION_NOT_APPLIED",
+      `The decision sent with idempotency key "${request.idempotencyKey}" was recorded but could not be applied (${String(notApplied.data.reason)}); nothing ran. Reload what is pending and decide again with a new key.`,
+    );
+  }
+  const interrupt = view.record.interrupts.find(
+    (i) => i.id === decision.interruptId || pauseKind(i) === "breakpoint",
+  );
+  const stillWaiting =
+    interrupt !== undefined &&
+    view.status === "interrupted" &&
+    view.record.latestCheckpointId === decision.checkpointId &&
+    inboxItemsOf(view.record, view.graphId).some((i) => i.interruptId === decision.interruptId) &&
+    (await ctx.runs.get(decision.runId)) === undefined;
+  if (stillWaiting) await startDecisionRun(ctx, view, interrupt, decision, request.by);
+  return decision;
 }

@@ -1,3 +1,4 @@
+import { type AuditLog, auditLogFor } from "../audit/index.js";
 import type { Checkpointer } from "../checkpoint/index.js";
 import type { CompiledGraph } from "../index.js";
 import { createRuns, type RunQueue, type Runs, type WebhookOptions } from "../runs/index.js";
@@ -17,6 +18,8 @@ export interface RunWorkerOptions {
   concurrency?: number;
   /** How long this process holds a run without renewing its lease (default 30 s). */
   leaseMs?: number;
+  /** The servers' audit log (default `auditLogFor(checkpointer)`): deadlines and tool results go there. */
+  audit?: AuditLog;
   /** The same webhook settings as the servers' (this process delivers and signs webhooks too). */
   webhooks?: WebhookOptions;
   /** Where a failure to queue a webhook goes (it never fails the run); ignored by default. */
@@ -41,16 +44,18 @@ export async function startWorker(
     options.checkpointer,
     storeFor(options.checkpointer),
   );
+  const audit = options.audit ?? auditLogFor(options.checkpointer);
   const runs = createRuns({
     graphs: Object.fromEntries(hosted.ids.map((id) => [id, hosted.get(id)])),
     queue: options.queue,
+    audit,
     ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
     ...(options.webhooks && { webhooks: options.webhooks }),
     ...(options.onWebhookError && { onWebhookError: options.onWebhookError }),
   });
   await runs.work({
     concurrency: options.concurrency ?? 4,
-    execute: graphRunExecutor(),
+    execute: graphRunExecutor({ audit }),
     values: wireRunValues,
   });
   return { runs, close: () => runs.close() };

@@ -44,6 +44,8 @@ describe("the bottom layers", () => {
     ["control", []],
     ["errors", ["control"]],
     ["models", ["checkpoint", "control", "errors", "runtime"]],
+    // The audit log sits below runs and the server, so workers and the CLI use it alone.
+    ["audit", ["checkpoint", "control", "errors"]],
   ])("%s imports only from the layers below it", async (layer, allowed) => {
     const imported = await importedLayers(layer);
     const above = [...imported].filter(([target]) => !allowed.includes(target));

@@ -373,6 +373,12 @@ describe.each(setups)("review deadlines %s", (_name, makeSetup, enabled) => {
         (r) => r?.metadata[REVIEW_GROUP_KEY] === "night" && r.status !== "busy",
       );
       expect(record!.status).toBe("interrupted");
+      // The job ends after the hand-off is stored (it records it in the audit log then).
+      await until(
+        "the deadline's job to end",
+        async () => fired.filter((j) => j.key === key).length,
+        (n) => n >= 1,
+      );
       expect(fired.filter((j) => j.key === key)).toHaveLength(1);
     },
   );

@@ -293,5 +293,7 @@ describe.each([
         }
       }
     },
+    // A fresh PGlite directory migrates the checkpoint, store and audit tables first.
+    60_000,
   );
 });

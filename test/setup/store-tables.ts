@@ -1,3 +1,4 @@
+import { auditTables } from "../../src/audit/index.js";
 import { tables } from "../../src/checkpoint/sql/statements.js";
 import { runTables } from "../../src/runs/queues/postgres-schema.js";
 
@@ -12,6 +13,9 @@ export async function dropStoreTables(
   const { prefix: _prefix, ...names } = tables(prefix);
   for (const table of Object.values(names))
     await pool.query(`drop table if exists ${table} cascade`);
+  // The audit log's tables (src/audit) live beside them, under the same prefix.
+  for (const table of Object.values(auditTables(prefix)))
+    await pool.query(`drop table if exists ${table}`);
   // The schema's trigger function (migration 5) outlives its tables.
   await pool.query(`drop function if exists ${prefix}notify_thread_change()`);
 }

@@ -39,6 +39,8 @@ export interface ConditionalEdgeSpec {
 export interface GraphSpec {
   name: string;
   schema: z.ZodObject | undefined;
+  /** What `runtime.context` holds, as given to `new Graph({ context })`: described, not checked. */
+  contextSchema?: z.ZodObject | undefined;
   nodes: Map<string, NodeSpec>;
   edges: Array<{ from: string; to: string }>;
   joins: Array<{ from: readonly string[]; to: string }>;

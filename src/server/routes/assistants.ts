@@ -1,6 +1,8 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { ASSISTANT_SORT_KEYS } from "../assistants.js";
+import { RequestError } from "../errors.js";
+import { graphSchemas, subgraphsOf } from "../graph-schemas.js";
 import { parseBody } from "../request-body.js";
 import type { ServerContext } from "../server-context.js";
 
@@ -56,7 +58,7 @@ const pick = (row: Record<string, unknown>, select: string[] | null | undefined)
 
 /**
  * LangGraph's assistants: create, get, update (a new version), delete, search, count,
- * versions, set the latest version, and the graph's drawing and schemas. Every hosted
+ * versions, set the latest version, and the graph's drawing, schemas and subgraphs. Every hosted
  * graph has a system assistant whose id is the graph id.
  */
 export function assistantRoutes(ctx: ServerContext): Hono {
@@ -137,17 +139,49 @@ export function assistantRoutes(ctx: ServerContext): Hono {
     })
     .get("/:assistantId/graph", (c) => {
       const { graph_id } = assistants.get(c.req.param("assistantId"));
-      return c.json(ctx.hosted.picture(graph_id));
+      return c.json(ctx.hosted.picture(graph_id, xrayOf(c.req.query("xray"))));
     })
     .get("/:assistantId/schemas", (c) => {
       const { graph_id } = assistants.get(c.req.param("assistantId"));
+      const schemas = graphSchemas(ctx.hosted.get(graph_id));
       return c.json({
         graph_id,
-        input_schema: null,
-        output_schema: null,
-        state_schema: null,
-        config_schema: null,
-        context_schema: null,
+        input_schema: schemas.input,
+        output_schema: schemas.output,
+        state_schema: schemas.state,
+        config_schema: schemas.config,
+        // LangGraph.js cannot tell a config schema from a context schema: both are the one.
+        context_schema: schemas.config,
       });
+    })
+    .get("/:assistantId/subgraphs/:namespace?", (c) => {
+      const { graph_id } = assistants.get(c.req.param("assistantId"));
+      const found = subgraphsOf(
+        ctx.hosted.get(graph_id),
+        c.req.param("namespace") || undefined,
+        isYes(c.req.query("recurse")),
+      );
+      return c.json(Object.fromEntries(found.map(([ns, graph]) => [ns, graphSchemas(graph)])));
     });
+}
+
+/** A query flag as LangGraph reads one: "true", "1" or "yes" (any case) is true, else false. */
+const isYes = (value: string | undefined) =>
+  value !== undefined && ["true", "1", "yes"].includes(value.toLowerCase());
+
+/**
+ * `xray` as the SDK documents it: a flag, or how many levels of subgraphs to draw inside.
+ * "1" is one level (LangGraph.js reads it as `true`, which draws every level).
+ */
+function xrayOf(value: string | undefined): boolean | number {
+  if (value === undefined || value === "") return false;
+  const lower = value.toLowerCase();
+  if (lower === "true" || lower === "yes") return true;
+  if (lower === "false" || lower === "no") return false;
+  if (/^\d+$/.test(value)) return Number(value);
+  throw new RequestError(
+    400,
+    "INVALID_QUERY",
+    `xray must be true, false or a depth (a whole number of subgraph levels); got "${value}".`,
+  );
 }

@@ -7,8 +7,9 @@ import type { ThreadRecord } from "../../checkpoint/index.js";
 import type { StateSnapshot } from "../../graph/running/state-snapshot.js";
 import { matchesFilters } from "../auth/auth-filters.js";
 import { sharedTokenIdentity } from "../auth/identity.js";
+import { auditedDecisions } from "../decision-audit.js";
 import { refusalsFor } from "../decision-rights.js";
-import { type Decision, decisionsOf, diffOf } from "../decisions.js";
+import { diffOf } from "../decisions.js";
 import { RequestError } from "../errors.js";
 import { createGraphRun } from "../graph-runs.js";
 import { timelineOf } from "../history-timeline.js";
@@ -138,7 +139,8 @@ export function inboxRoutes(ctx: ServerContext): Hono {
     .get("/threads/:threadId", async (c) => {
       const view = await findThread(ctx, c.req.param("threadId"));
       const { record, graphId } = view;
-      const decisions = decisionsOf(record);
+      // Who decided comes from the audit log, not from the metadata's display copy.
+      const decisions = await auditedDecisions(ctx.audit, { threadId: record.threadId });
       const { [DECISIONS_KEY]: _d, ...metadata } = record.metadata;
       const graph = graphId === undefined ? undefined : ctx.hosted.get(graphId);
       const config = { configurable: { thread_id: record.threadId } };
@@ -194,14 +196,8 @@ export function inboxRoutes(ctx: ServerContext): Hono {
     })
     .get("/reviews/:interruptId", async (c) => {
       const interruptId = c.req.param("interruptId");
-      const found = await ctx.checkpointer.searchThreads({
-        metadata: { [DECISIONS_KEY]: [{ interruptId }] },
-        limit: 1,
-      });
-      const record = found.threads[0];
-      const decision = record
-        ? decisionsOf(record).find((d: Decision) => d.interruptId === interruptId)
-        : undefined;
+      const decision = (await auditedDecisions(ctx.audit, { interruptId })).at(-1);
+      const record = decision && (await ctx.checkpointer.getThread(decision.threadId));
       if (!record || !decision) {
         throw new RequestError(
           404,

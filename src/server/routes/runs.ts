@@ -1,9 +1,11 @@
+import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
 import { z } from "zod";
 import type { InterruptRecord } from "../../checkpoint/index.js";
 import { clauses } from "../../errors/sentences.js";
 import type { BackgroundRun } from "../../runs/index.js";
-import type { RequestIdentity } from "../auth/identity.js";
+import { type RequestIdentity, sharedTokenIdentity } from "../auth/identity.js";
+import { actorOf, recordNotApplied, recordResumeDecisions } from "../decision-audit.js";
 import { checkResumeRights } from "../decision-rights.js";
 import { RequestError } from "../errors.js";
 import {
@@ -210,7 +212,26 @@ export async function startRun(
       view.status === "interrupted" &&
       strategy === "reject" && { expectedCheckpointId: view.record.latestCheckpointId }),
   };
-  const run = await createGraphRun(ctx.hosted, ctx.runs, request);
+  // A resume of what waits is a decision: recorded in the audit log before its run exists.
+  const caller = who ?? sharedTokenIdentity(undefined);
+  const runId = randomUUID();
+  const decided =
+    resume && view.status === "interrupted"
+      ? await recordResumeDecisions(
+          ctx.audit,
+          view.record,
+          answersOf(view.record.interrupts, resume.value),
+          caller,
+          runId,
+        )
+      : [];
+  const run = await createGraphRun(ctx.hosted, ctx.runs, { ...request, runId }).catch(
+    async (error: unknown) => {
+      for (const d of decided)
+        await recordNotApplied(ctx.audit, d, actorOf(caller), (error as Error).message);
+      throw error;
+    },
+  );
   ctx.events.publish(threadId, "started");
   return run;
 }

@@ -1,0 +1,193 @@
+/**
+ * The audit log in PostgreSQL or PGlite: one table, `<prefix>audit_log`, beside the
+ * checkpointer's tables and on its connection (`auditLogFor(checkpointer)`).
+ */
+import { assertJson } from "../checkpoint/index.js";
+import type { Query, SqlDriver } from "../checkpoint/sql/index.js";
+import { DEFAULT_TABLE_PREFIX } from "../checkpoint/sql/index.js";
+import { InvalidAuditRequestError } from "../errors/index.js";
+import type { AuditLog, AuditQuery } from "./audit-log.js";
+import { nextEntry } from "./chain.js";
+import type { AuditDraft, AuditEntry } from "./entry.js";
+import { checkQuery, pageSize, sinceOf } from "./query.js";
+import { auditTables, migrateAudit } from "./sql-migrations.js";
+import { type AuditVerification, verifyChain } from "./verify.js";
+
+/** Options of `SqlAuditLog`. */
+export interface SqlAuditLogOptions {
+  /** The connection to use; called once (a shared, lazily opened driver). */
+  driver: () => Promise<SqlDriver>;
+  /** Table name prefix, as the checkpointer's (default `stateweaver_`). */
+  tablePrefix?: string;
+}
+
+const UNIQUE_VIOLATION = "23505";
+const DUPLICATE_TABLE = "42P07";
+/** Appends tried before giving up on a seq another writer keeps taking (never, with the lock). */
+const APPEND_ATTEMPTS = 5;
+
+const sqlState = (error: unknown) => (error as { code?: unknown } | null)?.code;
+
+const COLUMNS = "seq, at, kind, thread_id, interrupt_id, entry_key, actor, data, prev_hash, hash";
+
+/**
+ * An `AuditLog` over SQL. An append takes the table's write lock for its transaction, reads
+ * the last entry and writes the next, so appenders in any number of processes or machines
+ * form one chain; `seq` is the primary key besides, so even a writer that skipped the lock
+ * could not fork it (its insert fails and is retried).
+ *
+ * @example
+ * const log = new SqlAuditLog({ driver: () => checkpointer.sharedDriver(), tablePrefix: checkpointer.tablePrefix });
+ * const report = await log.verify();
+ */
+export class SqlAuditLog implements AuditLog {
+  readonly #driver: () => Promise<SqlDriver>;
+  readonly #t: ReturnType<typeof auditTables>;
+  #ready: Promise<SqlDriver> | undefined;
+
+  constructor(options: SqlAuditLogOptions) {
+    const prefix = options.tablePrefix ?? DEFAULT_TABLE_PREFIX;
+    if (!/^[a-z_][a-z0-9_]*$/i.test(prefix)) {
+      throw new InvalidAuditRequestError(
+        `tablePrefix must be letters, digits and _; got ${JSON.stringify(prefix)}.`,
+      );
+    }
+    this.#driver = options.driver;
+    this.#t = auditTables(prefix);
+  }
+
+  /** The audit table's name (`<prefix>audit_log`). */
+  get table(): string {
+    return this.#t.log;
+  }
+
+  #open(): Promise<SqlDriver> {
+    if (this.#ready) return this.#ready;
+    const starting = this.#driver().then(async (driver) => {
+      try {
+        await driver.transaction((query) => migrateAudit(query, this.#t));
+      } catch (error) {
+        // Another process created the version table between our check and our create.
+        const state = sqlState(error);
+        if (state !== UNIQUE_VIOLATION && state !== DUPLICATE_TABLE) throw error;
+        await driver.transaction((query) => migrateAudit(query, this.#t));
+      }
+      return driver;
+    });
+    starting.catch(() => {
+      if (this.#ready === starting) this.#ready = undefined;
+    });
+    this.#ready = starting;
+    return starting;
+  }
+
+  async append(draft: AuditDraft): Promise<AuditEntry> {
+    assertJson(draft.data, "audit entry data");
+    const db = await this.#open();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await db.transaction((query) => this.#appendIn(query, draft));
+      } catch (error) {
+        if (sqlState(error) !== UNIQUE_VIOLATION || attempt >= APPEND_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  async #appendIn(query: Query, draft: AuditDraft): Promise<AuditEntry> {
+    const t = this.#t.log;
+    // Readers go on; other appenders wait here until this transaction ends.
+    await query(`lock table ${t} in share row exclusive mode`);
+    if (draft.key !== undefined) {
+      const { rows } = await query(`select ${COLUMNS} from ${t} where entry_key = $1`, [draft.key]);
+      if (rows[0]) return entryOf(rows[0]);
+    }
+    const { rows } = await query(`select seq, hash from ${t} order by seq desc limit 1`);
+    const last = rows[0] && { seq: Number(rows[0].seq), hash: String(rows[0].hash) };
+    const entry = nextEntry(draft, last);
+    await query(`insert into ${t} (${COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, [
+      entry.seq,
+      entry.at,
+      entry.kind,
+      entry.threadId,
+      entry.interruptId,
+      entry.key,
+      JSON.stringify(entry.actor),
+      JSON.stringify(entry.data),
+      entry.prevHash,
+      entry.hash,
+    ]);
+    return { ...entry, data: JSON.parse(JSON.stringify(entry.data)) };
+  }
+
+  async find(key: string): Promise<AuditEntry | undefined> {
+    const db = await this.#open();
+    const { rows } = await db.query(`select ${COLUMNS} from ${this.#t.log} where entry_key = $1`, [
+      key,
+    ]);
+    return rows[0] ? entryOf(rows[0]) : undefined;
+  }
+
+  async list(query: AuditQuery = {}): Promise<AuditEntry[]> {
+    checkQuery(query);
+    const params: unknown[] = [];
+    const where: string[] = [];
+    const at = (value: unknown) => {
+      params.push(value);
+      return `$${params.length}`;
+    };
+    if (query.threadId !== undefined) where.push(`thread_id = ${at(query.threadId)}`);
+    if (query.interruptId !== undefined) where.push(`interrupt_id = ${at(query.interruptId)}`);
+    if (query.kind !== undefined) where.push(`kind = ${at(query.kind)}`);
+    const since = sinceOf(query);
+    if (since !== undefined) where.push(`at >= ${at(since)}`);
+    if (query.afterSeq !== undefined) where.push(`seq > ${at(query.afterSeq)}`);
+    const db = await this.#open();
+    const { rows } = await db.query(
+      `select ${COLUMNS} from ${this.#t.log}
+        ${where.length > 0 ? `where ${where.join(" and ")}` : ""}
+        order by seq limit ${at(pageSize(query))}`,
+      params,
+    );
+    return rows.map(entryOf);
+  }
+
+  async *entries(query: Omit<AuditQuery, "limit" | "afterSeq"> = {}): AsyncIterable<AuditEntry> {
+    let afterSeq = 0;
+    for (;;) {
+      const page = await this.list({ ...query, afterSeq });
+      yield* page;
+      if (page.length < pageSize({})) return;
+      afterSeq = page.at(-1)!.seq;
+    }
+  }
+
+  verify(): Promise<AuditVerification> {
+    return verifyChain(this.entries());
+  }
+}
+
+/**
+ * A row as an entry. A row whose JSON no longer parses (edited by hand) reads with its text
+ * kept as is, so `verify` reports it as changed instead of failing to read the log.
+ */
+function entryOf(row: Record<string, unknown>): AuditEntry {
+  const json = (text: unknown) => {
+    try {
+      return JSON.parse(String(text));
+    } catch {
+      return String(text);
+    }
+  };
+  return {
+    seq: Number(row.seq),
+    at: String(row.at),
+    kind: String(row.kind) as AuditEntry["kind"],
+    threadId: String(row.thread_id),
+    interruptId: String(row.interrupt_id),
+    actor: json(row.actor),
+    key: row.entry_key === null || row.entry_key === undefined ? null : String(row.entry_key),
+    data: json(row.data),
+    prevHash: String(row.prev_hash),
+    hash: String(row.hash),
+  };
+}

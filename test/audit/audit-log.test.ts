@@ -1,0 +1,228 @@
+// The audit log on memory, PGlite and PostgreSQL: one unbroken chain, and tampering found.
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import {
+  type AuditDraft,
+  type AuditLog,
+  auditLogFor,
+  entryHash,
+  GENESIS_HASH,
+  MemoryAuditLog,
+  SqlAuditLog,
+} from "../../src/audit/index.js";
+import {
+  MemoryCheckpointer,
+  PGliteCheckpointer,
+  PostgresCheckpointer,
+} from "../../src/checkpoint/index.js";
+import type { Query } from "../../src/checkpoint/sql/index.js";
+import { InvalidAuditRequestError } from "../../src/errors/index.js";
+import { dropStoreTables } from "../setup/store-tables.js";
+
+const ana = { identity: "ana", displayName: "Ana", authenticatedBy: "auth_handler" as const };
+const draft = (n: number, extra: Partial<AuditDraft> = {}): AuditDraft => ({
+  kind: "decision",
+  threadId: `t${n % 3}`,
+  interruptId: `i${n}`,
+  actor: ana,
+  data: { answer: { decisions: [{ type: "approve" }] }, n },
+  ...extra,
+});
+
+/**
+ * What every log does, whatever keeps it. `database()` makes a new empty database per test
+ * and returns how to open a log on it (twice, for two appenders, as two processes would).
+ */
+function describeAuditLog(name: string, database: () => () => AuditLog) {
+  describe(name, () => {
+    let open: () => AuditLog;
+    beforeEach(() => {
+      open = database();
+    });
+
+    it("numbers entries from 1 and links each to the hash of the one before", async () => {
+      const log = open();
+      const first = await log.append(draft(1));
+      const second = await log.append(draft(2));
+      expect(first.seq).toBe(1);
+      expect(first.prevHash).toBe(GENESIS_HASH);
+      expect(second.seq).toBe(2);
+      expect(second.prevHash).toBe(first.hash);
+      const { hash, ...fields } = second;
+      expect(entryHash(fields)).toBe(hash);
+      expect(await log.verify()).toEqual({ ok: true, entries: 2, head: { seq: 2, hash } });
+    });
+
+    it("appends an entry with a key once, and returns the first for the same key", async () => {
+      const log = open();
+      const first = await log.append(draft(1, { key: "decision:t1:k1" }));
+      const again = await log.append(draft(9, { key: "decision:t1:k1" }));
+      expect(again).toEqual(first);
+      expect(await log.find("decision:t1:k1")).toEqual(first);
+      expect(await log.find("nope")).toBeUndefined();
+      expect(await log.list()).toHaveLength(1);
+    });
+
+    it("reads entries by thread, interrupt, kind and time, oldest first", async () => {
+      const log = open();
+      for (let n = 1; n <= 6; n++) await log.append(draft(n));
+      await log.append(draft(7, { kind: "tool_result" }));
+      expect((await log.list({ threadId: "t1" })).map((e) => e.interruptId)).toEqual([
+        "i1",
+        "i4",
+        "i7",
+      ]);
+      expect((await log.list({ threadId: "t1", kind: "decision" })).map((e) => e.seq)).toEqual([
+        1, 4,
+      ]);
+      expect((await log.list({ interruptId: "i5" })).map((e) => e.seq)).toEqual([5]);
+      expect(await log.list({ since: "2999-01-01T00:00:00Z" })).toEqual([]);
+      expect(await log.list({ since: "2000-01-01T00:00:00Z", limit: 2 })).toHaveLength(2);
+      const all = [];
+      for await (const e of log.entries({ since: "2000-01-01" })) all.push(e.seq);
+      expect(all).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    });
+
+    it("refuses a since that is not a date, saying what it wants", async () => {
+      const log = open();
+      await expect(log.list({ since: "yesterday" })).rejects.toThrow(InvalidAuditRequestError);
+      await expect(log.list({ since: "yesterday" })).rejects.toThrow(/ISO 8601/);
+    });
+
+    it("keeps one unbroken chain when two appenders write at once", async () => {
+      const a = open();
+      const b = open();
+      await Promise.all(
+        Array.from({ length: 30 }, (_, n) => (n % 2 === 0 ? a : b).append(draft(n))),
+      );
+      const report = await a.verify();
+      expect(report).toMatchObject({ ok: true, entries: 30 });
+      expect((await b.list()).map((e) => e.seq)).toEqual(
+        Array.from({ length: 30 }, (_, n) => n + 1),
+      );
+    });
+  });
+}
+
+describeAuditLog("MemoryAuditLog", () => {
+  const log = new MemoryAuditLog();
+  return () => log;
+});
+
+/** Tampering as someone with write access to the database would do it. */
+function describeTampering(name: string, open: () => Promise<{ log: SqlAuditLog; query: Query }>) {
+  describe(`${name}: verify finds tampering`, () => {
+    const filled = async () => {
+      const { log, query } = await open();
+      for (let n = 1; n <= 5; n++) await log.append(draft(n));
+      return { log, query, t: log.table };
+    };
+
+    it("reports an entry whose data was edited in SQL as changed, at its sequence number", async () => {
+      const { log, query, t } = await filled();
+      await query(`update ${t} set data = replace(data, '"approve"', '"reject"') where seq = 3`);
+      const report = await log.verify();
+      expect(report.ok).toBe(false);
+      expect(report.broken).toMatchObject({ seq: 3, problem: "changed" });
+      expect(report.broken!.message).toMatch(/Entry 3 .* was changed after it was written/);
+      expect(report).toMatchObject({ entries: 2, head: { seq: 2 } });
+    });
+
+    it("reports a deleted entry as missing", async () => {
+      const { log, query, t } = await filled();
+      await query(`delete from ${t} where seq = 2`);
+      const report = await log.verify();
+      expect(report.broken).toMatchObject({ seq: 2, problem: "missing" });
+      expect(report.broken!.message).toMatch(/Entries 2 are missing|jumps from 1 to 3/);
+    });
+
+    it("reports an edited entry whose hash was recomputed as breaking the next link", async () => {
+      const { log, query, t } = await filled();
+      const [row] = await log.list({ afterSeq: 1, limit: 1 });
+      const forged = { ...row!, actor: { ...row!.actor, identity: "mallory" } };
+      const { hash: _old, ...fields } = forged;
+      await query(`update ${t} set actor = $1, hash = $2 where seq = 2`, [
+        JSON.stringify(forged.actor),
+        entryHash(fields),
+      ]);
+      const report = await log.verify();
+      expect(report.broken).toMatchObject({ seq: 3, problem: "unlinked" });
+    });
+
+    it("reports two entries swapped in place as changed", async () => {
+      const { log, query, t } = await filled();
+      await query(`update ${t} set seq = -seq where seq in (2, 3)`);
+      await query(`update ${t} set seq = 5 + seq where seq in (-2, -3)`);
+      const report = await log.verify();
+      expect(report.broken).toMatchObject({ seq: 2, problem: "changed" });
+    });
+  });
+}
+
+const pglites: PGliteCheckpointer[] = [];
+afterAll(async () => {
+  for (const c of pglites) await c.close();
+});
+const pgliteLog = () => {
+  const checkpointer = new PGliteCheckpointer("memory://");
+  pglites.push(checkpointer);
+  return checkpointer;
+};
+
+describe("auditLogFor", () => {
+  it("gives the same log for the same checkpointer, in its database", async () => {
+    const memory = new MemoryCheckpointer();
+    expect(auditLogFor(memory)).toBe(auditLogFor(memory));
+    expect(auditLogFor(memory)).toBeInstanceOf(MemoryAuditLog);
+    const sql = pgliteLog();
+    expect(auditLogFor(sql)).toBeInstanceOf(SqlAuditLog);
+    expect((auditLogFor(sql) as SqlAuditLog).table).toBe("stateweaver_audit_log");
+  });
+});
+
+describe("on PGlite", () => {
+  describeAuditLog("SqlAuditLog on PGlite", () => {
+    const checkpointer = pgliteLog();
+    return () => new SqlAuditLog({ driver: () => checkpointer.sharedDriver() });
+  });
+  describeTampering("SqlAuditLog on PGlite", async () => {
+    const checkpointer = pgliteLog();
+    const driver = await checkpointer.sharedDriver();
+    return { log: auditLogFor(checkpointer) as SqlAuditLog, query: driver.query };
+  });
+});
+
+const url = process.env.STATEWEAVER_PG_URL;
+describe.skipIf(!url)("on PostgreSQL", () => {
+  const prefixes: string[] = [];
+  const checkpointers: PostgresCheckpointer[] = [];
+  const fresh = () => {
+    const tablePrefix = `sw_audit_${randomUUID().slice(0, 8)}_`;
+    prefixes.push(tablePrefix);
+    return tablePrefix;
+  };
+  // Each open is its own pool, as another process would be.
+  const open = (tablePrefix: string) => {
+    const checkpointer = new PostgresCheckpointer({ connectionString: url!, tablePrefix });
+    checkpointers.push(checkpointer);
+    return checkpointer;
+  };
+  afterAll(async () => {
+    for (const c of checkpointers) await c.close();
+    const pool = new pg.Pool({ connectionString: url });
+    for (const prefix of prefixes) {
+      await dropStoreTables(pool, prefix);
+    }
+    await pool.end();
+  });
+  describeAuditLog("SqlAuditLog on PostgreSQL", () => {
+    const tablePrefix = fresh();
+    return () => auditLogFor(open(tablePrefix));
+  });
+  describeTampering("SqlAuditLog on PostgreSQL", async () => {
+    const checkpointer = open(fresh());
+    const driver = await checkpointer.sharedDriver();
+    return { log: auditLogFor(checkpointer) as SqlAuditLog, query: driver.query };
+  });
+});
