@@ -92,11 +92,18 @@ export function remoteBackend(spec: RemoteAsyncSubagentSpec): TaskBackend {
     },
     async cancel(threadId, runId) {
       const client = await open();
+      let stopped = false;
       for (const run of await client.runs.list(threadId)) {
-        if (run.status === "pending" || run.status === "running")
+        if (run.status === "pending" || run.status === "running") {
           await client.runs.cancel(threadId, run.run_id, true);
+          stopped = true;
+        }
       }
-      return this.latest(threadId, runId);
+      const latest = await this.latest(threadId, runId);
+      // LangGraph's API has no "cancelled": a run stopped by cancel reads "interrupted" there.
+      return stopped && latest.status === "interrupted"
+        ? { ...latest, status: "cancelled" }
+        : latest;
     },
   };
 }
