@@ -39,13 +39,15 @@ const migrations: Array<(t: AuditTables) => string[]> = [
 export const AUDIT_SCHEMA_VERSION = migrations.length;
 
 /**
- * Brings the audit tables up to date inside the caller's transaction. The lock on the
- * version table makes two processes opening the same database at once migrate one after
- * the other. Returns the version the database was at.
+ * Brings the audit tables up to date inside the caller's transaction. An advisory lock, as
+ * the checkpointer's migrations take, makes two processes opening the same database at once
+ * migrate one after the other: taken before the first `create`, since two concurrent
+ * `create table if not exists` can both try to create it. Returns the version the database
+ * was at.
  */
 export async function migrateAudit(query: Query, t: AuditTables): Promise<number> {
+  await query("select pg_advisory_xact_lock(hashtext($1))", [`stateweaver:${t.schema}`]);
   await query(`create table if not exists ${t.schema} (version integer not null)`);
-  await query(`lock table ${t.schema} in exclusive mode`);
   const { rows } = await query(`select version from ${t.schema}`);
   const at = rows.length === 0 ? 0 : Number(rows[0]!.version);
   for (let version = at + 1; version <= migrations.length; version++) {
