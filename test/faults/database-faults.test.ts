@@ -129,11 +129,15 @@ it.skipIf(!postgresBinaries())(
     let left = await unfinished();
     while (left > 0) {
       if (Date.now() > giveUpAt) {
+        // Each stuck run with every job of its thread's queue (keyed or not) and that queue's lock.
         const stuck = await observer.query(
-          `select r.run_id, r.status, r.attempt, r.worker_id, r.lease_until, j.locked_by,
-                  j.run_at, j.attempts, j.last_error, j.key, w.seen_at
+          `select r.run_id, r.status, r.attempt, r.worker_id, r.lease_until, w.seen_at,
+                  q.locked_by as queue_locked_by, q.locked_at as queue_locked_at, now() as now,
+                  (select json_agg(json_build_object('key', j.key, 'locked_by', j.locked_by,
+                          'run_at', j.run_at, 'attempts', j.attempts, 'last_error', j.last_error))
+                     from ${tablePrefix}queue._private_jobs j where j.job_queue_id = q.id) as jobs
              from ${tablePrefix}runs r
-             left join ${tablePrefix}queue._private_jobs j on j.key = r.run_id
+             left join ${tablePrefix}queue._private_job_queues q on q.queue_name = 'thread:' || r.thread_id
              left join ${tablePrefix}run_workers w on w.worker_id = r.worker_id
             where r.status in ('pending', 'running')`,
         );

@@ -26,6 +26,8 @@ const DELIVERY_TASK = "stateweaver_delivery";
  * delivered again; after, nobody queues it any more.
  */
 const ENDED_DELIVERY_KEPT_MS = 7 * 24 * 3600 * 1000;
+/** How long a job this process completed still counts as in hand (graphile-worker retries storing it). */
+const COMPLETION_GRACE_MS = 60_000;
 
 /** Options of `PostgresRunQueue`. */
 export interface PostgresRunQueueOptions {
@@ -65,6 +67,13 @@ export class PostgresRunQueue implements RunQueue {
   #listening: Promise<Client> | undefined;
   #closed = false;
   readonly #stops = new Set<() => Promise<void>>();
+  /**
+   * The jobs this process's workers work on, by id, and those whose completion graphile-worker
+   * may still be storing (with when they finished): every other job locked in the name of
+   * this process's pools is a stray (see `heartbeat`).
+   */
+  readonly #working = new Set<string>();
+  readonly #finished = new Map<string, number>();
 
   constructor(options: PostgresRunQueueOptions, pool: Pool) {
     this.#options = options;
@@ -211,6 +220,11 @@ export class PostgresRunQueue implements RunQueue {
     // each worker: the pool's id is what leases and force-unlocking must name.
     events.on("pool:create", ({ workerPool }) => workerIds.add(workerPool.id));
     events.on("pool:release", ({ workerPool }) => workerIds.delete(workerPool.id));
+    events.on("job:start", ({ job }) => this.#working.add(job.id));
+    events.on("job:complete", ({ job }) => {
+      this.#working.delete(job.id);
+      this.#finished.set(job.id, Date.now());
+    });
     const runner = await runWorkers({
       pgPool: this.#pool,
       schema: this.#schema,
@@ -404,15 +418,31 @@ export class PostgresRunQueue implements RunQueue {
 
   async heartbeat(workerIds: readonly string[], leaseMs: number) {
     if (workerIds.length === 0) return [];
+    // A job completed over a minute ago is stored or its pool gave up (and is replaced).
+    for (const [id, at] of this.#finished)
+      if (at < Date.now() - COMPLETION_GRACE_MS) this.#finished.delete(id);
+    const inHand = [...this.#working, ...this.#finished.keys()];
+    // Strays: jobs locked in the name of these live pools that no worker here has in hand.
+    // A job is locked by the statement that picks it, so when the connection drops as that
+    // statement commits, the pool never hears of a job the database says it holds; nobody
+    // else frees it (the pool is alive), and it and its thread's queue would stay locked.
     const r = await this.#pool.query(
       `with seen as (
          insert into ${this.#t.workers} (worker_id, seen_at)
          select unnest($1::text[]), clock_timestamp()
-         on conflict (worker_id) do update set seen_at = excluded.seen_at)
+         on conflict (worker_id) do update set seen_at = excluded.seen_at),
+       strays as (
+         update ${this.#schema}._private_jobs set locked_by = null, locked_at = null
+          where locked_by = any($1::text[]) and not (id = any($3::bigint[]))
+            and locked_at < clock_timestamp() - $2 * interval '1 millisecond'
+          returning job_queue_id),
+       stray_queues as (
+         update ${this.#schema}._private_job_queues set locked_by = null, locked_at = null
+          where id in (select job_queue_id from strays) and locked_by = any($1::text[]))
        update ${this.#t.runs} set lease_until = clock_timestamp() + $2 * interval '1 millisecond'
         where worker_id = any($1::text[]) and status = 'running'
         returning run_id, attempt, cancel_action`,
-      [workerIds, leaseMs],
+      [workerIds, leaseMs, inHand],
     );
     return r.rows.map((row) => ({
       runId: row.run_id as string,
@@ -436,6 +466,20 @@ export class PostgresRunQueue implements RunQueue {
        select ${this.#schema}.force_unlock_workers(
                 array(select worker_id from dead union select worker_id from unknown)),
               (select count(*) from dead)::int as count`,
+      [leaseMs],
+    );
+    // A thread's queue locked by a pool that holds no job of it: the pool's job was completed
+    // by another pool (graphile-worker deletes a completed job whoever has it since, and then
+    // frees the queue only for the completer), after the job was freed from a pool that
+    // looked dead and was not. The queue would hold every later job of the thread. Locking a
+    // queue and its job, and freeing both, are single statements; the age spares a pick that
+    // commits while this runs.
+    await this.#pool.query(
+      `update ${this.#schema}._private_job_queues q set locked_by = null, locked_at = null
+        where q.locked_by is not null
+          and q.locked_at < clock_timestamp() - $1 * interval '1 millisecond'
+          and not exists (select 1 from ${this.#schema}._private_jobs j
+                           where j.job_queue_id = q.id and j.locked_by = q.locked_by)`,
       [leaseMs],
     );
     // A run that is waiting with no job to wake a worker (possible only if the database
