@@ -404,6 +404,11 @@ export class Runs implements RunService {
    * Stop working and close the queue. Runs working here are given back to the queue, not
    * ended: another worker (or this one, restarted) continues them.
    */
+  /** True once `close()` was called: what these runs work with may be gone. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;

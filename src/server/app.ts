@@ -208,6 +208,18 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   app.onError((error, c) => {
     // Your routes' HTTPException (hono/http-exception, any copy of Hono) answers as it says.
     if (isHttpException(error)) return error.getResponse();
+    // A request still working when the server closed meets closed pools: not a fault.
+    if (runs.closed) {
+      return c.json(
+        {
+          error: {
+            code: "SHUTTING_DOWN",
+            message: "The server is shutting down; send it again to a running one.",
+          },
+        },
+        503,
+      );
+    }
     const { status, body, headers } = errorResponse(error);
     if (status === 500) report(error);
     return c.json(body, status as 400, headers);

@@ -1,3 +1,4 @@
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type ServerType, serve } from "@hono/node-server";
 import { createApp, type ServerOptions } from "./app.js";
@@ -61,16 +62,17 @@ export function createServer(options: ServerOptions): StateweaverServer {
       return { url: `http://${shown}:${bound}`, port: bound };
     },
     async close() {
+      // Node's HTTP/1 server (serve() makes no other here).
+      const s = http as Server | undefined;
+      http = undefined;
+      // No new requests first; then the runs stop (which ends their streams); then the
+      // connections still open (SSE streams would hold close() for ever).
+      const stopped = s && new Promise<void>((resolve) => s.close(() => resolve()));
+      s?.closeIdleConnections();
       await context.runs.close();
       await context.events.close();
-      const s = http;
-      http = undefined;
-      if (!s) return;
-      await new Promise<void>((resolve) => {
-        s.close(() => resolve());
-        // Open SSE streams would hold close() forever.
-        (s as { closeAllConnections?: () => void }).closeAllConnections?.();
-      });
+      s?.closeAllConnections();
+      await stopped;
     },
   };
 }
