@@ -296,12 +296,14 @@ describe("the installed package", () => {
     await writeFile(join(cjs, "graphs", "publish.cjs"), CJS_PROJECT_CJS_GRAPH);
     await writeFile(join(cjs, "seed.ts"), CJS_PROJECT_SEED);
     await writeFile(join(cjs, "auth.ts"), CJS_PROJECT_AUTH);
+    await writeFile(join(cjs, "routes.ts"), CJS_PROJECT_ROUTES);
     await writeFile(
       join(cjs, "stateweaver.json"),
       JSON.stringify({
         graphs: { typed: "./graphs/publish.ts:graph", plain: "./graphs/publish.cjs:graph" },
         seed: "./seed.ts:seed",
         auth: { path: "./auth.ts:auth" },
+        http: { app: "./routes.ts:app" },
       }),
     );
     const ada = { authorization: "Bearer key-ada" };
@@ -314,6 +316,10 @@ describe("the installed package", () => {
     try {
       const anonymous = await fetch(`${server.url}/threads/search`, { method: "POST", body: "{}" });
       expect(anonymous.status, "the .ts auth file guards the API").toBe(401);
+      const hello = await fetch(`${server.url}/hello`, { headers: ada });
+      expect(await hello.json(), "the .ts http.app answers its route").toEqual({
+        hello: "from a CommonJS project",
+      });
       expect((await server.client.threads.getState(SEEDED_THREAD)).next).toEqual(["ask"]);
       for (const graph of ["typed", "plain"]) {
         const thread = await server.client.threads.create({ graphId: graph });
@@ -482,6 +488,13 @@ export const auth = new Auth().authenticate(async (request: Request) => {
   if (!identity) throw new HTTPException(401, { message: "Unknown key." });
   return { identity, permissions: [] };
 });
+`;
+
+const CJS_PROJECT_ROUTES = `import { Hono } from "hono";
+
+const greeting: string = "from a CommonJS project";
+
+export const app = new Hono().get("/hello", (c) => c.json({ hello: greeting }));
 `;
 
 /** tsx, as a user installs it (npm i -D tsx), in the project's node_modules. */
