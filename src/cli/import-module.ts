@@ -56,13 +56,13 @@ function moduleScopeProblem(url: string, error: unknown): ServerConfigError | un
   const message = (error as Error)?.message ?? String(error);
   if (new URL(url).pathname.endsWith(".cts")) {
     return new ServerConfigError(
-      `${url} is CommonJS TypeScript (.cts), which stateweaver serve cannot load (${message}): rename it .ts or .mts (an ES module that imports stateweaver), or compile it to JavaScript.`,
+      `${url} is CommonJS TypeScript (.cts), which stateweaver serve and worker cannot load (${message}): rename it .ts or .mts (an ES module that imports stateweaver), or compile it to JavaScript.`,
       { cause: error },
     );
   }
   if (error instanceof ReferenceError && COMMONJS_GLOBAL.test(message)) {
     return new ServerConfigError(
-      `${url} runs as an ES module (stateweaver serve loads .ts files as ES modules, in a CommonJS package too, so that they share the server's stateweaver), and ${message.replace(/ in ES module scope.*$/s, "")} there: use import in place of require, and import.meta.dirname or import.meta.filename in place of __dirname or __filename.`,
+      `${url} runs as an ES module (stateweaver serve and worker load .ts files as ES modules, in a CommonJS package too, so that they share the server's stateweaver), and ${message.replace(/ in ES module scope.*$/s, "")} there: use import in place of require, and import.meta.dirname or import.meta.filename in place of __dirname or __filename.`,
       { cause: error },
     );
   }

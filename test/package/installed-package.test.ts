@@ -288,7 +288,7 @@ describe("the installed package", () => {
     });
   });
 
-  it("serves a CommonJS project's .ts graph, .ts seed and .ts auth and its .cjs graph with npx stateweaver serve: the modules share the server's stateweaver, and each thread resumes over the SDK after a restart", async () => {
+  it("serves a CommonJS project's .ts graph, seed, auth and http.app and its .cjs graph with npx stateweaver serve: the modules share the server's stateweaver, and each thread resumes over the SDK after a restart", async () => {
     const cjs = await commonJsProject();
     await mkdir(join(cjs, "graphs"));
     await writeFile(join(cjs, "graphs", "publish.ts"), CJS_PROJECT_TS_GRAPH);
@@ -376,10 +376,10 @@ describe("the installed package", () => {
       return served.stderr;
     };
     expect(await refusal("dirname.ts")).toMatch(
-      /^stateweaver: graphs.typed: file:\S+\/dirname.ts runs as an ES module \(stateweaver serve loads .ts files as ES modules, in a CommonJS package too, so that they share the server's stateweaver\), and __dirname is not defined there: use import in place of require, and import.meta.dirname or import.meta.filename in place of __dirname or __filename.$/m,
+      /^stateweaver: graphs.typed: file:\S+\/dirname.ts runs as an ES module \(stateweaver serve and worker load .ts files as ES modules, in a CommonJS package too, so that they share the server's stateweaver\), and __dirname is not defined there: use import in place of require, and import.meta.dirname or import.meta.filename in place of __dirname or __filename.$/m,
     );
     expect(await refusal("legacy.cts")).toMatch(
-      /^stateweaver: graphs.typed: file:\S+\/legacy.cts is CommonJS TypeScript \(.cts\), which stateweaver serve cannot load \(.*\): rename it .ts or .mts \(an ES module that imports stateweaver\), or compile it to JavaScript.$/m,
+      /^stateweaver: graphs.typed: file:\S+\/legacy.cts is CommonJS TypeScript \(.cts\), which stateweaver serve and worker cannot load \(.*\): rename it .ts or .mts \(an ES module that imports stateweaver\), or compile it to JavaScript.$/m,
     );
   }, 120_000);
 });
