@@ -1,6 +1,6 @@
 // Loads the graph modules stateweaver.json names, TypeScript included, into the CLI's own module
 // graph, so a user's `import … from "stateweaver"` gets the same copy the server runs.
-import { createRequire } from "node:module";
+import { createRequire, register as registerHooks } from "node:module";
 import { pathToFileURL } from "node:url";
 import { ServerConfigError } from "../server/index.js";
 
@@ -21,7 +21,8 @@ let registered: Promise<boolean> | undefined;
  * registered for the whole process (once, before the first import: Node remembers a failed
  * import of a URL, and a seed module importing the same graph file must find it loadable),
  * and the module is imported the ordinary way. Under `npm start` or `node --import tsx`,
- * registering again is harmless.
+ * registering again is harmless. In a CommonJS package a `.ts` module loads as an ES module
+ * (see typescript-as-module.ts), for the same reason.
  *
  * @example
  * const { graph } = await importModule(pathToFileURL("./my-graph.ts").href);
@@ -33,14 +34,39 @@ export async function importModule(url: string): Promise<Record<string, unknown>
     try {
       return await import(url);
     } catch (error) {
-      if (withTsx || (error as { code?: string }).code !== "ERR_UNKNOWN_FILE_EXTENSION")
-        throw error;
-      throw new ServerConfigError(
-        `${url} is TypeScript and no loader is installed: install tsx in your project (npm i -D tsx), run \`node --import tsx …\`, or point stateweaver.json at compiled JavaScript.`,
-      );
+      if (!withTsx && (error as { code?: string }).code === "ERR_UNKNOWN_FILE_EXTENSION") {
+        throw new ServerConfigError(
+          `${url} is TypeScript and no loader is installed: install tsx in your project (npm i -D tsx), run \`node --import tsx …\`, or point stateweaver.json at compiled JavaScript.`,
+        );
+      }
+      throw moduleScopeProblem(url, error) ?? error;
     }
   }
   return await import(url);
+}
+
+const COMMONJS_GLOBAL = /^(require|module|exports|__dirname|__filename) is not defined/;
+
+/**
+ * The fix for a TypeScript module that failed because it expected CommonJS: a `.cts` file
+ * (tsx's ES module loader cannot give it `require`), or a `.ts` file, loaded as an ES module,
+ * that uses `require` or `__dirname`. Undefined for any other failure.
+ */
+function moduleScopeProblem(url: string, error: unknown): ServerConfigError | undefined {
+  const message = (error as Error)?.message ?? String(error);
+  if (new URL(url).pathname.endsWith(".cts")) {
+    return new ServerConfigError(
+      `${url} is CommonJS TypeScript (.cts), which stateweaver serve and worker cannot load (${message}): rename it .ts or .mts (an ES module that imports stateweaver), or compile it to JavaScript.`,
+      { cause: error },
+    );
+  }
+  if (error instanceof ReferenceError && COMMONJS_GLOBAL.test(message)) {
+    return new ServerConfigError(
+      `${url} runs as an ES module (stateweaver serve and worker load .ts files as ES modules, in a CommonJS package too, so that they share the server's stateweaver), and ${message.replace(/ in ES module scope.*$/s, "")} there: use import in place of require, and import.meta.dirname or import.meta.filename in place of __dirname or __filename.`,
+      { cause: error },
+    );
+  }
+  return undefined;
 }
 
 /** Register tsx's loader, found beside stateweaver or else in the user's project; false without tsx. */
@@ -53,6 +79,8 @@ async function registerTsx(userModule: string): Promise<boolean> {
     | undefined;
   const register = api?.register ?? api?.default?.register;
   if (!register) return false;
+  // Registered before tsx, so tsx's resolve gets the format from it and keeps it.
+  registerHooks(new URL("./typescript-as-module.js", import.meta.url));
   register();
   return true;
 }

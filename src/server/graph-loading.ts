@@ -171,6 +171,10 @@ export async function loadServerConfig(
     try {
       module = await importModule(url);
     } catch (error) {
+      // The loader's own refusals already say what to do; the path is not what is wrong.
+      if (error instanceof ServerConfigError) {
+        throw new ServerConfigError(`${where}: ${error.message}`, { cause: error.cause });
+      }
       throw new ServerConfigError(
         `${where}: cannot import ${path} (${(error as Error).message}). Check the path, relative to ${file}.`,
       );

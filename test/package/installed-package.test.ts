@@ -184,7 +184,7 @@ describe("the installed package", () => {
   it("serves a project's own .ts and .js graphs with npx stateweaver serve: each resumes over the SDK and through the inbox's decision endpoint, across restarts", async () => {
     const { app } = project!;
     // A user's project: tsx installed, one graph in TypeScript and one in JavaScript.
-    await symlink(join(repo, "node_modules", "tsx"), join(app, "node_modules", "tsx"), "dir");
+    await installTsx(app);
     await mkdir(join(app, "graphs"));
     await writeFile(join(app, "graphs", "publish.ts"), TS_GRAPH);
     await writeFile(join(app, "graphs", "publish.js"), JS_GRAPH);
@@ -262,6 +262,126 @@ describe("the installed package", () => {
       await server.stop();
     }
   }, 300_000);
+
+  it("require()s every exports entry from a CommonJS project, and gets the very modules import gives", async () => {
+    const cjs = await commonJsProject();
+    await writeFile(
+      join(cjs, "entries.js"),
+      `const entries = ${JSON.stringify(Object.keys(KNOWN_EXPORTS))};
+(async () => {
+  const same = {};
+  for (const entry of entries) {
+    const name = "stateweaver" + entry.slice(1);
+    same[entry] = require(name) === (await import(name));
+  }
+  const { Graph, START, END } = require("stateweaver");
+  const graph = new Graph().addNode("inc", (s) => ({ n: s.n + 1 })).addEdge(START, "inc").addEdge("inc", END).compile();
+  console.log(JSON.stringify({ same, run: await graph.invoke({ n: 1 }) }));
+})();
+`,
+    );
+    const required = await exec(process.execPath, ["entries.js"], { cwd: cjs, env });
+    expect(required.stderr).toBe("");
+    expect(JSON.parse(required.stdout)).toEqual({
+      same: Object.fromEntries(Object.keys(KNOWN_EXPORTS).map((entry) => [entry, true])),
+      run: { status: "done", state: { n: 2 } },
+    });
+  });
+
+  it("serves a CommonJS project's .ts graph, seed, auth and http.app and its .cjs graph with npx stateweaver serve: the modules share the server's stateweaver, and each thread resumes over the SDK after a restart", async () => {
+    const cjs = await commonJsProject();
+    await mkdir(join(cjs, "graphs"));
+    await writeFile(join(cjs, "graphs", "publish.ts"), CJS_PROJECT_TS_GRAPH);
+    await writeFile(join(cjs, "graphs", "question.ts"), CJS_PROJECT_QUESTION);
+    await writeFile(join(cjs, "graphs", "publish.cjs"), CJS_PROJECT_CJS_GRAPH);
+    await writeFile(join(cjs, "seed.ts"), CJS_PROJECT_SEED);
+    await writeFile(join(cjs, "auth.ts"), CJS_PROJECT_AUTH);
+    await writeFile(join(cjs, "routes.ts"), CJS_PROJECT_ROUTES);
+    await writeFile(
+      join(cjs, "stateweaver.json"),
+      JSON.stringify({
+        graphs: { typed: "./graphs/publish.ts:graph", plain: "./graphs/publish.cjs:graph" },
+        seed: "./seed.ts:seed",
+        auth: { path: "./auth.ts:auth" },
+        http: { app: "./routes.ts:app" },
+      }),
+    );
+    const ada = { authorization: "Bearer key-ada" };
+    const threads: Record<string, { graph: string; topic: string }> = {
+      [SEEDED_THREAD]: { graph: "typed", topic: "seeded" },
+    };
+
+    // First run: the seed paused one thread of the .ts graph; each graph pauses one more.
+    let server = await serve(cjs, ada);
+    try {
+      const anonymous = await fetch(`${server.url}/threads/search`, { method: "POST", body: "{}" });
+      expect(anonymous.status, "the .ts auth file guards the API").toBe(401);
+      const hello = await fetch(`${server.url}/hello`, { headers: ada });
+      expect(await hello.json(), "the .ts http.app answers its route").toEqual({
+        hello: "from a CommonJS project",
+      });
+      expect((await server.client.threads.getState(SEEDED_THREAD)).next).toEqual(["ask"]);
+      for (const graph of ["typed", "plain"]) {
+        const thread = await server.client.threads.create({ graphId: graph });
+        threads[thread.thread_id] = { graph, topic: `post-${graph}` };
+        await server.client.runs.wait(thread.thread_id, graph, {
+          input: { topic: `post-${graph}` },
+        });
+        expect((await server.client.threads.getState(thread.thread_id)).next).toEqual(["ask"]);
+      }
+    } finally {
+      await server.stop();
+    }
+
+    // After a restart, the SDK's resume command answers both questions of every thread.
+    server = await serve(cjs, ada);
+    try {
+      for (const [id, { graph, topic }] of Object.entries(threads)) {
+        await server.client.runs.wait(id, graph, { command: { resume: `yes-${topic}` } });
+        expect((await server.client.threads.getState(id)).next, topic).toEqual(["confirm"]);
+        const values = await server.client.runs.wait(id, graph, {
+          command: { resume: `sure-${topic}` },
+        });
+        expect(values, topic).toEqual({
+          topic,
+          first: `yes-${topic}`,
+          second: `sure-${topic}`,
+          ...(graph === "typed" && { reviewer: "ada", loadedFrom: SHARED_STATEWEAVER }),
+        });
+        expect((await server.client.threads.get(id)).status, topic).toBe("idle");
+      }
+    } finally {
+      await server.stop();
+    }
+  }, 300_000);
+
+  it("stops serve with what to do when a CommonJS project's TypeScript expects CommonJS: __dirname in a .ts module, or a .cts module", async () => {
+    const cjs = await commonJsProject();
+    await writeFile(join(cjs, "dirname.ts"), "export const graph: string = __dirname;\n");
+    await writeFile(join(cjs, "legacy.cts"), 'exports.graph = require("stateweaver");\n');
+    const refusal = async (module: string) => {
+      const config = join(cjs, `${module}.json`);
+      await writeFile(config, JSON.stringify({ graphs: { typed: `./${module}:graph` } }));
+      const served = await exec(
+        "npx",
+        ["--no-install", "stateweaver", "serve", "--config", config],
+        {
+          cwd: cjs,
+          env: userEnv(),
+        },
+      ).then(
+        () => ({ stderr: "it started" }),
+        (failed: { stderr: string }) => failed,
+      );
+      return served.stderr;
+    };
+    expect(await refusal("dirname.ts")).toMatch(
+      /^stateweaver: graphs.typed: file:\S+\/dirname.ts runs as an ES module \(stateweaver serve and worker load .ts files as ES modules, in a CommonJS package too, so that they share the server's stateweaver\), and __dirname is not defined there: use import in place of require, and import.meta.dirname or import.meta.filename in place of __dirname or __filename.$/m,
+    );
+    expect(await refusal("legacy.cts")).toMatch(
+      /^stateweaver: graphs.typed: file:\S+\/legacy.cts is CommonJS TypeScript \(.cts\), which stateweaver serve and worker cannot load \(.*\): rename it .ts or .mts \(an ES module that imports stateweaver\), or compile it to JavaScript.$/m,
+    );
+  }, 120_000);
 });
 
 // Type annotations make this file TypeScript for real: plain node cannot load it. `loadedFrom`
@@ -305,6 +425,127 @@ const SHARED_STATEWEAVER = expect.stringMatching(
   /\/app\/node_modules\/stateweaver\/dist\/src\/index\.js$/,
 );
 
+/** A thread the CommonJS project's seed starts. */
+const SEEDED_THREAD = "5eed0000-0000-4000-8000-000000000001";
+
+// The CommonJS project's modules, written as such a project writes them: ES module syntax in
+// .ts, extensionless relative imports, CommonJS in .cjs. `loadedFrom` needs import.meta: the
+// .ts graph runs as an ES module even though its package is CommonJS.
+const CJS_PROJECT_TS_GRAPH = `import { END, Graph, interrupt, type NodeRuntime, START } from "stateweaver";
+import { question } from "./question";
+
+interface Publish {
+  topic: string;
+  first?: string;
+  second?: string;
+  reviewer?: string;
+  loadedFrom?: string;
+}
+
+export const SEEDED_THREAD = "${SEEDED_THREAD}";
+
+export const graph = new Graph<Publish>({ name: "PublishCommonJs" })
+  .addNode("ask", (s: Publish) => ({ first: interrupt<string>({ question: question(s.topic) }) }))
+  .addNode("confirm", (s: Publish, runtime: NodeRuntime) => ({
+    second: interrupt<string>({ question: \`Sure about \${s.topic}?\` }),
+    reviewer: (runtime.config.configurable?.langgraph_auth_user as { identity: string }).identity,
+    loadedFrom: import.meta.resolve("stateweaver"),
+  }))
+  .addEdge(START, "ask")
+  .addEdge("ask", "confirm")
+  .addEdge("confirm", END)
+  .compile();
+`;
+
+const CJS_PROJECT_QUESTION = `export const question = (topic: string): string => \`Publish \${topic}?\`;
+`;
+
+const CJS_PROJECT_CJS_GRAPH = `const { END, Graph, interrupt, START } = require("stateweaver");
+
+exports.graph = new Graph({ name: "PublishRequired" })
+  .addNode("ask", (s) => ({ first: interrupt({ question: \`Publish \${s.topic}?\` }) }))
+  .addNode("confirm", (s) => ({ second: interrupt({ question: \`Sure about \${s.topic}?\` }) }))
+  .addEdge(START, "ask")
+  .addEdge("ask", "confirm")
+  .addEdge("confirm", END)
+  .compile();
+`;
+
+const CJS_PROJECT_SEED = `import { type graph, SEEDED_THREAD } from "./graphs/publish";
+
+export async function seed(graphs: Record<string, typeof graph>): Promise<void> {
+  const config = { configurable: { thread_id: SEEDED_THREAD } };
+  await graphs.typed!.invoke({ topic: "seeded" }, { config });
+}
+`;
+
+const CJS_PROJECT_AUTH = `import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
+
+const users: Record<string, string> = { "Bearer key-ada": "ada" };
+
+export const auth = new Auth().authenticate(async (request: Request) => {
+  const identity = users[request.headers.get("authorization") ?? ""];
+  if (!identity) throw new HTTPException(401, { message: "Unknown key." });
+  return { identity, permissions: [] };
+});
+`;
+
+const CJS_PROJECT_ROUTES = `import { Hono } from "hono";
+
+const greeting: string = "from a CommonJS project";
+
+export const app = new Hono().get("/hello", (c) => c.json({ hello: greeting }));
+`;
+
+/** tsx, as a user installs it (npm i -D tsx), in the project's node_modules. */
+async function installTsx(app: string): Promise<void> {
+  await symlink(join(repo, "node_modules", "tsx"), join(app, "node_modules", "tsx"), "dir").catch(
+    (error: { code?: string }) => {
+      if (error.code !== "EEXIST") throw error;
+    },
+  );
+}
+
+let commonJs: Promise<string> | undefined;
+/**
+ * A CommonJS project beside the installed one: the package.json \`npm init -y\` writes (npm 10;
+ * npm 11 adds \`"type": "commonjs"\`, the same to Node), with the installed node_modules and tsx.
+ */
+function commonJsProject(): Promise<string> {
+  commonJs ??= (async () => {
+    const { app } = project!;
+    await installTsx(app);
+    const cjs = join(dirname(app), "app-cjs");
+    await mkdir(cjs);
+    await writeFile(
+      join(cjs, "package.json"),
+      JSON.stringify(
+        {
+          name: "app-cjs",
+          version: "1.0.0",
+          description: "",
+          main: "index.js",
+          scripts: { test: 'echo "Error: no test specified" && exit 1' },
+          keywords: [],
+          author: "",
+          license: "ISC",
+        },
+        null,
+        2,
+      ),
+    );
+    await symlink(join(app, "node_modules"), join(cjs, "node_modules"), "dir");
+    return cjs;
+  })();
+  return commonJs;
+}
+
+/** The environment a user's shell gives `npx stateweaver`: no database, no token. */
+function userEnv(): NodeJS.ProcessEnv {
+  const { DATABASE_URL: _db, STATEWEAVER_TOKEN: _token, ...rest } = env;
+  return rest;
+}
+
 /** A free port on loopback. */
 async function freePort(): Promise<number> {
   const probe = createNetServer();
@@ -314,14 +555,16 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** `npx stateweaver serve` in `app` on a free port, with the SDK client and the inbox's API. */
-async function serve(app: string) {
+/**
+ * `npx stateweaver serve` in `app` on a free port, with the SDK client and the inbox's API,
+ * both sending `headers`.
+ */
+async function serve(app: string, headers: Record<string, string> = {}) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const { DATABASE_URL: _db, STATEWEAVER_TOKEN: _token, ...userEnv } = env;
   const child = spawn("npx", ["--no-install", "stateweaver", "serve", "--port", String(port)], {
     cwd: app,
-    env: userEnv,
+    env: userEnv(),
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -339,21 +582,23 @@ async function serve(app: string) {
       (r) => r.ok,
       () => false,
     );
-    if (up) break;
+    // The line comes once the seed has run (the API answers while it runs).
+    if (up && /^stateweaver serving /m.test(output)) break;
     if (child.exitCode !== null || Date.now() - started > 60_000) {
       await stopGroup(child.pid);
       throw new Error(`stateweaver serve did not start:\n${output}`);
     }
     await new Promise((done) => setTimeout(done, 200));
   }
-  const client = new Client({ apiUrl: url });
+  const client = new Client({ apiUrl: url, defaultHeaders: headers });
   return {
+    url,
     client,
     /** GET a path of the inbox API, or POST `body` to it; the JSON answer (2xx only). */
     async inbox(path: string, body?: unknown): Promise<unknown> {
       const response = await fetch(`${url}${path}`, {
         method: body === undefined ? "GET" : "POST",
-        headers: { "content-type": "application/json" },
+        headers: { ...headers, "content-type": "application/json" },
         ...(body !== undefined && { body: JSON.stringify(body) }),
       });
       const json = (await response.json()) as unknown;

@@ -165,6 +165,18 @@ export const notAnApp = { fetch: 1 };
     );
   });
 
+  it("passes on a loader's own refusal under the entry's name, without blaming the path", async () => {
+    const dir = await project({ "stateweaver.json": { graphs: { g: "./g.cts:graph" } } });
+    const refuse = async (): Promise<never> => {
+      throw new ServerConfigError("g.cts is CommonJS TypeScript: rename it .ts.");
+    };
+    const refused = loadServerConfig(join(dir, "stateweaver.json"), refuse);
+    await expect(refused).rejects.toThrow(ServerConfigError);
+    await expect(refused).rejects.toThrow(
+      /^graphs.g: g.cts is CommonJS TypeScript: rename it .ts.$/,
+    );
+  });
+
   it("reads .env lines: export, quotes, comments, blank and malformed lines", () => {
     expect(
       parseEnv("A=1\n\n# no\nexport B=\"two\\nlines\"\nC=three # note\nnot a line\nD='x # y'\n"),
