@@ -177,6 +177,16 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     return shape ? Object.keys(shape) : undefined;
   }
 
+  /**
+   * The reducer writes to `key` go through, if the graph gave it one (`addReducer`).
+   *
+   * @example
+   * graph.reducerOf("messages") === addMessages; // true for a messagesGraph
+   */
+  reducerOf(key: string): ((existing: any, update: any) => unknown) | undefined {
+    return this.#g.channels.reducers.get(key);
+  }
+
   /** Node names, in definition order. */
   get nodes(): string[] {
     return [...this.#g.spec.nodes.keys()];

@@ -80,6 +80,12 @@ export interface RunsOptions {
   webhooks?: WebhookOptions;
   /** Where a failure to queue a webhook goes (it never fails the run); ignored by default. */
   onWebhookError?: (error: unknown) => void;
+  /**
+   * The graph a run executes, when it is built per run (a server's graph factory, from the
+   * run's config) rather than the one `graphs` names; called where the run executes, and
+   * a failure to build fails the run. Return `hosted` to run it as given.
+   */
+  graphForRun?: (run: QueuedRun, hosted: AnyGraph) => Promise<AnyGraph>;
 }
 
 /** What `work()` runs: how many runs at once in this process, and how each is executed. */
@@ -130,8 +136,10 @@ export class Runs implements RunService {
   readonly #onWebhookError: (error: unknown) => void;
   #values: RunValues = async (graph, threadId) =>
     (await graph.getState({ configurable: { thread_id: threadId } })).values;
+  readonly #graphForRun: RunsOptions["graphForRun"];
 
   constructor(options: RunsOptions) {
+    this.#graphForRun = options.graphForRun;
     const graphs =
       Symbol.iterator in options.graphs
         ? [...(options.graphs as Iterable<AnyGraph>)].map((g) => [g.name, g] as const)
@@ -437,13 +445,15 @@ export class Runs implements RunService {
     this.#held.set(runId, held);
     this.#taking.delete(runId);
     if (run.cancelAction) this.#stop(runId, run.cancelAction);
-    const graph = this.#graphs.get(run.graphId);
+    let graph = this.#graphs.get(run.graphId);
     try {
       if (!graph) {
         throw new InvalidRunError(
           `This worker hosts no graph "${run.graphId}": start workers with the same graphs as the servers that create runs.`,
         );
       }
+      const built = await this.#graphForRun?.(run, graph);
+      if (built && built !== graph) graph = built.withRuns(this, run.graphId);
       const point = await resumePoint(graph, run);
       const outcome =
         point.ended ??

@@ -12,6 +12,7 @@ import { authorizeResources } from "./auth/resource-access.js";
 import { UserSessions } from "./auth/user-session.js";
 import { authRoutes, checkToken, requireAccess } from "./auth.js";
 import { errorResponse } from "./errors.js";
+import type { FactoryGraph } from "./graph-factory.js";
 import { graphRunExecutor, wireRunValues } from "./graph-runs.js";
 import { HostedGraphs } from "./hosted-graphs.js";
 import { InboxEvents } from "./inbox-events.js";
@@ -38,8 +39,11 @@ export const DEFAULT_BODY_LIMIT = 1024 * 1024;
  * const options: ServerOptions = { graphs: { ops: agent }, checkpointer: new PGliteCheckpointer("./.stateweaver") };
  */
 export interface ServerOptions {
-  /** The graphs to host, by graph id (also their assistant id). They run on `checkpointer`. */
-  graphs: Record<string, CompiledGraph<any, any>>;
+  /**
+   * The graphs to host, by graph id (also their assistant id). They run on `checkpointer`.
+   * A graph built per run from its config is hosted as `await factoryGraph(factory)`.
+   */
+  graphs: Record<string, CompiledGraph<any, any> | FactoryGraph>;
   /** Where every hosted graph keeps its threads (the graphs' own checkpointers are not used). */
   checkpointer: Checkpointer;
   /**
@@ -140,6 +144,7 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
     ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
     ...(options.webhooks && { webhooks: options.webhooks }),
     onWebhookError: (error) => report(error),
+    graphForRun: hosted.forRun,
   });
   const context: ServerContext = {
     hosted,

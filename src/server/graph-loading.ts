@@ -10,6 +10,7 @@ import { checkWebhookConfig, type WebhookConfig } from "../runs/index.js";
 import type { GraphDefaults } from "./assistants.js";
 import { type AuthHandlers, authHandlersOf } from "./auth/custom-auth.js";
 import { ServerConfigError } from "./errors.js";
+import { type FactoryGraph, factoryGraph, type GraphFactory } from "./graph-factory.js";
 
 /**
  * `stateweaver.json` (or an existing `langgraph.json`, which has the same shape): the graphs
@@ -87,7 +88,8 @@ const langgraphConfig = z.record(z.string(), record);
 
 /** The loaded config: what `createServer` takes from it, the seed, and what was not used. */
 export interface ServerConfig {
-  graphs: Record<string, CompiledGraph<any, any>>;
+  /** A graph factory (an exported function) comes as a `FactoryGraph`. */
+  graphs: Record<string, CompiledGraph<any, any> | FactoryGraph>;
   seed: ((graphs: Record<string, CompiledGraph<any, any>>) => Promise<void>) | undefined;
   auth: AuthHandlers | undefined;
   /** Per graph: its system assistant's config and context (the file's, then `LANGGRAPH_CONFIG`). */
@@ -186,19 +188,21 @@ export async function loadServerConfig(
     }
     return module[name];
   };
-  const graphs: Record<string, CompiledGraph<any, any>> = {};
+  const graphs: Record<string, CompiledGraph<any, any> | FactoryGraph> = {};
   const graphDefaults: Record<string, GraphDefaults> = {};
   for (const [id, given] of Object.entries(parsed.data.graphs)) {
     const spec = typeof given === "string" ? given : given.path;
-    const graph = (await load(`graphs.${id}`, spec)) as CompiledGraph<any, any>;
-    if (typeof graph?.withCheckpointer !== "function") {
+    const graph = await load(`graphs.${id}`, spec);
+    // A function is a graph factory, as in LangGraph deployments: built per run from its config.
+    if (typeof graph === "function") {
+      graphs[id] = await factoryGraph(graph as GraphFactory, id);
+    } else if (typeof (graph as CompiledGraph<any, any>)?.withCheckpointer === "function") {
+      graphs[id] = graph as CompiledGraph<any, any>;
+    } else {
       throw new ServerConfigError(
-        typeof graph === "function"
-          ? `graphs.${id}: "${spec}" is a function; stateweaver serves compiled graphs, not graph factories yet. Export the result of graph.compile() or createAgent() (docs/server.md).`
-          : `graphs.${id}: "${spec}" is not a compiled graph; export the result of graph.compile() or createAgent().`,
+        `graphs.${id}: "${spec}" is not a compiled graph; export the result of graph.compile() or createAgent(), or a function that builds one from a run's config.`,
       );
     }
-    graphs[id] = graph;
     if (typeof given !== "string" && (given.config || given.context)) {
       graphDefaults[id] = {
         ...(given.config && { config: given.config }),

@@ -12,7 +12,7 @@ import {
 import { recordToolResults } from "./decision-audit.js";
 import { RequestError } from "./errors.js";
 import type { HostedGraphs } from "./hosted-graphs.js";
-import { fromWireValues, toWireValues } from "./wire/messages.js";
+import { fromWireValues, holdsMessages, toWireValues } from "./wire/messages.js";
 import {
   graphModesFor,
   StreamFrames,
@@ -86,7 +86,8 @@ export async function createGraphRun(
   request: GraphRunRequest,
 ): Promise<BackgroundRun> {
   const graph = hosted.get(request.graphId);
-  const input = fromWireValues(knownKeys(request.input, graph.stateKeys));
+  const messages = holdsMessages(graph);
+  const input = fromWireValues(knownKeys(request.input, graph.stateKeys), { messages });
   if (input.badIndex !== undefined) {
     throw new RequestError(
       400,
@@ -95,7 +96,7 @@ export async function createGraphRun(
       { fields: [{ path: `input.messages.${input.badIndex}`, message: "not a message" }] },
     );
   }
-  const update = request.update ? fromWireValues(request.update).values : undefined;
+  const update = request.update ? fromWireValues(request.update, { messages }).values : undefined;
   const runInput: RunInput =
     request.resume || request.goto !== undefined || update !== undefined
       ? {

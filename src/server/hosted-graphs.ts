@@ -1,14 +1,17 @@
 import type { z } from "zod";
 import type { Checkpointer } from "../checkpoint/index.js";
-import type { CompiledGraph } from "../index.js";
+import type { CompiledGraph, RunConfig } from "../index.js";
+import type { QueuedRun } from "../runs/index.js";
 import type { Store } from "../store/index.js";
 import { RequestError, ServerConfigError } from "./errors.js";
+import { type FactoryGraph, type GraphFactoryRuntime, isFactoryGraph } from "./graph-factory.js";
 import { drawPicture, type GraphPicture } from "./graph-picture.js";
 
 /**
  * The graphs a server hosts, by graph id (the key in stateweaver.json, also used as the
  * assistant id), each rebound to the server's checkpointer and long-term store. Thread records name a graph
- * by its `CompiledGraph.name`, so names must differ.
+ * by its `CompiledGraph.name`, so names must differ. A graph factory (`factoryGraph`) is shown
+ * as the graph it builds for an empty config; `build` makes the one a run or a read uses.
  *
  * @example
  * const hosted = new HostedGraphs({ ops: agent }, checkpointer, storeFor(checkpointer));
@@ -18,14 +21,21 @@ export class HostedGraphs {
   readonly #graphs = new Map<string, CompiledGraph<any, any>>();
   readonly #idByName = new Map<string, string>();
   readonly #toolSchemas = new Map<string, Map<string, z.ZodType>>();
+  readonly #factories = new Map<string, FactoryGraph>();
+  readonly #checkpointer: Checkpointer;
+  readonly #store: Store;
   readonly #createdAt = new Date().toISOString();
 
   constructor(
-    graphs: Record<string, CompiledGraph<any, any>>,
+    graphs: Record<string, CompiledGraph<any, any> | FactoryGraph>,
     checkpointer: Checkpointer,
     store: Store,
   ) {
-    for (const [graphId, graph] of Object.entries(graphs)) {
+    this.#checkpointer = checkpointer;
+    this.#store = store;
+    for (const [graphId, given] of Object.entries(graphs)) {
+      if (isFactoryGraph(given)) this.#factories.set(graphId, given);
+      const graph = isFactoryGraph(given) ? given.base : given;
       if (typeof graph?.withCheckpointer !== "function") {
         throw new ServerConfigError(
           `Graph "${graphId}" is not a compiled graph: export the result of graph.compile() or createAgent().`,
@@ -61,6 +71,43 @@ export class HostedGraphs {
       "GRAPH_NOT_FOUND",
       `No graph "${graphId}" here. Known graphs: ${this.ids.join(", ")}.`,
     );
+  }
+
+  /**
+   * The graph a run (or a read or update of a thread's state) uses: for a graph factory,
+   * the one it builds from `config`, on this server's stores; otherwise the hosted graph.
+   */
+  async build(
+    graphId: string,
+    config: RunConfig,
+    runtime: GraphFactoryRuntime,
+  ): Promise<CompiledGraph<any, any>> {
+    const factory = this.#factories.get(graphId);
+    if (!factory) return this.get(graphId);
+    const graph = await factory.build(config, runtime);
+    return graph.withCheckpointer(this.#checkpointer).withStore(this.#store);
+  }
+
+  /** The graph `run` executes (`RunsOptions.graphForRun`): a factory's, built from the run's config. */
+  readonly forRun = async (
+    run: QueuedRun,
+    hosted: CompiledGraph<any, any>,
+  ): Promise<CompiledGraph<any, any>> => {
+    if (!this.isFactory(run.graphId)) return hosted;
+    const configurable = { ...run.request.configurable, thread_id: run.threadId };
+    return this.build(
+      run.graphId,
+      { configurable },
+      {
+        accessContext: "threads.create_run",
+        executionRuntime: { context: run.request.context ?? null },
+      },
+    );
+  };
+
+  /** True when the graph is built per run from its config (a graph factory). */
+  isFactory(graphId: string): boolean {
+    return this.#factories.has(graphId);
   }
 
   /** The zod schema of an agent's tool, if the graph is an agent that has it. */

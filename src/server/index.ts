@@ -36,6 +36,14 @@ export { CSRF_COOKIE, CSRF_HEADER } from "./csrf.js";
 export type { ArgChange, Decision } from "./decisions.js";
 export { type FieldProblem, RequestError, ServerConfigError } from "./errors.js";
 export {
+  type FactoryGraph,
+  factoryGraph,
+  type GraphAccess,
+  type GraphFactory,
+  type GraphFactoryRuntime,
+  isFactoryGraph,
+} from "./graph-factory.js";
+export {
   findConfigFile,
   loadServerConfig,
   parseEnv,

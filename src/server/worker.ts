@@ -3,13 +3,14 @@ import type { Checkpointer } from "../checkpoint/index.js";
 import type { CompiledGraph } from "../index.js";
 import { createRuns, type RunQueue, type Runs, type WebhookOptions } from "../runs/index.js";
 import { storeFor } from "../store/index.js";
+import type { FactoryGraph } from "./graph-factory.js";
 import { graphRunExecutor, wireRunValues } from "./graph-runs.js";
 import { HostedGraphs } from "./hosted-graphs.js";
 
 /** Options of `startWorker`. */
 export interface RunWorkerOptions {
   /** The same graphs, by the same ids, as the servers that create the runs. */
-  graphs: Record<string, CompiledGraph<any, any>>;
+  graphs: Record<string, CompiledGraph<any, any> | FactoryGraph>;
   /** The store the servers use (the hosted graphs are rebound to it). */
   checkpointer: Checkpointer;
   /** The shared queue, e.g. `await PostgresRunQueue.open({ connectionString })`. */
@@ -52,6 +53,7 @@ export async function startWorker(
     ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
     ...(options.webhooks && { webhooks: options.webhooks }),
     ...(options.onWebhookError && { onWebhookError: options.onWebhookError }),
+    graphForRun: hosted.forRun,
   });
   await runs.work({
     concurrency: options.concurrency ?? 4,

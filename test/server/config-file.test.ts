@@ -10,6 +10,7 @@ import { MemoryCheckpointer } from "../../src/checkpoint/index.js";
 import {
   createServer,
   findConfigFile,
+  isFactoryGraph,
   loadServerConfig,
   parseEnv,
   ServerConfigError,
@@ -155,14 +156,60 @@ export const notAnApp = { fetch: 1 };
     );
   });
 
-  it("says a graph factory is not served yet, rather than that it is not a graph", async () => {
+  it("serves a graph factory a module exports: each run gets the graph built from its own config", async () => {
     const dir = await project({
-      "factory.ts": "export const make = (config) => { throw new Error('not called'); };\n",
-      "stateweaver.json": { graphs: { made: "./factory.ts:make" } },
+      "stateweaver.json": { graphs: { steps: `${graphs}:stepFactory` } },
     });
-    await expect(loadServerConfig(join(dir, "stateweaver.json"))).rejects.toThrow(
-      /graphs.made: ".\/factory.ts:make" is a function; stateweaver serves compiled graphs, not graph factories yet/,
+    const config = await loadServerConfig(join(dir, "stateweaver.json"), undefined, {});
+    expect(isFactoryGraph(config.graphs.steps)).toBe(true);
+    const server = createServer({ graphs: config.graphs, checkpointer: new MemoryCheckpointer() });
+    const { url } = await server.listen({ port: 0 });
+    try {
+      const client = new Client({ apiUrl: url });
+      // Shown as what it builds for an empty config.
+      expect((await client.assistants.getGraph("steps")).nodes.map((n) => n.id)).toContain("first");
+      const thread = await client.threads.create();
+      const done = await client.runs.wait(thread.thread_id, "steps", {
+        input: {},
+        config: { configurable: { step: "second" } },
+      });
+      expect(done).toEqual({ done: "second" });
+      // The thread's state is updated with the graph its last run used: node "second" is its.
+      await client.threads.updateState(thread.thread_id, {
+        values: { done: "edited" },
+        asNode: "second",
+      });
+      expect((await client.threads.getState(thread.thread_id)).values).toEqual({ done: "edited" });
+      // A factory that throws fails that run, with its message; the server goes on.
+      const other = await client.threads.create();
+      const failed = await client.runs.create(other.thread_id, "steps", {
+        input: {},
+        config: { configurable: { refuse: true } },
+      });
+      await client.runs.join(other.thread_id, failed.run_id);
+      const run = await client.runs.get(other.thread_id, failed.run_id);
+      expect(run.status).toBe("error");
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("refuses a graph factory that cannot build a graph for an empty config, saying what it must do", async () => {
+    const dir = await project({
+      "stateweaver.json": { graphs: { made: `${graphs}:stepFactory` } },
+    });
+    const refusing = async () => {
+      throw new Error("no tenant");
+    };
+    await expect(
+      loadServerConfig(join(dir, "stateweaver.json"), async () => ({ stepFactory: refusing }), {}),
+    ).rejects.toThrow(
+      /graphs.made: the graph factory failed when called with an empty config \(no tenant\); it must build a graph for \{ configurable: \{\} \} too/,
     );
+    const notAGraph = () => ({ nodes: [] });
+    await expect(
+      loadServerConfig(join(dir, "stateweaver.json"), async () => ({ stepFactory: notAGraph }), {}),
+    ).rejects.toThrow(/graphs.made: the graph factory returned object, not a graph/);
   });
 
   it("passes on a loader's own refusal under the entry's name, without blaming the path", async () => {

@@ -9,7 +9,8 @@ import { randomUUID } from "node:crypto";
 import { RemoteGraph } from "@langchain/langgraph/remote";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { suiteGraphs } from "./fixtures/langgraph-suite-graphs.js";
+import { factoryGraph } from "../../src/server/index.js";
+import { suiteDynamic, suiteGraphs } from "./fixtures/langgraph-suite-graphs.js";
 import { suiteRoutes } from "./fixtures/langgraph-suite-routes.js";
 import { type RunningServer, startServer, tempDataDir } from "./fixtures/server.js";
 
@@ -46,7 +47,7 @@ async function freshServer() {
   const dir = await tempDataDir();
   disposeDir = dir.dispose;
   running = await startServer({
-    graphs: suiteGraphs(),
+    graphs: { ...suiteGraphs(), dynamic: await factoryGraph(suiteDynamic, "dynamic") },
     checkpointer: dir.open(),
     // LangGraph's suite runs its server with LANGGRAPH_CONFIG and its test app as http.app.
     graphDefaults: { agent: { config: { configurable: { model_name: "openai" } } } },
@@ -1650,7 +1651,63 @@ it.skip("batch update state [not yet: supersteps on thread create is not built: 
   );
 });
 
-it.todo("dynamic graph (graph factories from config are not built)");
+it("dynamic graph", async () => {
+  const defaultAssistant = await client.assistants.create({
+    graphId: "dynamic",
+  });
+
+  let updates = await gatherIterator(
+    client.runs.stream(null, defaultAssistant.assistant_id, {
+      input: { messages: ["input"] },
+      streamMode: ["updates"],
+    }),
+  );
+
+  expect
+    .soft(updates.filter((i) => i.event === "updates").flatMap((i) => Object.keys(i.data)))
+    .toEqual(expect.arrayContaining(["default"]));
+
+  updates = await gatherIterator(
+    client.runs.stream(null, defaultAssistant.assistant_id, {
+      input: { messages: ["input"] },
+      config: { configurable: { nodeName: "runtime" } },
+      streamMode: ["updates"],
+    }),
+  );
+
+  expect
+    .soft(updates.filter((i) => i.event === "updates").flatMap((i) => Object.keys(i.data)))
+    .toEqual(expect.arrayContaining(["runtime"]));
+
+  const configAssistant = await client.assistants.create({
+    graphId: "dynamic",
+    config: { configurable: { nodeName: "assistant" } },
+  });
+
+  let thread = await client.threads.create({ graphId: "dynamic" });
+  updates = await gatherIterator(
+    client.runs.stream(thread.thread_id, configAssistant.assistant_id, {
+      input: { messages: ["input"], configurable: { nodeName: "assistant" } },
+      streamMode: ["updates"],
+    }),
+  );
+
+  expect
+    .soft(updates.filter((i) => i.event === "updates").flatMap((i) => Object.keys(i.data)))
+    .toEqual(expect.arrayContaining(["assistant"]));
+
+  thread = await client.threads.get(thread.thread_id);
+
+  // check if we are properly recreating the graph with the
+  // stored configuration inside a thread
+  await client.threads.updateState(thread.thread_id, {
+    values: { messages: "update" },
+    asNode: "assistant",
+  });
+
+  const state = await client.threads.getState(thread.thread_id);
+  expect(state.values.messages).toEqual(["input", "assistant", "update"]);
+});
 it.todo("generative ui (LangGraph's UI components are not a stateweaver feature)");
 /** A fetch that throws on an error status, as LangGraph's custom-route tests use it. */
 const fetcher = async (...args: Parameters<typeof fetch>) => {

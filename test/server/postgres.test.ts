@@ -4,8 +4,9 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresCheckpointer } from "../../src/checkpoint/index.js";
 import { PostgresRunQueue } from "../../src/runs/index.js";
-import { startWorker } from "../../src/server/index.js";
+import { factoryGraph, startWorker } from "../../src/server/index.js";
 import { dropRunQueueTables } from "../setup/store-tables.js";
+import { stepFactory } from "./fixtures/cli-graphs.js";
 import { type RunningServer, startServer, testGraphs } from "./fixtures/server.js";
 
 // Runs against a real server only: STATEWEAVER_PG_URL=postgres://postgres@127.0.0.1:5432/test
@@ -102,6 +103,33 @@ describe.skipIf(!url)("the server on PostgreSQL", () => {
       expect(values.__interrupt__?.map((i) => i.value).sort()).toEqual(["first?", "second?"]);
       const [run] = await client.runs.list(thread.thread_id);
       expect(run?.status).toBe("interrupted");
+    } finally {
+      await worker.close();
+      await queued.stop();
+    }
+  });
+
+  it("a worker process builds a graph factory's graph from the run's config, as the server would", async () => {
+    const graphs = { ...testGraphs(), steps: await factoryGraph(stepFactory) };
+    const queued = await startServer({
+      graphs,
+      checkpointer: store,
+      queue: await PostgresRunQueue.open({ connectionString: url!, tablePrefix }),
+      concurrency: 0,
+    });
+    const worker = await startWorker({
+      graphs,
+      checkpointer: store,
+      queue: await PostgresRunQueue.open({ connectionString: url!, tablePrefix }),
+    });
+    try {
+      const client = new Client({ apiUrl: queued.url });
+      const thread = await client.threads.create();
+      const done = await client.runs.wait(thread.thread_id, "steps", {
+        input: {},
+        config: { configurable: { step: "in_worker" } },
+      });
+      expect(done).toEqual({ done: "in_worker" });
     } finally {
       await worker.close();
       await queued.stop();

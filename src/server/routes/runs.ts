@@ -200,7 +200,12 @@ export async function startRun(
     body.checkpoint_id ??
     body.checkpoint?.checkpoint_id ??
     stringOr(body.config?.configurable?.checkpoint_id);
-  const configurable = passedConfigurable(body.config?.configurable);
+  // The assistant's configurable under the run's (LangGraph merges the two configs).
+  const assistantConfigurable = assistant.config.configurable;
+  const configurable = passedConfigurable({
+    ...(isRecord(assistantConfigurable) ? assistantConfigurable : {}),
+    ...body.config?.configurable,
+  });
   const all = (b: RunBody["interrupt_before"], graphId: string) =>
     b === "*" ? ctx.hosted.get(graphId).nodes : (b ?? undefined);
   const request: GraphRunRequest = {

@@ -13,7 +13,7 @@ import {
   searchThreads,
   THREAD_SORTS,
 } from "../thread-search.js";
-import { fromWireValues } from "../wire/messages.js";
+import { fromWireValues, holdsMessages } from "../wire/messages.js";
 import { toWireState, toWireThread } from "../wire/threads.js";
 
 const metadataSchema = z.record(z.string(), z.unknown());
@@ -90,10 +90,31 @@ const historyBody = z.looseObject({
     .nullish(),
 });
 
-function graphOf(ctx: ServerContext, view: ThreadView): CompiledGraph<any, any> {
-  if (view.graphId !== undefined) return ctx.hosted.get(view.graphId);
+/**
+ * The graph a thread's state is read or updated with. A graph factory's is built from the
+ * config of the thread's last run (as LangGraph rebuilds it from the thread's config), so its
+ * nodes are the ones that run wrote.
+ */
+async function graphOf(
+  ctx: ServerContext,
+  view: ThreadView,
+  access: "threads.read" | "threads.update" = "threads.read",
+): Promise<CompiledGraph<any, any>> {
+  const graphId = graphIdOf(ctx, view);
+  if (!ctx.hosted.isFactory(graphId)) return ctx.hosted.get(graphId);
+  const [last] = await ctx.runs.queue.list({ threadId: view.record.threadId, limit: 1 });
+  const configurable = { ...last?.request.configurable, thread_id: view.record.threadId };
+  return ctx.hosted.build(
+    graphId,
+    { configurable },
+    { accessContext: access, executionRuntime: null },
+  );
+}
+
+function graphIdOf(ctx: ServerContext, view: ThreadView): string {
+  if (view.graphId !== undefined) return view.graphId;
   const [only] = ctx.hosted.ids;
-  if (ctx.hosted.ids.length === 1 && only !== undefined) return ctx.hosted.get(only);
+  if (ctx.hosted.ids.length === 1 && only !== undefined) return only;
   throw new RequestError(
     409,
     "THREAD_HAS_NO_GRAPH",
@@ -259,7 +280,7 @@ export function threadRoutes(ctx: ServerContext): Hono {
     })
     .get("/:threadId/state", async (c) => {
       const view = await findThread(ctx, threadId(c));
-      const graph = graphOf(ctx, view);
+      const graph = await graphOf(ctx, view);
       const state = await graph.getState(
         { configurable: { thread_id: view.record.threadId } },
         { subgraphs: c.req.query("subgraphs") === "true" },
@@ -268,7 +289,7 @@ export function threadRoutes(ctx: ServerContext): Hono {
     })
     .get("/:threadId/state/:checkpointId", async (c) => {
       const view = await findThread(ctx, threadId(c));
-      const graph = graphOf(ctx, view);
+      const graph = await graphOf(ctx, view);
       const state = await graph.getState({
         configurable: {
           thread_id: view.record.threadId,
@@ -287,8 +308,8 @@ export function threadRoutes(ctx: ServerContext): Hono {
           `Thread "${view.record.threadId}" is running; update it when the run ends.`,
         );
       }
-      const graph = graphOf(ctx, view);
-      const values = fromWireValues(body.values);
+      const graph = await graphOf(ctx, view, "threads.update");
+      const values = fromWireValues(body.values, { messages: holdsMessages(graph) });
       if (values.badIndex !== undefined) {
         throw new RequestError(
           400,
@@ -325,7 +346,7 @@ export function threadRoutes(ctx: ServerContext): Hono {
       const body = await parseBody(c, historyBody);
       const view = await findThread(ctx, threadId(c));
       if (view.unwritten) return c.json([]);
-      const graph = graphOf(ctx, view);
+      const graph = await graphOf(ctx, view);
       const before = refId(body.before);
       const ns = body.checkpoint?.checkpoint_ns ?? "";
       const config = {

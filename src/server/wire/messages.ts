@@ -1,3 +1,4 @@
+import { addMessages } from "../../agent/index.js";
 import type { Message, ToolCall } from "../../models/index.js";
 
 /**
@@ -128,10 +129,15 @@ export function toWireValues(values: unknown, offset = 0): unknown {
 
 /**
  * Input or update values with `messages` in any accepted shape → ours. A single message
- * (not in a list) is accepted too, as LangChain's reducer does.
+ * (not in a list) is accepted too, as LangChain's reducer does. For a graph whose `messages`
+ * are not a conversation (`holdsMessages`), pass `{ messages: false }`: they go as sent.
  */
-export function fromWireValues(values: unknown): { values: unknown; badIndex?: number } {
-  if (!isObject(values) || values.messages === undefined) return { values };
+export function fromWireValues(
+  values: unknown,
+  options: { messages?: boolean } = {},
+): { values: unknown; badIndex?: number } {
+  if (!isObject(values) || values.messages === undefined || options.messages === false)
+    return { values };
   const list = Array.isArray(values.messages) ? values.messages : [values.messages];
   const messages: Message[] = [];
   for (const [i, m] of list.entries()) {
@@ -140,4 +146,14 @@ export function fromWireValues(values: unknown): { values: unknown; badIndex?: n
     messages.push(ours);
   }
   return { values: { ...values, messages } };
+}
+
+/**
+ * Whether a graph's `messages` key is a conversation: merged by `addMessages`, or by no
+ * reducer at all (as before reducers were looked at). A reducer of its own says the values
+ * are the graph's business, as LangGraph's server leaves them.
+ */
+export function holdsMessages(graph: { reducerOf(key: string): unknown }): boolean {
+  const reducer = graph.reducerOf("messages");
+  return reducer === undefined || reducer === addMessages;
 }
