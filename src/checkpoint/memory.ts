@@ -250,6 +250,23 @@ export class MemoryCheckpointer implements Checkpointer {
     return this.#view(threadId, Date.now());
   }
 
+  async createThread(threadId: string, metadata: Record<string, unknown>): Promise<boolean> {
+    assertStoreId("threadId", threadId);
+    assertThreadMetadata("metadata", metadata);
+    if (this.#records.has(threadId)) return false;
+    const now = new Date().toISOString();
+    this.#records.set(threadId, {
+      graph: null,
+      status: "idle",
+      interrupts: "[]",
+      error: null,
+      metadata: JSON.stringify(metadata),
+      createdAt: now,
+      updatedAt: now,
+    });
+    return true;
+  }
+
   async updateThreadMetadata(
     threadId: string,
     metadata: Record<string, unknown>,
@@ -442,7 +459,8 @@ export class MemoryCheckpointer implements Checkpointer {
       metadata: JSON.parse(record.metadata),
       createdAt: record.createdAt,
       updatedAt: record.updatedAt,
-      latestCheckpointId: this.#history(threadId, "")!.ids.at(-1)!,
+      // "" for a thread made with createThread that has no checkpoint yet.
+      latestCheckpointId: this.#history(threadId, "")?.ids.at(-1) ?? "",
     };
   }
 

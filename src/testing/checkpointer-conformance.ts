@@ -862,6 +862,38 @@ export function describeCheckpointerConformance(
         expect(await store.getThread(threadId)).toMatchObject({ status: "idle", error: null });
       });
 
+      it("createThread records a thread before its first checkpoint: idle, with its metadata and latestCheckpointId '', found by search (a store without createThread lists this case in skip)", async () => {
+        if (!store.createThread)
+          throw new Error(`${name} has no createThread: list this case in skip with the reason.`);
+        const scope = randomUUID();
+        const threadId = newThreadId();
+        expect(await store.createThread(threadId, { scope, user: "u1" })).toBe(true);
+        const record = await store.getThread(threadId);
+        expect(record).toMatchObject({
+          threadId,
+          status: "idle",
+          interrupts: [],
+          error: null,
+          metadata: { scope, user: "u1" },
+          latestCheckpointId: "",
+        });
+        expect(
+          (await store.searchThreads({ metadata: { scope } })).threads.map((t) => t.threadId),
+        ).toEqual([threadId]);
+        expect(await store.getLatest(threadId)).toBeUndefined();
+        // Made again: false, and nothing changes.
+        expect(await store.createThread!(threadId, { user: "u2" })).toBe(false);
+        expect((await store.getThread(threadId))?.metadata).toEqual({ scope, user: "u1" });
+        // The first checkpoint takes the thread over: its time of creation and metadata stay.
+        const first = makeCheckpoint(threadId, "", null, -1);
+        await store.put(first, { expectedLatestId: null, thread: { metadata: { ticket: 7 } } });
+        expect(await store.getThread(threadId)).toMatchObject({
+          createdAt: record!.createdAt,
+          metadata: { scope, user: "u1", ticket: 7 },
+          latestCheckpointId: first.id,
+        });
+      });
+
       it("merges metadata from puts and claims key by key; search finds the threads whose metadata contains the filter", async () => {
         const scope = randomUUID();
         const threadId = newThreadId();
