@@ -15,7 +15,8 @@ export const AUDIT_EXIT = { ok: 0, error: 1, broken: 2 } as const;
 const USAGE = `Usage: stateweaver audit <export | verify>
 
   export [--since <ISO time>] [--format jsonl]   the entries since then, one JSON object a line
-  verify [--json]                                walk the hash chain; exit 2 at the first broken link
+  verify [--json] [--expect-head <hash>]         walk the hash chain; exit 2 at the first broken link,
+                                                 or if the head recorded earlier is no longer in it
 
 The store is the one serve uses: DATABASE_URL (and STATEWEAVER_TABLE_PREFIX), else PGlite in
 STATEWEAVER_DATA_DIR (./.stateweaver). Exit codes: 0 ok, 1 error, 2 the chain is broken.
@@ -60,8 +61,9 @@ function flagOf(argv: readonly string[], name: string): string | undefined {
 
 /**
  * `stateweaver audit export --since <iso> --format jsonl` writes the entries to stdout;
- * `stateweaver audit verify` checks the chain and says where it breaks. Returns the exit
- * code (`AUDIT_EXIT`).
+ * `stateweaver audit verify [--expect-head <hash>]` checks the chain (and that the head
+ * recorded earlier is still in it) and says where it breaks. Returns the exit code
+ * (`AUDIT_EXIT`).
  *
  * @example
  * const code = await auditCommand(["verify"], { stdout: process.stdout, stderr: process.stderr, env: process.env });
@@ -81,6 +83,7 @@ export async function auditCommand(argv: readonly string[], io: AuditIo): Promis
     );
   }
   const since = flagOf(rest, "since");
+  const expectHead = flagOf(rest, "expect-head");
   const checkpointer = storeOf(io.env);
   try {
     const log = auditLogFor(checkpointer);
@@ -91,7 +94,7 @@ export async function auditCommand(argv: readonly string[], io: AuditIo): Promis
       }
       return AUDIT_EXIT.ok;
     }
-    const report = await log.verify();
+    const report = await log.verify(expectHead === undefined ? {} : { expectHead });
     if (rest.includes("--json")) {
       io.stdout.write(`${JSON.stringify(report)}\n`);
     } else if (report.ok) {
@@ -99,6 +102,16 @@ export async function auditCommand(argv: readonly string[], io: AuditIo): Promis
         report.head
           ? `The audit log is intact: ${report.entries} entries, the last #${report.head.seq} with hash ${report.head.hash}.\n`
           : "The audit log is intact: it has no entries yet.\n",
+      );
+    } else if (report.broken!.problem === "head_missing") {
+      const intact =
+        report.entries === 0
+          ? ""
+          : report.entries === 1
+            ? " Its one entry is intact."
+            : ` Its ${report.entries} entries are intact.`;
+      io.stdout.write(
+        `The audit log is not the one you recorded: ${report.broken!.message}${intact}\n`,
       );
     } else {
       const good = report.head

@@ -9,7 +9,8 @@ const USAGE = `Usage: stateweaver <command>
   serve    the API and the web inbox (PORT, HOST, STATEWEAVER_DATA_DIR, DATABASE_URL, STATEWEAVER_TOKEN)
   worker   execute background runs from the PostgreSQL queue (DATABASE_URL, --concurrency)
   review   answer pending reviews in the terminal, through the HTTP API
-  audit    export [--since <ISO time>] [--format jsonl] | verify: the decisions' audit log
+  audit    export [--since <ISO time>] [--format jsonl] | verify [--expect-head <hash>]:
+           the decisions' audit log
            (exit 0 intact, 1 error, 2 the hash chain is broken)
 `;
 

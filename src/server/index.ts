@@ -13,6 +13,7 @@ export {
   type AuditLog,
   type AuditQuery,
   type AuditVerification,
+  type AuditVerifyOptions,
   auditLogFor,
   exportLines,
   MemoryAuditLog,

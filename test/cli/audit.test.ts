@@ -106,6 +106,26 @@ describe("stateweaver audit", () => {
     expect(empty.stderr).toContain("There is no stateweaver database in");
   }, 60_000);
 
+  it("verify --expect-head exits 2 when entries after the recorded head were cut off", async () => {
+    await withLog(async (log) => {
+      await log.append({ kind: "decision", threadId: "t4", interruptId: "i4", actor, data: {} });
+    });
+    const recorded = JSON.parse((await stateweaver(["audit", "verify", "--json"], env)).stdout);
+    expect(recorded.head.seq).toBe(4);
+    await withLog(async (log, query) => {
+      await query(`delete from ${log.table} where seq = 4`);
+    });
+    // The shorter log still links up; only the recorded head shows the cut.
+    expect((await stateweaver(["audit", "verify"], env)).code).toBe(0);
+    const cut = await stateweaver(["audit", "verify", "--expect-head", recorded.head.hash], env);
+    expect(cut.stdout).toContain(
+      `The audit log is not the one you recorded: The head you recorded (hash ${recorded.head.hash}) is not in the log, and the log ends at entry 3`,
+    );
+    expect(cut.stdout).toContain("entries after it were cut off");
+    expect(cut.stdout).toContain("Its 3 entries are intact.");
+    expect(cut.code).toBe(2);
+  }, 60_000);
+
   it("verify exits 2 at an entry changed in the database, naming it", async () => {
     await withLog(async (log, query) => {
       await query(

@@ -223,6 +223,34 @@ describe.each(stores)("the audit log on %s", (_name, enabled, open) => {
   );
 
   it.skipIf(!enabled || _name === "memory")(
+    "fails verify with expect_head when the entries after the recorded head were cut off",
+    async () => {
+      const recorded = (await s.as("dana")("/audit/verify")).body.head;
+      const { threadId, item } = await pausedThread(s, "sql select 5");
+      const decided = await decide(s, "dana", threadId, item, { type: "reject", message: "no" });
+      await settle(s, "dana", threadId, decided.body.runId);
+      const check = (hash: string) => s.as("dana")(`/audit/verify?expect_head=${hash}`);
+      expect((await check(recorded.hash)).body).toMatchObject({ ok: true });
+      // Someone with write access removes the decision and everything after it.
+      const sql = await (store.checkpointer as SqlCheckpointer).sharedDriver();
+      const table = `${(store.checkpointer as SqlCheckpointer).tablePrefix}audit_log`;
+      const current = (await s.as("dana")("/audit/verify")).body.head;
+      await sql.query(`delete from ${table} where seq > $1`, [recorded.seq]);
+      expect((await s.as("dana")("/audit/verify")).body).toMatchObject({ ok: true });
+      const cut = (await check(current.hash)).body;
+      expect(cut).toMatchObject({
+        ok: false,
+        head: recorded,
+        broken: { seq: recorded.seq + 1, problem: "head_missing" },
+      });
+      expect(cut.broken.message).toContain("entries after it were cut off");
+      const bad = await check("latest");
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.code).toBe("INVALID_AUDIT_REQUEST");
+    },
+  );
+
+  it.skipIf(!enabled || _name === "memory")(
     "finds an entry edited in the database, and one deleted, with verify",
     async () => {
       const { threadId, item } = await pausedThread(s, "sql select 4");
