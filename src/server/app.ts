@@ -9,6 +9,7 @@ import { type Store, storeFor } from "../store/index.js";
 import { Assistants, type GraphDefaults } from "./assistants.js";
 import { type AuthHandlers, authenticateRequests } from "./auth/custom-auth.js";
 import { authorizeResources } from "./auth/resource-access.js";
+import { sessionRevocationsFor } from "./auth/session-revocations.js";
 import { UserSessions } from "./auth/user-session.js";
 import { authRoutes, checkToken, requireAccess } from "./auth.js";
 import { errorResponse } from "./errors.js";
@@ -21,6 +22,7 @@ import { auditRoutes } from "./routes/audit.js";
 import { healthRoutes, infoRoutes } from "./routes/health.js";
 import { inboxRoutes } from "./routes/inbox.js";
 import { runRoutes } from "./routes/runs.js";
+import { sessionRoutes } from "./routes/sessions.js";
 import { statelessRunRoutes } from "./routes/stateless-runs.js";
 import { storeRoutes } from "./routes/store.js";
 import { threadRoutes } from "./routes/threads.js";
@@ -85,8 +87,9 @@ export interface ServerOptions {
    */
   audit?: AuditLog;
   /**
-   * The permission an auth handler's user needs for `/audit` (export, verify); `"admin"` by
-   * default. Under the shared token every caller holds the token, so every caller may.
+   * The permission an auth handler's user needs for `/audit` (export, verify) and to revoke
+   * other users' inbox sessions (`POST /auth/revoke`); `"admin"` by default. Under the
+   * shared token every caller holds the token, so every caller may read the audit log.
    */
   auditPermission?: string;
   /**
@@ -186,10 +189,13 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   );
   app.use(staticInbox(options.inboxDir ?? packageInbox()));
   app.route("/", healthRoutes());
-  const sessions = options.auth ? new UserSessions(options.sessionSecret) : undefined;
+  const sessions = options.auth
+    ? new UserSessions(options.sessionSecret, sessionRevocationsFor(options.checkpointer))
+    : undefined;
   app.route("/auth", authRoutes({ ...access, auth: options.auth, sessions }));
   app.use(options.auth ? authenticateRequests(options.auth, sessions) : requireAccess(access));
   if (options.auth) app.use(authorizeResources(options.auth, context));
+  app.route("/auth", sessionRoutes(sessions, context.auditPermission));
   if (options.routes) app.route("/", options.routes);
   app.route("/", infoRoutes(context));
   app.route("/assistants", assistantRoutes(context));
