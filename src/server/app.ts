@@ -166,7 +166,11 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   const concurrency = options.concurrency ?? 8;
   if (concurrency > 0)
     runs
-      .work({ concurrency, execute: graphRunExecutor({ audit }), values: wireRunValues })
+      .work({
+        concurrency,
+        execute: graphRunExecutor({ audit, webhooks: runs.webhooks }),
+        values: wireRunValues,
+      })
       .catch(report);
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
 
