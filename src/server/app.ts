@@ -4,7 +4,13 @@ import { bodyLimit } from "hono/body-limit";
 import { type AuditLog, auditLogFor } from "../audit/index.js";
 import type { Checkpointer } from "../checkpoint/index.js";
 import type { CompiledGraph } from "../index.js";
-import { createRuns, type RunQueue, type WebhookOptions } from "../runs/index.js";
+import {
+  createRuns,
+  deliveryOutboxFor,
+  InProcessRunQueue,
+  type RunQueue,
+  type WebhookOptions,
+} from "../runs/index.js";
 import { type Store, storeFor } from "../store/index.js";
 import { Assistants, type GraphDefaults } from "./assistants.js";
 import { type AuthHandlers, authenticateRequests } from "./auth/custom-auth.js";
@@ -139,7 +145,9 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   const runs = createRuns({
     graphs: Object.fromEntries(hosted.ids.map((id) => [id, hosted.get(id)])),
     audit,
-    ...(options.queue && { queue: options.queue }),
+    // Embedded (PGlite), webhooks wait in the database, so a restart does not lose them.
+    queue:
+      options.queue ?? new InProcessRunQueue({ outbox: deliveryOutboxFor(options.checkpointer) }),
     ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
     ...(options.webhooks && { webhooks: options.webhooks }),
     onWebhookError: (error) => report(error),
