@@ -427,6 +427,29 @@ describe("what else is recorded", () => {
     }
   });
 
+  it("records a resume streamed through runs.stream as the caller's decision, then its tool's result", async () => {
+    const s = await serve();
+    try {
+      const { threadId, item } = await pausedThread(s, "sql select 13");
+      const client = new Client({
+        apiUrl: s.url,
+        defaultHeaders: { authorization: "Bearer token-dana" },
+      });
+      for await (const _ of client.runs.stream(threadId, "db", {
+        command: { resume: { decisions: [{ type: "approve" }] } },
+      })) {
+        // Read to the end: the run has ended when the stream does.
+      }
+      const entries = await s.audit.list({ threadId });
+      expect(entries.map((e) => [e.kind, e.actor.identity, e.interruptId])).toEqual([
+        ["decision", "dana", item.interruptId],
+        ["tool_result", "system", item.interruptId],
+      ]);
+    } finally {
+      await s.server.close();
+    }
+  });
+
   /** A thread busy with a run (a slow model) that will pause for review, and a resume queued behind it. */
   async function resumeQueuedBehindARun(s: Served, who: string, text: string) {
     const client = new Client({
