@@ -1,13 +1,7 @@
 // `stateweaver audit export | verify`: the audit log of the store `serve` uses, read without a server.
-import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
 import { AUDIT_EXPORT_FORMATS, auditLogFor, exportLines } from "../audit/index.js";
-import {
-  type Checkpointer,
-  PGliteCheckpointer,
-  PostgresCheckpointer,
-} from "../checkpoint/index.js";
 import { ServerConfigError } from "../server/index.js";
+import { storeOf } from "./store-of.js";
 
 /** What `audit` exits with, for scripts: 0 all good, 1 could not check (see stderr), 2 broken. */
 export const AUDIT_EXIT = { ok: 0, error: 1, broken: 2 } as const;
@@ -26,27 +20,6 @@ interface AuditIo {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
   env: NodeJS.ProcessEnv;
-}
-
-/**
- * The store `serve` would open, from the same environment; a PGlite directory with no
- * database in it is refused rather than created (nothing was ever recorded there).
- */
-function storeOf(env: NodeJS.ProcessEnv): Checkpointer {
-  if (env.DATABASE_URL) {
-    const tablePrefix = env.STATEWEAVER_TABLE_PREFIX || undefined;
-    return new PostgresCheckpointer({
-      connectionString: env.DATABASE_URL,
-      ...(tablePrefix && { tablePrefix }),
-    });
-  }
-  const dataDir = env.STATEWEAVER_DATA_DIR || "./.stateweaver";
-  if (!existsSync(join(resolve(dataDir), "PG_VERSION"))) {
-    throw new ServerConfigError(
-      `There is no stateweaver database in ${dataDir}: set STATEWEAVER_DATA_DIR to the directory serve uses, or DATABASE_URL for PostgreSQL.`,
-    );
-  }
-  return new PGliteCheckpointer({ dataDir });
 }
 
 function flagOf(argv: readonly string[], name: string): string | undefined {

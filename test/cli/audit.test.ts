@@ -1,36 +1,8 @@
 // `stateweaver audit export | verify` on a real PGlite data directory, as a script runs them.
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AuditEntry, auditLogFor, type SqlAuditLog } from "../../src/audit/index.js";
 import { tempDataDir } from "../server/fixtures/server.js";
-
-const root = fileURLToPath(new URL("../..", import.meta.url));
-
-/** Run the bin as `npx stateweaver` would (under tsx), and collect what it says. */
-function stateweaver(args: string[], env: Record<string, string>) {
-  const child = spawn(
-    process.execPath,
-    ["--conditions=source", "--import", "tsx", "src/cli/main.ts", ...args],
-    {
-      cwd: root,
-      env: { ...process.env, DATABASE_URL: "", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    child.once("error", reject);
-    child.once("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+import { stateweaver } from "./run-bin.js";
 
 const actor = { identity: "ana", displayName: "Ana", authenticatedBy: "auth_handler" as const };
 
