@@ -1,6 +1,6 @@
 // The audit log's contract: append-only, hash-chained, one chain per deployment.
 import type { AuditDraft, AuditEntry, AuditKind } from "./entry.js";
-import type { AuditVerification } from "./verify.js";
+import type { AuditVerification, AuditVerifyOptions } from "./verify.js";
 
 /**
  * Which entries to read, in `seq` order. Every field narrows; none reads the whole log.
@@ -44,6 +44,9 @@ export interface AuditLog {
   list(query?: AuditQuery): Promise<AuditEntry[]>;
   /** Every entry that matches, oldest first, read page by page. */
   entries(query?: Omit<AuditQuery, "limit" | "afterSeq">): AsyncIterable<AuditEntry>;
-  /** Walk the chain from the first entry and report the first broken link, if any. */
-  verify(): Promise<AuditVerification>;
+  /**
+   * Walk the chain from the first entry and report the first broken link, if any; with
+   * `expectHead`, also that the head recorded earlier is still in it (not cut off).
+   */
+  verify(options?: AuditVerifyOptions): Promise<AuditVerification>;
 }

@@ -24,4 +24,9 @@ export { MemoryAuditLog } from "./memory-audit-log.js";
 export { MAX_AUDIT_PAGE } from "./query.js";
 export { SqlAuditLog, type SqlAuditLogOptions } from "./sql-audit-log.js";
 export { auditTables } from "./sql-migrations.js";
-export { type AuditBreak, type AuditVerification, verifyChain } from "./verify.js";
+export {
+  type AuditBreak,
+  type AuditVerification,
+  type AuditVerifyOptions,
+  verifyChain,
+} from "./verify.js";

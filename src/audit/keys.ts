@@ -3,7 +3,7 @@
 /**
  * Idempotency keys of the entries stateweaver appends. A reviewer's decision is keyed by
  * its thread and the idempotency key the reviewer's client sent; a deadline's by its
- * interrupt; a tool result by the run that produced it.
+ * interrupt; a tool result by the run that produced it and the review it answered.
  *
  * @example
  * auditKeys.decision("t1", "k1"); // "decision:t1:k1"
@@ -13,7 +13,7 @@ export const auditKeys = {
   approval: (threadId: string, idempotencyKey: string) => `approval:${threadId}:${idempotencyKey}`,
   deadline: (threadId: string, interruptId: string) => `deadline:${threadId}:${interruptId}`,
   notApplied: (decisionKey: string) => `not_applied:${decisionKey}`,
-  toolResult: (runId: string) => `tool_result:${runId}`,
+  toolResult: (runId: string, interruptId: string) => `tool_result:${runId}:${interruptId}`,
 };
 
 /**

@@ -4,7 +4,7 @@ import type { AuditLog, AuditQuery } from "./audit-log.js";
 import { nextEntry } from "./chain.js";
 import type { AuditDraft, AuditEntry } from "./entry.js";
 import { checkQuery, matches, pageSize } from "./query.js";
-import { type AuditVerification, verifyChain } from "./verify.js";
+import { type AuditVerification, type AuditVerifyOptions, verifyChain } from "./verify.js";
 
 /**
  * An `AuditLog` kept in memory: gone when the process ends, so it proves nothing to anyone
@@ -51,7 +51,7 @@ export class MemoryAuditLog implements AuditLog {
     for (const entry of this.#entries) if (matches(entry, query)) yield structuredClone(entry);
   }
 
-  verify(): Promise<AuditVerification> {
-    return verifyChain(this.entries());
+  verify(options?: AuditVerifyOptions): Promise<AuditVerification> {
+    return verifyChain(this.entries(), options);
   }
 }

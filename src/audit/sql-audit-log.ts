@@ -11,7 +11,7 @@ import { nextEntry } from "./chain.js";
 import type { AuditDraft, AuditEntry } from "./entry.js";
 import { checkQuery, pageSize, sinceOf } from "./query.js";
 import { auditTables, migrateAudit } from "./sql-migrations.js";
-import { type AuditVerification, verifyChain } from "./verify.js";
+import { type AuditVerification, type AuditVerifyOptions, verifyChain } from "./verify.js";
 
 /** Options of `SqlAuditLog`. */
 export interface SqlAuditLogOptions {
@@ -161,8 +161,8 @@ export class SqlAuditLog implements AuditLog {
     }
   }
 
-  verify(): Promise<AuditVerification> {
-    return verifyChain(this.entries());
+  verify(options?: AuditVerifyOptions): Promise<AuditVerification> {
+    return verifyChain(this.entries(), options);
   }
 }
 

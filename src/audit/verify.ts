@@ -1,4 +1,5 @@
 // Walking the hash chain: the first entry that does not follow from the one before it.
+import { InvalidAuditRequestError } from "../errors/index.js";
 import { entryHash, GENESIS_HASH } from "./chain.js";
 import type { AuditEntry } from "./entry.js";
 
@@ -7,9 +8,41 @@ import type { AuditEntry } from "./entry.js";
  * - `changed`: the entry's fields no longer hash to its `hash` (edited after it was written);
  * - `missing`: sequence numbers jump: the entries in between were removed;
  * - `unlinked`: the entry hashes right, but its `prevHash` is not the hash of the entry
- *   before it: that one was replaced or rehashed, or entries were reordered.
+ *   before it: that one was replaced or rehashed, or entries were reordered;
+ * - `head_missing`: the chain holds together, but the head the caller recorded earlier
+ *   (`expectHead`) is not in it: entries were cut off its end, or it was rewritten from
+ *   some entry on with new hashes. `seq` is then the one after the log's last entry.
  */
-export type AuditBreak = "changed" | "missing" | "unlinked";
+export type AuditBreak = "changed" | "missing" | "unlinked" | "head_missing";
+
+/**
+ * What `verify()` checks besides the chain itself.
+ *
+ * @example
+ * const options: AuditVerifyOptions = { expectHead: "9f86d081884c7d65…" }; // 64 hex digits
+ */
+export interface AuditVerifyOptions {
+  /**
+   * The `head.hash` of an earlier `verify()`, kept where whoever can write the log cannot:
+   * the check fails (`head_missing`) unless an entry with this hash is still in the chain.
+   * The chain alone cannot tell a log cut short, or rewritten whole, from an intact one.
+   */
+  expectHead?: string;
+}
+
+const HASH = /^[0-9a-f]{64}$/;
+
+/** The recorded head as the log writes hashes (lower-case hex), or a typed refusal. */
+function checkExpectHead(expectHead: string | undefined): string | undefined {
+  if (expectHead === undefined) return undefined;
+  const hash = expectHead.trim().toLowerCase();
+  if (!HASH.test(hash)) {
+    throw new InvalidAuditRequestError(
+      `The expected head must be an entry's hash as verify reports it (head.hash: 64 hex digits); got ${JSON.stringify(expectHead)}.`,
+    );
+  }
+  return hash;
+}
 
 /**
  * The result of `verify()`: how many entries were checked, the last good one (`head`: keep
@@ -32,13 +65,19 @@ export interface AuditVerification {
 /**
  * Checks the chain, entry by entry in `seq` order: numbers count from 1 without gaps, each
  * entry's `prevHash` is the previous entry's hash, and each hash is its fields' hash.
- * Stops at the first broken link.
+ * Stops at the first broken link. With `expectHead`, an intact chain must also still hold
+ * the entry with that hash (a refusal, `InvalidAuditRequestError`, if it is not a hash).
  *
  * @example
- * const report = await verifyChain(log.entries());
+ * const report = await verifyChain(log.entries(), { expectHead: recorded.hash });
  * if (!report.ok) console.error(report.broken!.message);
  */
-export async function verifyChain(entries: AsyncIterable<AuditEntry>): Promise<AuditVerification> {
+export async function verifyChain(
+  entries: AsyncIterable<AuditEntry>,
+  options: AuditVerifyOptions = {},
+): Promise<AuditVerification> {
+  const expectHead = checkExpectHead(options.expectHead);
+  let seen = expectHead === undefined;
   let head: AuditVerification["head"] = null;
   let checked = 0;
   const broken = (seq: number, problem: AuditBreak, message: string): AuditVerification => ({
@@ -75,7 +114,18 @@ export async function verifyChain(entries: AsyncIterable<AuditEntry>): Promise<A
       );
     }
     head = { seq: entry.seq, hash };
+    seen ||= hash === expectHead;
     checked++;
+  }
+  if (!seen) {
+    const end = head
+      ? `the log ends at entry ${head.seq} (hash ${head.hash})`
+      : "the log has no entries";
+    return broken(
+      (head?.seq ?? 0) + 1,
+      "head_missing",
+      `The head you recorded (hash ${expectHead}) is not in the log, and ${end}: entries after it were cut off, or the log was rewritten from some entry on with new hashes.`,
+    );
   }
   return { ok: true, entries: checked, head };
 }

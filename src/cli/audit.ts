@@ -1,13 +1,7 @@
 // `stateweaver audit export | verify`: the audit log of the store `serve` uses, read without a server.
-import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
 import { AUDIT_EXPORT_FORMATS, auditLogFor, exportLines } from "../audit/index.js";
-import {
-  type Checkpointer,
-  PGliteCheckpointer,
-  PostgresCheckpointer,
-} from "../checkpoint/index.js";
 import { ServerConfigError } from "../server/index.js";
+import { storeOf } from "./store-of.js";
 
 /** What `audit` exits with, for scripts: 0 all good, 1 could not check (see stderr), 2 broken. */
 export const AUDIT_EXIT = { ok: 0, error: 1, broken: 2 } as const;
@@ -15,7 +9,8 @@ export const AUDIT_EXIT = { ok: 0, error: 1, broken: 2 } as const;
 const USAGE = `Usage: stateweaver audit <export | verify>
 
   export [--since <ISO time>] [--format jsonl]   the entries since then, one JSON object a line
-  verify [--json]                                walk the hash chain; exit 2 at the first broken link
+  verify [--json] [--expect-head <hash>]         walk the hash chain; exit 2 at the first broken link,
+                                                 or if the head recorded earlier is no longer in it
 
 The store is the one serve uses: DATABASE_URL (and STATEWEAVER_TABLE_PREFIX), else PGlite in
 STATEWEAVER_DATA_DIR (./.stateweaver). Exit codes: 0 ok, 1 error, 2 the chain is broken.
@@ -25,27 +20,6 @@ interface AuditIo {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
   env: NodeJS.ProcessEnv;
-}
-
-/**
- * The store `serve` would open, from the same environment; a PGlite directory with no
- * database in it is refused rather than created (nothing was ever recorded there).
- */
-function storeOf(env: NodeJS.ProcessEnv): Checkpointer {
-  if (env.DATABASE_URL) {
-    const tablePrefix = env.STATEWEAVER_TABLE_PREFIX || undefined;
-    return new PostgresCheckpointer({
-      connectionString: env.DATABASE_URL,
-      ...(tablePrefix && { tablePrefix }),
-    });
-  }
-  const dataDir = env.STATEWEAVER_DATA_DIR || "./.stateweaver";
-  if (!existsSync(join(resolve(dataDir), "PG_VERSION"))) {
-    throw new ServerConfigError(
-      `There is no stateweaver database in ${dataDir}: set STATEWEAVER_DATA_DIR to the directory serve uses, or DATABASE_URL for PostgreSQL.`,
-    );
-  }
-  return new PGliteCheckpointer({ dataDir });
 }
 
 function flagOf(argv: readonly string[], name: string): string | undefined {
@@ -60,8 +34,9 @@ function flagOf(argv: readonly string[], name: string): string | undefined {
 
 /**
  * `stateweaver audit export --since <iso> --format jsonl` writes the entries to stdout;
- * `stateweaver audit verify` checks the chain and says where it breaks. Returns the exit
- * code (`AUDIT_EXIT`).
+ * `stateweaver audit verify [--expect-head <hash>]` checks the chain (and that the head
+ * recorded earlier is still in it) and says where it breaks. Returns the exit code
+ * (`AUDIT_EXIT`).
  *
  * @example
  * const code = await auditCommand(["verify"], { stdout: process.stdout, stderr: process.stderr, env: process.env });
@@ -81,6 +56,7 @@ export async function auditCommand(argv: readonly string[], io: AuditIo): Promis
     );
   }
   const since = flagOf(rest, "since");
+  const expectHead = flagOf(rest, "expect-head");
   const checkpointer = storeOf(io.env);
   try {
     const log = auditLogFor(checkpointer);
@@ -91,7 +67,7 @@ export async function auditCommand(argv: readonly string[], io: AuditIo): Promis
       }
       return AUDIT_EXIT.ok;
     }
-    const report = await log.verify();
+    const report = await log.verify(expectHead === undefined ? {} : { expectHead });
     if (rest.includes("--json")) {
       io.stdout.write(`${JSON.stringify(report)}\n`);
     } else if (report.ok) {
@@ -99,6 +75,16 @@ export async function auditCommand(argv: readonly string[], io: AuditIo): Promis
         report.head
           ? `The audit log is intact: ${report.entries} entries, the last #${report.head.seq} with hash ${report.head.hash}.\n`
           : "The audit log is intact: it has no entries yet.\n",
+      );
+    } else if (report.broken!.problem === "head_missing") {
+      const intact =
+        report.entries === 0
+          ? ""
+          : report.entries === 1
+            ? " Its one entry is intact."
+            : ` Its ${report.entries} entries are intact.`;
+      io.stdout.write(
+        `The audit log is not the one you recorded: ${report.broken!.message}${intact}\n`,
       );
     } else {
       const good = report.head

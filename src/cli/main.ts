@@ -2,6 +2,7 @@
 // The `stateweaver` bin: picks the command from argv; the only code that touches the process.
 import { auditCommand } from "./audit.js";
 import { serveCommand } from "./serve.js";
+import { sessionsCommand } from "./sessions.js";
 import { workerCommand } from "./worker.js";
 
 const USAGE = `Usage: stateweaver <command>
@@ -9,8 +10,9 @@ const USAGE = `Usage: stateweaver <command>
   serve    the API and the web inbox (PORT, HOST, STATEWEAVER_DATA_DIR, DATABASE_URL, STATEWEAVER_TOKEN)
   worker   execute background runs from the PostgreSQL queue (DATABASE_URL, --concurrency)
   review   answer pending reviews in the terminal, through the HTTP API
-  audit    export [--since <ISO time>] [--format jsonl] | verify: the decisions' audit log
-           (exit 0 intact, 1 error, 2 the hash chain is broken)
+  audit    export [--since <ISO time>] [--format jsonl] | verify [--expect-head <hash>]:
+           the decisions' audit log (exit 0 intact, 1 error, 2 the hash chain is broken)
+  sessions revoke --user <identity> | --everyone: end signed-in inbox sessions
 `;
 
 /** The terminal reviewer lives in review.ts (its own module, loaded only for `review`). */
@@ -46,6 +48,12 @@ async function main(argv: string[]): Promise<number> {
       return workerCommand(rest, process.env);
     case "review":
       return reviewCommand(rest);
+    case "sessions":
+      return sessionsCommand(rest, {
+        stdout: process.stdout,
+        stderr: process.stderr,
+        env: process.env,
+      });
     case "audit":
       return auditCommand(rest, {
         stdout: process.stdout,

@@ -19,6 +19,11 @@ export type {
   ScheduledJob,
   Taken,
 } from "./queue.js";
+export {
+  type DeliveryOutbox,
+  deliveryOutboxFor,
+  type KeptDelivery,
+} from "./queues/delivery-outbox.js";
 export { InProcessRunQueue } from "./queues/in-process.js";
 export { PostgresRunQueue, type PostgresRunQueueOptions } from "./queues/postgres.js";
 export {

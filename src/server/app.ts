@@ -4,11 +4,18 @@ import { bodyLimit } from "hono/body-limit";
 import { type AuditLog, auditLogFor } from "../audit/index.js";
 import type { Checkpointer } from "../checkpoint/index.js";
 import type { CompiledGraph } from "../index.js";
-import { createRuns, type RunQueue, type WebhookOptions } from "../runs/index.js";
+import {
+  createRuns,
+  deliveryOutboxFor,
+  InProcessRunQueue,
+  type RunQueue,
+  type WebhookOptions,
+} from "../runs/index.js";
 import { type Store, storeFor } from "../store/index.js";
 import { Assistants, type GraphDefaults } from "./assistants.js";
 import { type AuthHandlers, authenticateRequests } from "./auth/custom-auth.js";
 import { authorizeResources } from "./auth/resource-access.js";
+import { sessionRevocationsFor } from "./auth/session-revocations.js";
 import { UserSessions } from "./auth/user-session.js";
 import { authRoutes, checkToken, requireAccess } from "./auth.js";
 import { errorResponse } from "./errors.js";
@@ -22,6 +29,7 @@ import { auditRoutes } from "./routes/audit.js";
 import { healthRoutes, infoRoutes } from "./routes/health.js";
 import { inboxRoutes } from "./routes/inbox.js";
 import { runRoutes } from "./routes/runs.js";
+import { sessionRoutes } from "./routes/sessions.js";
 import { statelessRunRoutes } from "./routes/stateless-runs.js";
 import { storeRoutes } from "./routes/store.js";
 import { threadRoutes } from "./routes/threads.js";
@@ -89,8 +97,9 @@ export interface ServerOptions {
    */
   audit?: AuditLog;
   /**
-   * The permission an auth handler's user needs for `/audit` (export, verify); `"admin"` by
-   * default. Under the shared token every caller holds the token, so every caller may.
+   * The permission an auth handler's user needs for `/audit` (export, verify) and to revoke
+   * other users' inbox sessions (`POST /auth/revoke`); `"admin"` by default. Under the
+   * shared token every caller holds the token, so every caller may read the audit log.
    */
   auditPermission?: string;
   /**
@@ -140,7 +149,9 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   const runs = createRuns({
     graphs: Object.fromEntries(hosted.ids.map((id) => [id, hosted.get(id)])),
     audit,
-    ...(options.queue && { queue: options.queue }),
+    // Embedded (PGlite), webhooks wait in the database, so a restart does not lose them.
+    queue:
+      options.queue ?? new InProcessRunQueue({ outbox: deliveryOutboxFor(options.checkpointer) }),
     ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
     ...(options.webhooks && { webhooks: options.webhooks }),
     onWebhookError: (error) => report(error),
@@ -168,7 +179,11 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   const concurrency = options.concurrency ?? 8;
   if (concurrency > 0)
     runs
-      .work({ concurrency, execute: graphRunExecutor({ audit }), values: wireRunValues })
+      .work({
+        concurrency,
+        execute: graphRunExecutor({ audit, webhooks: runs.webhooks }),
+        values: wireRunValues,
+      })
       .catch(report);
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
 
@@ -191,10 +206,13 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   );
   app.use(staticInbox(options.inboxDir ?? packageInbox()));
   app.route("/", healthRoutes());
-  const sessions = options.auth ? new UserSessions(options.sessionSecret) : undefined;
+  const sessions = options.auth
+    ? new UserSessions(options.sessionSecret, sessionRevocationsFor(options.checkpointer))
+    : undefined;
   app.route("/auth", authRoutes({ ...access, auth: options.auth, sessions }));
   app.use(options.auth ? authenticateRequests(options.auth, sessions) : requireAccess(access));
   if (options.auth) app.use(authorizeResources(options.auth, context));
+  app.route("/auth", sessionRoutes(sessions, context.auditPermission));
   if (options.routes) app.route("/", options.routes);
   app.route("/", infoRoutes(context));
   app.route("/assistants", assistantRoutes(context));

@@ -2,7 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { z } from "zod";
-import { type AuthHandlers, signInUser, userFrom } from "./auth/custom-auth.js";
+import { type AuthHandlers, requestUser, signInUser } from "./auth/custom-auth.js";
 import {
   USER_SESSION_COOKIE,
   USER_SESSION_SECONDS,
@@ -151,14 +151,13 @@ function setCsrfCookie(c: Context, secure: boolean): string {
  * cookie; says whether a login is needed, and who is signed in). With an auth file, the
  * login's `token` is the credential the auth file's `authenticate` accepts (sent to it as
  * `Authorization: Bearer <token>`); the user it returns is kept in a signed, HttpOnly,
- * SameSite=Strict session cookie, and is who decides reviews from that browser.
+ * SameSite=Strict session cookie, and is who decides reviews from that browser, until a
+ * logout (which revokes that session on every server) or a revocation (`sessionRoutes`).
  */
 export function authRoutes(options: SignInOptions): Hono {
   const routes = new Hono();
   const secureOf = (c: Context) => new URL(c.req.url).protocol === "https:";
   const { auth, sessions } = options;
-  const signedIn = (c: Context) =>
-    auth && sessions ? sessions.read(getCookie(c, USER_SESSION_COOKIE)) : undefined;
   routes.post("/login", async (c) => {
     checkSameSite(c);
     const { token } = await parseBody(c, z.object({ token: z.string().min(1) }));
@@ -190,8 +189,11 @@ export function authRoutes(options: SignInOptions): Hono {
     });
     return c.json({ authenticated: true, csrfToken: setCsrfCookie(c, secureOf(c)) });
   });
-  routes.post("/logout", (c) => {
+  routes.post("/logout", async (c) => {
     checkSameSite(c);
+    // Ended on the server too: the same cookie, sent again by anyone, is refused.
+    const session = sessions?.read(getCookie(c, USER_SESSION_COOKIE));
+    if (session) await sessions!.signOut(session);
     deleteCookie(c, SESSION_COOKIE, { path: "/" });
     deleteCookie(c, USER_SESSION_COOKIE, { path: "/" });
     deleteCookie(c, CSRF_COOKIE, { path: "/" });
@@ -201,7 +203,7 @@ export function authRoutes(options: SignInOptions): Hono {
     const csrfToken = getCookie(c, CSRF_COOKIE) ?? setCsrfCookie(c, secureOf(c));
     if (auth) {
       // Signed in here, or known to the auth file by what the browser sends (an SSO cookie).
-      const user = signedIn(c) ?? (await userFrom(auth, c.req.raw).catch(() => undefined));
+      const user = await requestUser(auth, sessions, c).catch(() => undefined);
       return c.json({
         csrfToken,
         authenticated: user !== undefined,

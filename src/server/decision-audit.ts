@@ -6,7 +6,7 @@ import type { InterruptRecord, ThreadRecord } from "../checkpoint/index.js";
 import type { CompiledGraph } from "../index.js";
 import type { QueuedRun } from "../runs/index.js";
 import type { RequestIdentity } from "./auth/identity.js";
-import { type Decision, decisionsOf, diffOf } from "./decisions.js";
+import { type Decision, diffOf } from "./decisions.js";
 import { pauseKind } from "./review-answer.js";
 import type { PendingApproval } from "./review-approvals.js";
 
@@ -125,41 +125,70 @@ export async function auditedDecisions(
 }
 
 /**
+ * The decisions a run carries out, as the audit log recorded them: those of the inbox's
+ * endpoint, a deadline or a run's resume all name their run. Reads the thread's decisions
+ * (few per thread), oldest first.
+ */
+export async function decisionsOfRun(
+  audit: AuditLog,
+  threadId: string,
+  runId: string,
+): Promise<Decision[]> {
+  const found: Decision[] = [];
+  for await (const entry of audit.entries({ threadId, kind: "decision" })) {
+    if (entry.data.runId === runId) found.push(decisionOfEntry(entry));
+  }
+  return found;
+}
+
+/**
  * After a decision's run: append what the calls it allowed returned (the tool messages
- * answering the proposed calls), linked to the decision. Runs that no decision started,
- * and decisions that ran no tool, record nothing.
+ * answering the proposed calls), one entry per decision, linked to it. Whoever decided
+ * (the inbox, a deadline, a run's `command.resume`), the decision names the run. Runs
+ * that carry out no decision, and decisions that ran no tool, record nothing.
  */
 export async function recordToolResults(
   audit: AuditLog,
   graph: CompiledGraph<any, any>,
   run: QueuedRun,
 ): Promise<void> {
-  const decision = decisionsOf({ metadata: run.metadata }).find((d) => d.runId === run.runId);
-  const callIds = new Set((decision?.proposed ?? []).map((a) => a.id));
-  if (!decision || callIds.size === 0) return;
+  // Only a run that answers a pause can carry out a decision: others are not looked up.
+  if (run.request.input === null || !("command" in run.request.input)) return;
+  const decisions = (await decisionsOfRun(audit, run.threadId, run.runId)).filter(
+    (d) => (d.proposed ?? []).length > 0,
+  );
+  if (decisions.length === 0) return;
   const state = await graph.getState({ configurable: { thread_id: run.threadId } });
   const messages = ((state.values as { messages?: unknown[] }).messages ?? []) as Array<
     Record<string, unknown>
   >;
-  const results = messages
-    .filter((m) => m.role === "tool" && callIds.has(String(m.toolCallId)))
-    .map((m) => ({
-      toolCallId: String(m.toolCallId),
-      name: String(m.name),
-      content: m.content ?? null,
-      ...(m.status !== undefined && { status: m.status }),
-    }));
-  if (results.length === 0) return;
-  const decisionKey = auditKeys.decision(decision.threadId, decision.idempotencyKey);
-  const decided = await audit.find(decisionKey);
-  await audit.append({
-    kind: "tool_result",
-    threadId: decision.threadId,
-    interruptId: decision.interruptId,
-    actor: { identity: "system", displayName: "stateweaver", authenticatedBy: "system" },
-    key: auditKeys.toolResult(run.runId),
-    data: { decision: decisionKey, decisionSeq: decided?.seq ?? null, runId: run.runId, results },
-  });
+  for (const decision of decisions) {
+    const callIds = new Set(decision.proposed!.map((a) => a.id));
+    const results = messages
+      .filter((m) => m.role === "tool" && callIds.has(String(m.toolCallId)))
+      .map((m) => ({
+        toolCallId: String(m.toolCallId),
+        name: String(m.name),
+        content: m.content ?? null,
+        ...(m.status !== undefined && { status: m.status }),
+      }));
+    if (results.length === 0) continue;
+    const decisionKey = auditKeys.decision(decision.threadId, decision.idempotencyKey);
+    const decided = await audit.find(decisionKey);
+    await audit.append({
+      kind: "tool_result",
+      threadId: decision.threadId,
+      interruptId: decision.interruptId,
+      actor: { identity: "system", displayName: "stateweaver", authenticatedBy: "system" },
+      key: auditKeys.toolResult(run.runId, decision.interruptId),
+      data: {
+        decision: decisionKey,
+        decisionSeq: decided?.seq ?? null,
+        runId: run.runId,
+        results,
+      },
+    });
+  }
 }
 
 /**

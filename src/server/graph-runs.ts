@@ -12,6 +12,7 @@ import {
 import { recordToolResults } from "./decision-audit.js";
 import { RequestError } from "./errors.js";
 import type { HostedGraphs } from "./hosted-graphs.js";
+import { admitQueuedResume, type DecisionTeller } from "./resume-decisions.js";
 import { fromWireValues, holdsMessages, toWireValues } from "./wire/messages.js";
 import {
   graphModesFor,
@@ -141,11 +142,23 @@ export const wireRunValues: RunValues = async (graph, threadId) =>
 /**
  * How this server's processes execute runs: stream the graph and keep what it streams as
  * the run's events, in LangGraph's SSE event names and shapes, for the modes the client
- * asked (see `StreamFrames`). A run that carries out a decision appends what its tools
- * returned to `audit`.
+ * asked (see `StreamFrames`). With `audit`: a resume nobody recorded yet (a queued one) is
+ * checked against its starter's rights and recorded as their decision first, told to
+ * `webhooks` (see `admitQueuedResume`); a run that carries out a decision appends what its
+ * tools returned.
  */
-export function graphRunExecutor(options: { audit?: AuditLog } = {}): RunExecutor {
+export function graphRunExecutor(
+  options: { audit?: AuditLog; webhooks?: DecisionTeller } = {},
+): RunExecutor {
   return async ({ graph, run, input, signal, emit }) => {
+    if (options.audit) {
+      await admitQueuedResume(
+        { audit: options.audit, webhooks: options.webhooks },
+        graph,
+        run,
+        input,
+      );
+    }
     const modes = new Set<string>(run.request.streamModes ?? ["values"]);
     emit("metadata", { run_id: run.runId, thread_id: run.threadId, attempt: run.attempt });
     const frames = new StreamFrames(modes, emit, { runId: run.runId, threadId: run.threadId });

@@ -13,6 +13,7 @@ export {
   type AuditLog,
   type AuditQuery,
   type AuditVerification,
+  type AuditVerifyOptions,
   auditLogFor,
   exportLines,
   MemoryAuditLog,
@@ -31,6 +32,11 @@ export { createApp, DEFAULT_BODY_LIMIT, type ServerOptions } from "./app.js";
 export type { GraphDefaults } from "./assistants.js";
 export type { AuthHandlers } from "./auth/custom-auth.js";
 export type { AuthUser, RequestIdentity } from "./auth/identity.js";
+export {
+  type RevocationSubject,
+  type SessionRevocations,
+  sessionRevocationsFor,
+} from "./auth/session-revocations.js";
 export { checkToken, SESSION_COOKIE } from "./auth.js";
 export { CSRF_COOKIE, CSRF_HEADER } from "./csrf.js";
 export type { ArgChange, Decision } from "./decisions.js";

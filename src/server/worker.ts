@@ -57,7 +57,7 @@ export async function startWorker(
   });
   await runs.work({
     concurrency: options.concurrency ?? 4,
-    execute: graphRunExecutor({ audit }),
+    execute: graphRunExecutor({ audit, webhooks: runs.webhooks }),
     values: wireRunValues,
   });
   return { runs, close: () => runs.close() };

@@ -90,6 +90,40 @@ function describeAuditLog(name: string, database: () => () => AuditLog) {
       await expect(log.list({ since: "yesterday" })).rejects.toThrow(/ISO 8601/);
     });
 
+    it("passes verify with the head recorded earlier while entries are appended after it", async () => {
+      const log = open();
+      for (let n = 1; n <= 3; n++) await log.append(draft(n));
+      const recorded = (await log.verify()).head!;
+      await log.append(draft(4));
+      expect(await log.verify({ expectHead: recorded.hash })).toMatchObject({
+        ok: true,
+        entries: 4,
+        head: { seq: 4 },
+      });
+      // Upper case, as some tools copy hashes, is the same hash.
+      expect((await log.verify({ expectHead: recorded.hash.toUpperCase() })).ok).toBe(true);
+    });
+
+    it("fails verify when the log does not hold the head recorded earlier", async () => {
+      const log = open();
+      await log.append(draft(1));
+      const report = await log.verify({ expectHead: "a".repeat(64) });
+      expect(report).toMatchObject({
+        ok: false,
+        entries: 1,
+        broken: { seq: 2, problem: "head_missing" },
+      });
+      expect(report.broken!.message).toContain(
+        `The head you recorded (hash ${"a".repeat(64)}) is not in the log, and the log ends at entry 1`,
+      );
+    });
+
+    it("refuses an expected head that is not a hash, saying what it wants", async () => {
+      const log = open();
+      await expect(log.verify({ expectHead: "#3" })).rejects.toThrow(InvalidAuditRequestError);
+      await expect(log.verify({ expectHead: "#3" })).rejects.toThrow(/head\.hash: 64 hex digits/);
+    });
+
     it("keeps one unbroken chain when two appenders write at once", async () => {
       const a = open();
       const b = open();
@@ -148,6 +182,24 @@ function describeTampering(name: string, open: () => Promise<{ log: SqlAuditLog;
       ]);
       const report = await log.verify();
       expect(report.broken).toMatchObject({ seq: 3, problem: "unlinked" });
+    });
+
+    it("reports a log cut short after the recorded head as head_missing, which the chain alone cannot see", async () => {
+      const { log, query, t } = await filled();
+      const recorded = (await log.verify()).head!;
+      await query(`delete from ${t} where seq >= 4`);
+      // What is left still links up: only the recorded head tells.
+      expect(await log.verify()).toMatchObject({ ok: true, entries: 3 });
+      const report = await log.verify({ expectHead: recorded.hash });
+      expect(report).toMatchObject({
+        ok: false,
+        entries: 3,
+        head: { seq: 3 },
+        broken: { seq: 4, problem: "head_missing" },
+      });
+      expect(report.broken!.message).toMatch(
+        /is not in the log, and the log ends at entry 3 .*: entries after it were cut off/,
+      );
     });
 
     it("reports two entries swapped in place as changed", async () => {

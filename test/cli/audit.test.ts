@@ -1,36 +1,8 @@
 // `stateweaver audit export | verify` on a real PGlite data directory, as a script runs them.
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AuditEntry, auditLogFor, type SqlAuditLog } from "../../src/audit/index.js";
 import { tempDataDir } from "../server/fixtures/server.js";
-
-const root = fileURLToPath(new URL("../..", import.meta.url));
-
-/** Run the bin as `npx stateweaver` would (under tsx), and collect what it says. */
-function stateweaver(args: string[], env: Record<string, string>) {
-  const child = spawn(
-    process.execPath,
-    ["--conditions=source", "--import", "tsx", "src/cli/main.ts", ...args],
-    {
-      cwd: root,
-      env: { ...process.env, DATABASE_URL: "", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    child.once("error", reject);
-    child.once("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+import { stateweaver } from "./run-bin.js";
 
 const actor = { identity: "ana", displayName: "Ana", authenticatedBy: "auth_handler" as const };
 
@@ -104,6 +76,26 @@ describe("stateweaver audit", () => {
     });
     expect(empty.code).toBe(1);
     expect(empty.stderr).toContain("There is no stateweaver database in");
+  }, 60_000);
+
+  it("verify --expect-head exits 2 when entries after the recorded head were cut off", async () => {
+    await withLog(async (log) => {
+      await log.append({ kind: "decision", threadId: "t4", interruptId: "i4", actor, data: {} });
+    });
+    const recorded = JSON.parse((await stateweaver(["audit", "verify", "--json"], env)).stdout);
+    expect(recorded.head.seq).toBe(4);
+    await withLog(async (log, query) => {
+      await query(`delete from ${log.table} where seq = 4`);
+    });
+    // The shorter log still links up; only the recorded head shows the cut.
+    expect((await stateweaver(["audit", "verify"], env)).code).toBe(0);
+    const cut = await stateweaver(["audit", "verify", "--expect-head", recorded.head.hash], env);
+    expect(cut.stdout).toContain(
+      `The audit log is not the one you recorded: The head you recorded (hash ${recorded.head.hash}) is not in the log, and the log ends at entry 3`,
+    );
+    expect(cut.stdout).toContain("entries after it were cut off");
+    expect(cut.stdout).toContain("Its 3 entries are intact.");
+    expect(cut.code).toBe(2);
   }, 60_000);
 
   it("verify exits 2 at an entry changed in the database, naming it", async () => {

@@ -6,12 +6,14 @@ import { createAgent, type ReviewDeadlinePolicy } from "../../src/agent/index.js
 import {
   type Checkpointer,
   MemoryCheckpointer,
+  type PGliteCheckpointer,
   PostgresCheckpointer,
 } from "../../src/checkpoint/index.js";
 import { FakeChatModel, type FakeResponse, message, tool } from "../../src/models/index.js";
 import {
   createRuns,
   type DeliveryOutcome,
+  deliveryOutboxFor,
   InProcessRunQueue,
   PostgresRunQueue,
   type RunQueue,
@@ -20,6 +22,7 @@ import {
   type WebhookOptions,
   webhookOptionsOf,
 } from "../../src/runs/index.js";
+import { tempDataDir } from "../server/fixtures/server.js";
 import { dropRunQueueTables, dropStoreTables } from "../setup/store-tables.js";
 import { startReceiver, type WebhookReceiver } from "./fixtures/webhook-receiver.js";
 
@@ -521,5 +524,100 @@ describe.skipIf(pgUrl === undefined)("webhooks on PostgreSQL with several worker
       (r) => r?.status === "delivered",
     );
     expect(await row(key)).toEqual({ status: "delivered", attempts: 2 });
+  });
+});
+
+describe("webhooks on PGlite, kept in its outbox", () => {
+  let receiver: WebhookReceiver;
+  let data: Awaited<ReturnType<typeof tempDataDir>>;
+  const opened: Array<{ runs: Runs; checkpointer: PGliteCheckpointer }> = [];
+
+  /** One embedded process: the data directory's checkpointer and an in-process queue with the outbox. */
+  const start = async (
+    webhooks: WebhookOptions,
+    onOutcome?: (outcome: DeliveryOutcome) => void,
+  ) => {
+    const checkpointer = data.open();
+    const queue = new InProcessRunQueue({ outbox: deliveryOutboxFor(checkpointer) });
+    const runs = createRuns({
+      graphs: [agentWith(checkpointer)],
+      queue: observed(queue, (_key, outcome) => onOutcome?.(outcome)),
+      webhooks,
+    });
+    await runs.work({ concurrency: 1 });
+    opened.push({ runs, checkpointer });
+    return { runs, queue, checkpointer };
+  };
+  /** The process ends: its runs stop and its database closes. */
+  const stop = async (process: { runs: Runs; checkpointer: PGliteCheckpointer }) => {
+    await process.runs.close();
+    await process.checkpointer.close();
+    opened.splice(opened.indexOf(process), 1);
+  };
+  const row = async (checkpointer: PGliteCheckpointer, key: string) => {
+    const driver = await checkpointer.sharedDriver();
+    const { rows } = await driver.query(
+      `select status, attempts from ${checkpointer.tablePrefix}delivery_outbox where key = $1`,
+      [key],
+    );
+    return rows[0];
+  };
+
+  beforeAll(async () => {
+    data = await tempDataDir();
+  });
+  afterEach(async () => {
+    for (const process of [...opened]) await stop(process);
+    await receiver?.close();
+  });
+  afterAll(() => data.dispose());
+
+  it("is kept only on PGlite, whose data directory has one owner", async () => {
+    expect(deliveryOutboxFor(new MemoryCheckpointer())).toBeUndefined();
+    const shared = new PostgresCheckpointer({ connectionString: "postgres://unused/none" });
+    expect(deliveryOutboxFor(shared)).toBeUndefined();
+    await shared.close();
+  });
+
+  it("a delivery waiting for its retry when the process stopped is delivered by the next process, once", async () => {
+    receiver = await startReceiver(1);
+    const settings = webhookOptionsOf({
+      endpoints: [{ url: receiver.url, secret: SECRET, events: ["run.ended"] }],
+      initialDelayMs: 300,
+    });
+    let failed!: () => void;
+    const firstFailure = new Promise<void>((resolve) => {
+      failed = resolve;
+    });
+    const first = await start(settings, (o) => {
+      if (o.status === "failed") failed();
+    });
+    const run = await first.runs.create({
+      graphId: "payments",
+      threadId: `outbox-${randomUUID()}`,
+      input: { input: { messages: [message.user("Pay the invoice")] } },
+    });
+    await firstFailure;
+    await stop(first);
+    expect(receiver.received.map((r) => r.answered)).toEqual([503]);
+    const key = receiver.received[0]!.headers["stateweaver-delivery"] as string;
+
+    // The next process on the same data directory takes the retry up where the first left it.
+    const second = await start(settings);
+    const hit = await receiver.waitFor((r) => r.json?.run_id === run.runId, "run.ended");
+    expect(hit.headers["stateweaver-attempt"]).toBe("2");
+    expect(verifyWebhookSignature(SECRET, hit.headers, hit.body)).toBe(true);
+    await until(
+      "the delivery's end",
+      () => row(second.checkpointer, key),
+      (r) => r?.status === "delivered",
+    );
+    expect(await row(second.checkpointer, key)).toEqual({ status: "delivered", attempts: 2 });
+    // The same event seen again (another process, a replay) is not sent twice.
+    expect(await second.queue.addDelivery({ key, payload: {} })).toBe(false);
+    await stop(second);
+    await start(settings);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(receiver.received.filter((r) => r.json?.run_id === run.runId)).toHaveLength(2);
   });
 });

@@ -17,7 +17,9 @@ import {
   createServer,
   type ServerOptions,
   type StateweaverServer,
+  webhookOptionsOf,
 } from "../../src/server/index.js";
+import { startReceiver } from "../runs/fixtures/webhook-receiver.js";
 import { dropStoreTables } from "../setup/store-tables.js";
 import { auth, dbAgent, ran } from "./fixtures/review-rights.js";
 import { tempDataDir } from "./fixtures/server.js";
@@ -223,6 +225,34 @@ describe.each(stores)("the audit log on %s", (_name, enabled, open) => {
   );
 
   it.skipIf(!enabled || _name === "memory")(
+    "fails verify with expect_head when the entries after the recorded head were cut off",
+    async () => {
+      const recorded = (await s.as("dana")("/audit/verify")).body.head;
+      const { threadId, item } = await pausedThread(s, "sql select 5");
+      const decided = await decide(s, "dana", threadId, item, { type: "reject", message: "no" });
+      await settle(s, "dana", threadId, decided.body.runId);
+      const check = (hash: string) => s.as("dana")(`/audit/verify?expect_head=${hash}`);
+      expect((await check(recorded.hash)).body).toMatchObject({ ok: true });
+      // Someone with write access removes the decision and everything after it.
+      const sql = await (store.checkpointer as SqlCheckpointer).sharedDriver();
+      const table = `${(store.checkpointer as SqlCheckpointer).tablePrefix}audit_log`;
+      const current = (await s.as("dana")("/audit/verify")).body.head;
+      await sql.query(`delete from ${table} where seq > $1`, [recorded.seq]);
+      expect((await s.as("dana")("/audit/verify")).body).toMatchObject({ ok: true });
+      const cut = (await check(current.hash)).body;
+      expect(cut).toMatchObject({
+        ok: false,
+        head: recorded,
+        broken: { seq: recorded.seq + 1, problem: "head_missing" },
+      });
+      expect(cut.broken.message).toContain("entries after it were cut off");
+      const bad = await check("latest");
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.code).toBe("INVALID_AUDIT_REQUEST");
+    },
+  );
+
+  it.skipIf(!enabled || _name === "memory")(
     "finds an entry edited in the database, and one deleted, with verify",
     async () => {
       const { threadId, item } = await pausedThread(s, "sql select 4");
@@ -365,6 +395,139 @@ describe("what else is recorded", () => {
           proposed: [{ name: "execute_sql", args: { query: "select 7" } }],
         },
       });
+    } finally {
+      await s.server.close();
+    }
+  });
+
+  it("records the tool's result of a decision sent as a run's resume", async () => {
+    const s = await serve();
+    try {
+      const { threadId } = await pausedThread(s, "sql select 10");
+      const client = new Client({
+        apiUrl: s.url,
+        defaultHeaders: { authorization: "Bearer token-dana" },
+      });
+      await client.runs.wait(threadId, "db", {
+        command: { resume: { decisions: [{ type: "approve" }] } },
+      });
+      const [decision, result] = await s.audit.list({ threadId });
+      expect(decision).toMatchObject({ kind: "decision", actor: dana });
+      expect(result).toMatchObject({
+        kind: "tool_result",
+        actor: { identity: "system", authenticatedBy: "system" },
+        data: {
+          decisionSeq: decision!.seq,
+          runId: decision!.data.runId,
+          results: [{ name: "execute_sql", content: "ran select 10" }],
+        },
+      });
+    } finally {
+      await s.server.close();
+    }
+  });
+
+  it("records a resume streamed through runs.stream as the caller's decision, then its tool's result", async () => {
+    const s = await serve();
+    try {
+      const { threadId, item } = await pausedThread(s, "sql select 13");
+      const client = new Client({
+        apiUrl: s.url,
+        defaultHeaders: { authorization: "Bearer token-dana" },
+      });
+      for await (const _ of client.runs.stream(threadId, "db", {
+        command: { resume: { decisions: [{ type: "approve" }] } },
+      })) {
+        // Read to the end: the run has ended when the stream does.
+      }
+      const entries = await s.audit.list({ threadId });
+      expect(entries.map((e) => [e.kind, e.actor.identity, e.interruptId])).toEqual([
+        ["decision", "dana", item.interruptId],
+        ["tool_result", "system", item.interruptId],
+      ]);
+    } finally {
+      await s.server.close();
+    }
+  });
+
+  /** A thread busy with a run (a slow model) that will pause for review, and a resume queued behind it. */
+  async function resumeQueuedBehindARun(s: Served, who: string, text: string) {
+    const client = new Client({
+      apiUrl: s.url,
+      defaultHeaders: { authorization: `Bearer token-${who}` },
+    });
+    const thread = await client.threads.create();
+    await client.runs.wait(thread.thread_id, "db", {
+      input: { messages: [{ type: "human", content: "hello" }] },
+    });
+    const first = await client.runs.create(thread.thread_id, "db", {
+      input: { messages: [{ type: "human", content: text }] },
+    });
+    const queued = await client.runs.create(thread.thread_id, "db", {
+      command: { resume: { decisions: [{ type: "approve" }] } },
+      multitaskStrategy: "enqueue",
+    });
+    await client.runs.join(thread.thread_id, first.run_id);
+    await settle(s, who, thread.thread_id, queued.run_id);
+    return { client, threadId: thread.thread_id, runId: queued.run_id };
+  }
+
+  it("records a resume queued behind a running run as its starter's decision when it starts, tells review.decided, and records its tool's result", async () => {
+    const receiver = await startReceiver();
+    const s = await serve({
+      webhooks: webhookOptionsOf({
+        endpoints: [{ url: receiver.url, events: ["review.decided"] }],
+      }),
+    });
+    try {
+      const { threadId, runId } = await resumeQueuedBehindARun(s, "dana", "slow sql select 11");
+      expect(ran).toContain("sql:select 11");
+      const entries = await s.audit.list({ threadId });
+      expect(entries.map((e) => [e.kind, e.actor.identity])).toEqual([
+        ["decision", "dana"],
+        ["tool_result", "system"],
+      ]);
+      expect(entries[0]).toMatchObject({
+        actor: dana,
+        data: {
+          runId,
+          answer: { decisions: [{ type: "approve" }] },
+          proposed: [{ name: "execute_sql", args: { query: "select 11" } }],
+        },
+      });
+      const told = await receiver.waitFor(
+        (r) => r.json?.event === "review.decided" && r.json.thread_id === threadId,
+        "review.decided",
+      );
+      expect(told.json).toMatchObject({
+        run_id: runId,
+        decision: { reviewer: "dana", authenticated_by: "auth_handler", types: ["approve"] },
+      });
+    } finally {
+      await s.server.close();
+      await receiver.close();
+    }
+  });
+
+  it("fails a queued resume its starter has no right to when it starts, recording nothing and leaving the review waiting", async () => {
+    const s = await serve();
+    try {
+      // Olga (ops) may reject execute_sql but not approve it.
+      const { client, threadId, runId } = await resumeQueuedBehindARun(
+        s,
+        "olga",
+        "slow sql drop 12",
+      );
+      const run = await client.runs.get(threadId, runId);
+      expect(run.status).toBe("error");
+      expect((run as { error?: { message: string } }).error?.message).toMatch(
+        /Only holders of the "dba" permission may approve/,
+      );
+      expect(ran).not.toContain("sql:drop 12");
+      expect((await client.threads.get(threadId)).status).toBe("interrupted");
+      expect(await s.audit.list({ threadId })).toEqual([]);
+      const page = (await s.as("olga")(`/inbox/threads/${threadId}`)).body;
+      expect(page.pending).toHaveLength(1);
     } finally {
       await s.server.close();
     }

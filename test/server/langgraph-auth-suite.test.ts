@@ -332,7 +332,7 @@ describe.each(backends)("LangGraph's custom auth tests on $name", (backend) => {
     ).rejects.toThrow("HTTP 404");
   });
 
-  it.skip("run operations [not yet: runs.delete (DELETE /threads/:id/runs/:run_id) is not a route of ours]", async () => {
+  it("run operations", async () => {
     const owner = await createJwtClient("johndoe", ["me"]);
     const otherUser = await createJwtClient("alice", ["me"]);
 

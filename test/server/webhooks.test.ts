@@ -153,6 +153,29 @@ describe("webhooks from the server", () => {
       decision: { reviewer: "ana", authenticated_by: "shared_token", types: ["reject"] },
     });
   });
+
+  it("a resume sent through the runs API is told as review.decided, as its caller", async () => {
+    const thread = await client.threads.create();
+    const paused = (await client.runs.wait(thread.thread_id, "ops", {
+      input: { messages: [{ type: "human", content: "remove stale.log" }] },
+    })) as { __interrupt__: Array<{ id: string }> };
+    const interruptId = paused.__interrupt__[0]!.id;
+    const run = await client.runs.create(thread.thread_id, "ops", {
+      command: { resume: { decisions: [{ type: "reject", message: "Keep it." }] } },
+    });
+    const hit = await receiver.waitFor(
+      (r) => r.json?.event === "review.decided" && r.json.thread_id === thread.thread_id,
+      "review.decided",
+    );
+    expect(hit.json).toMatchObject({
+      title: `Review decided: anonymous rejected remove_file on thread ${thread.thread_id}`,
+      interrupt_id: interruptId,
+      run_id: run.run_id,
+      tool: "remove_file",
+      decision: { reviewer: "anonymous", authenticated_by: "shared_token", types: ["reject"] },
+    });
+    await client.runs.join(thread.thread_id, run.run_id);
+  });
 });
 
 describe("webhooks in stateweaver.json", () => {

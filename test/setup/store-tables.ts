@@ -16,6 +16,8 @@ export async function dropStoreTables(
   // The audit log's tables (src/audit) live beside them, under the same prefix.
   for (const table of Object.values(auditTables(prefix)))
     await pool.query(`drop table if exists ${table}`);
+  // The server's revoked inbox sessions (src/server/auth) too.
+  await pool.query(`drop table if exists ${prefix}session_revocations`);
   // The schema's trigger function (migration 5) outlives its tables.
   await pool.query(`drop function if exists ${prefix}notify_thread_change()`);
 }

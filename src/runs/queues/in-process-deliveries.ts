@@ -1,5 +1,6 @@
 // The in-process queue's deliveries (webhooks): kept on timers, attempted by this process.
 import type { Delivery, DeliveryOutcome } from "../queue.js";
+import type { DeliveryOutbox } from "./delivery-outbox.js";
 
 /** Keys remembered after their delivery ended, so an event seen twice is delivered once. */
 const KEPT_KEYS = 10_000;
@@ -15,10 +16,15 @@ interface Waiting {
   timer: ReturnType<typeof setTimeout> | undefined;
 }
 
+/** Writes to the outbox may fail (the database went away): the delivery goes on in memory. */
+const keepGoing = () => undefined;
+
 /**
  * Deliveries of `InProcessRunQueue`: each waits on a timer until it is due and a consumer
- * attempts it, again after a failure when the outcome asks. Nothing here outlives the
- * process (as the queue's runs do not).
+ * attempts it, again after a failure when the outcome asks. Without an `outbox` nothing
+ * here outlives the process (as the queue's runs do not); with one, each delivery and its
+ * attempts are written there, and the first consumer takes up those a previous process
+ * left waiting.
  *
  * @example
  * const deliveries = new InProcessDeliveries();
@@ -29,13 +35,25 @@ export class InProcessDeliveries {
   readonly #waiting = new Map<string, Waiting>();
   /** Keys of ended deliveries, oldest first. */
   readonly #ended = new Set<string>();
+  readonly #outbox: DeliveryOutbox | undefined;
   #attempt: Attempt | undefined;
   #running = 0;
   #closed = false;
+  #restored = false;
+
+  constructor(outbox?: DeliveryOutbox) {
+    this.#outbox = outbox;
+  }
+
+  #known(key: string): boolean {
+    return this.#closed || this.#waiting.has(key) || this.#ended.has(key);
+  }
 
   async add(delivery: Delivery): Promise<boolean> {
-    if (this.#closed || this.#waiting.has(delivery.key) || this.#ended.has(delivery.key))
-      return false;
+    if (this.#known(delivery.key)) return false;
+    // A key the outbox has seen was added before this process started: not again.
+    if (this.#outbox && !(await this.#outbox.add(delivery).catch(() => true))) return false;
+    if (this.#known(delivery.key)) return false;
     this.#waiting.set(delivery.key, {
       delivery: structuredClone(delivery),
       attempts: 0,
@@ -49,7 +67,41 @@ export class InProcessDeliveries {
   /** Attempt deliveries with `attempt` from now on; `undefined` stops attempting. */
   consume(attempt: Attempt | undefined): void {
     this.#attempt = attempt;
+    if (attempt && this.#outbox && !this.#restored) {
+      this.#restored = true;
+      void this.#restore(this.#outbox);
+    }
     this.#dispatch();
+  }
+
+  /** Take up what the outbox holds from an earlier process: each due when it was due. */
+  async #restore(outbox: DeliveryOutbox): Promise<void> {
+    const kept = await outbox.pending().catch(() => []);
+    for (const { delivery, attempts, dueAt } of kept) {
+      if (this.#known(delivery.key)) continue;
+      const waiting: Waiting = { delivery, attempts, due: false, timer: undefined };
+      this.#waiting.set(delivery.key, waiting);
+      this.#dueAt(waiting, dueAt - Date.now());
+    }
+    this.#dispatch();
+  }
+
+  /** Make `waiting` due in `ms` (now, when not positive). */
+  #dueAt(waiting: Waiting, ms: number): void {
+    if (ms <= 0) {
+      waiting.due = true;
+      return;
+    }
+    waiting.timer = setTimeout(() => {
+      waiting.due = true;
+      this.#dispatch();
+    }, ms);
+    waiting.timer.unref?.();
+  }
+
+  /** Forget ended deliveries the outbox kept from before `before` (ms since the epoch). */
+  async forget(before: number): Promise<void> {
+    await this.#outbox?.forget(before).catch(keepGoing);
   }
 
   close(): void {
@@ -68,21 +120,25 @@ export class InProcessDeliveries {
       waiting.due = false;
       waiting.attempts++;
       this.#running++;
-      attempt(structuredClone(waiting.delivery), waiting.attempts)
+      const { key } = waiting.delivery;
+      const counted = this.#outbox?.attempting(key, waiting.attempts).catch(keepGoing);
+      Promise.resolve(counted)
+        .then(() => attempt(structuredClone(waiting.delivery), waiting.attempts))
         .catch((error: unknown): DeliveryOutcome => {
           // A handler that throws is treated as a failure worth another try, a second later.
           return { status: "failed", error: String(error), retryInMs: 1000 };
         })
         .then((outcome) => {
           this.#running--;
-          if (outcome.status === "failed" && outcome.retryInMs !== undefined && !this.#closed) {
-            waiting.timer = setTimeout(() => {
-              waiting.due = true;
-              this.#dispatch();
-            }, outcome.retryInMs);
-            waiting.timer.unref?.();
+          if (outcome.status === "failed" && outcome.retryInMs !== undefined) {
+            void this.#outbox
+              ?.retryAt(key, Date.now() + outcome.retryInMs, outcome.error)
+              .catch(keepGoing);
+            if (!this.#closed) this.#dueAt(waiting, outcome.retryInMs);
           } else {
-            this.#end(waiting.delivery.key);
+            const error = outcome.status === "failed" ? outcome.error : null;
+            void this.#outbox?.end(key, outcome.status, error).catch(keepGoing);
+            this.#end(key);
           }
           this.#dispatch();
         });

@@ -15,7 +15,11 @@ import {
   type QueuedRun,
   type StopAction,
 } from "../run.js";
+import type { DeliveryOutbox } from "./delivery-outbox.js";
 import { InProcessDeliveries } from "./in-process-deliveries.js";
+
+/** How long an outbox keeps a delivery that ended (as PostgreSQL's queue keeps its rows). */
+const ENDED_DELIVERIES_KEPT_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** Ended runs kept for `get`/`list`/`join`; the oldest go first. */
 const KEPT_ENDED_RUNS = 10_000;
@@ -51,10 +55,18 @@ export class InProcessRunQueue implements RunQueue {
   readonly #jobs = new Map<string, WaitingJob>();
   /** Delayed runs (`NewRun.delayMs`): run id -> when a worker may take it (ms since the epoch). */
   readonly #due = new Map<string, number>();
-  readonly #deliveries = new InProcessDeliveries();
+  readonly #deliveries: InProcessDeliveries;
   #concurrency = 1;
   #working = new Set<string>();
   #closed = false;
+
+  /**
+   * With `outbox` (`deliveryOutboxFor(checkpointer)` on PGlite), deliveries are written
+   * there and outlive the process: the next one to consume takes up those still waiting.
+   */
+  constructor(options: { outbox?: DeliveryOutbox | undefined } = {}) {
+    this.#deliveries = new InProcessDeliveries(options.outbox);
+  }
 
   async enqueue(
     init: NewRun,
@@ -152,7 +164,10 @@ export class InProcessRunQueue implements RunQueue {
     };
   }
 
-  /** Kept on a timer in this process: a delivery waiting for a retry ends with the process. */
+  /**
+   * Kept on a timer in this process; without an outbox, a delivery waiting for a retry ends
+   * with the process.
+   */
   addDelivery(delivery: Delivery): Promise<boolean> {
     return this.#deliveries.add(delivery);
   }
@@ -231,7 +246,9 @@ export class InProcessRunQueue implements RunQueue {
     return held;
   }
 
+  /** No leases to free in one process; forgets the outbox's deliveries that ended 7 days ago. */
   async sweep(): Promise<number> {
+    await this.#deliveries.forget(Date.now() - ENDED_DELIVERIES_KEPT_MS);
     return 0;
   }
 

@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import { checkCsrf, fromBrowser } from "../csrf.js";
 import { RequestError, ServerConfigError } from "../errors.js";
@@ -96,12 +96,46 @@ export function signInUser(auth: AuthHandlers, credential: string, url: string):
 }
 
 /**
+ * Who a request comes from: the user of its inbox session cookie while that session is
+ * good, else whoever `authenticate` makes of the request (an API client's credential, an
+ * SSO cookie). A request with an `Authorization` header is always `authenticate`'s. A
+ * revoked session that `authenticate` does not vouch for otherwise is a 401
+ * `SESSION_REVOKED`, saying to sign in again.
+ *
+ * @example
+ * const user = await requestUser(auth, sessions, c);
+ */
+export async function requestUser(
+  auth: AuthHandlers,
+  sessions: UserSessions | undefined,
+  c: Context,
+): Promise<AuthUser> {
+  const checked =
+    sessions && !c.req.header("authorization")
+      ? await sessions.check(getCookie(c, USER_SESSION_COOKIE))
+      : { status: "none" as const };
+  if (checked.status === "valid") return checked.session.user;
+  try {
+    return await userFrom(auth, c.req.raw);
+  } catch (error) {
+    if (checked.status !== "revoked" || !(error instanceof RequestError) || error.status !== 401)
+      throw error;
+    throw new RequestError(
+      401,
+      "SESSION_REVOKED",
+      "This browser's inbox session was signed out or revoked; sign in again (POST /auth/login).",
+    );
+  }
+}
+
+/**
  * Runs the auth file's `authenticate` on every request it is mounted before, in place of
  * the shared token, and keeps the user as the request's `identity`. A handler that throws
  * `HTTPException(401 | 403 | …)` refuses the request with that status and its message.
  * A browser signed in to the inbox (`POST /auth/login`) sends no credential: its session
- * cookie, signed by `sessions`, holds the user `authenticate` returned at sign-in. Browsers
- * still send the CSRF header on requests that change state.
+ * cookie, signed by `sessions`, holds the user `authenticate` returned at sign-in, until
+ * the session is signed out or revoked (see `requestUser`). Browsers still send the CSRF
+ * header on requests that change state.
  */
 export function authenticateRequests(
   auth: AuthHandlers,
@@ -109,11 +143,7 @@ export function authenticateRequests(
 ): MiddlewareHandler {
   authHandlersOf(auth);
   return async function authenticateRequests(c, next) {
-    const session =
-      sessions && !c.req.header("authorization")
-        ? sessions.read(getCookie(c, USER_SESSION_COOKIE))
-        : undefined;
-    const user = session ?? (await userFrom(auth, c.req.raw));
+    const user = await requestUser(auth, sessions, c);
     c.set("identity", { user, method: "auth_handler" });
     if (fromBrowser(c)) checkCsrf(c);
     return next();

@@ -25,7 +25,8 @@ function checkAuditPermission(ctx: ServerContext, c: Context): void {
 /**
  * `GET /audit/export?since=<iso>&format=jsonl` (the entries appended since then, one JSON
  * object a line, hashes included) and `GET /audit/verify` (the chain walked: `ok`, how
- * many entries, the head, and the first broken link). Both need the audit permission.
+ * many entries, the head, and the first broken link; `?expect_head=<hash>` also fails it
+ * when the head recorded earlier is no longer in the log). Both need the audit permission.
  */
 export function auditRoutes(ctx: ServerContext): Hono {
   return new Hono()
@@ -51,5 +52,8 @@ export function auditRoutes(ctx: ServerContext): Hono {
         for await (const line of exportLines(ctx.audit, query)) await out.write(line);
       });
     })
-    .get("/verify", async (c) => c.json(await ctx.audit.verify()));
+    .get("/verify", async (c) => {
+      const expectHead = c.req.query("expect_head");
+      return c.json(await ctx.audit.verify(expectHead === undefined ? {} : { expectHead }));
+    });
 }

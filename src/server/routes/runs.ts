@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
 import { z } from "zod";
-import type { InterruptRecord } from "../../checkpoint/index.js";
 import { clauses } from "../../errors/sentences.js";
 import type { BackgroundRun } from "../../runs/index.js";
 import { type RequestIdentity, sharedTokenIdentity } from "../auth/identity.js";
@@ -15,6 +14,7 @@ import {
   type StreamMode,
 } from "../graph-runs.js";
 import { parseBody } from "../request-body.js";
+import { answersOf, tellDecided } from "../resume-decisions.js";
 import { reviewAnswerProblems } from "../review-answer.js";
 import { findThread, type ServerContext, type ThreadView } from "../server-context.js";
 import { streamRun } from "../sse.js";
@@ -94,20 +94,6 @@ export function toWireRun(run: BackgroundRun): Record<string, unknown> {
     kwargs: {},
     ...(run.error && { error: run.error }),
   };
-}
-
-/**
- * Which pending interrupt each part of a resume answers: an object keyed by pending
- * interrupt ids answers those; anything else answers the only pending interrupt.
- */
-function answersOf(pending: InterruptRecord[], resume: unknown): Array<[InterruptRecord, unknown]> {
-  if (typeof resume === "object" && resume !== null && !Array.isArray(resume)) {
-    const keys = Object.keys(resume);
-    const byId = new Map(pending.map((i) => [i.id, i]));
-    if (keys.length > 0 && keys.every((k) => byId.has(k)))
-      return keys.map((k) => [byId.get(k)!, (resume as Record<string, unknown>)[k]]);
-  }
-  return pending.length === 1 ? [[pending[0]!, resume]] : [];
 }
 
 /** Refuse a resume that cannot apply, before any run starts, so the thread stays as it was. */
@@ -258,6 +244,8 @@ export async function startRun(
       throw error;
     },
   );
+  // Told once the decision's run is queued, as the inbox's decisions are.
+  tellDecided(ctx.runs.webhooks, graphId, view.record, decided);
   if (view.graphId === undefined) {
     // The thread belongs to this graph from its first run on, as LangGraph records it:
     // its state has a shape even while the run waits (or after it was cancelled unrun).
