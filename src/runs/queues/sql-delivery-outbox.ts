@@ -1,5 +1,5 @@
 // The delivery outbox as one table, `<prefix>delivery_outbox`, beside the checkpointer's.
-import type { SqlDriver } from "../../checkpoint/sql/index.js";
+import { type SqlDriver, sideTable } from "../../checkpoint/sql/index.js";
 import type { DeliveryOutbox, KeptDelivery } from "./delivery-outbox.js";
 
 /**
@@ -11,21 +11,16 @@ import type { DeliveryOutbox, KeptDelivery } from "./delivery-outbox.js";
  * const outbox = new SqlDeliveryOutbox(() => checkpointer.sharedDriver(), "stateweaver_");
  */
 export class SqlDeliveryOutbox implements DeliveryOutbox {
-  readonly #driver: () => Promise<SqlDriver>;
   readonly #table: string;
-  #ready: Promise<SqlDriver> | undefined;
+  readonly #open: () => Promise<SqlDriver>;
 
   constructor(driver: () => Promise<SqlDriver>, tablePrefix: string) {
-    this.#driver = driver;
     // The checkpointer's prefix, which it checked: letters, digits and _.
     this.#table = `${tablePrefix}delivery_outbox`;
-  }
-
-  #open(): Promise<SqlDriver> {
-    if (this.#ready) return this.#ready;
-    const starting = this.#driver().then(async (driver) => {
-      await driver.query(
-        `create table if not exists ${this.#table} (
+    this.#open = sideTable(
+      driver,
+      this.#table,
+      `create table if not exists ${this.#table} (
           key text primary key,
           payload text not null,
           status text not null default 'pending',
@@ -34,14 +29,7 @@ export class SqlDeliveryOutbox implements DeliveryOutbox {
           last_error text,
           updated_at bigint not null
         )`,
-      );
-      return driver;
-    });
-    starting.catch(() => {
-      if (this.#ready === starting) this.#ready = undefined;
-    });
-    this.#ready = starting;
-    return starting;
+    );
   }
 
   async add(delivery: KeptDelivery["delivery"]): Promise<boolean> {

@@ -1,5 +1,5 @@
 // Session revocations in PostgreSQL / PGlite: one row per subject, on the checkpointer's connection.
-import type { SqlDriver } from "../../checkpoint/sql/index.js";
+import { type SqlDriver, sideTable } from "../../checkpoint/sql/index.js";
 import {
   type RevocationSubject,
   type SessionRevocations,
@@ -22,33 +22,17 @@ const KEEP_MS = (USER_SESSION_SECONDS + 60 * 60) * 1000;
  * const revocations = new SqlSessionRevocations(() => checkpointer.sharedDriver(), "stateweaver_");
  */
 export class SqlSessionRevocations implements SessionRevocations {
-  readonly #driver: () => Promise<SqlDriver>;
   readonly #table: string;
-  #ready: Promise<SqlDriver> | undefined;
+  readonly #open: () => Promise<SqlDriver>;
 
   constructor(driver: () => Promise<SqlDriver>, tablePrefix: string) {
-    this.#driver = driver;
     // The prefix is the checkpointer's, already checked to be letters, digits and _.
     this.#table = `${tablePrefix}session_revocations`;
-  }
-
-  #open(): Promise<SqlDriver> {
-    if (this.#ready) return this.#ready;
-    const starting = this.#driver().then(async (driver) => {
-      // Two processes creating the table at once would race on "if not exists": the lock orders them.
-      await driver.transaction(async (query) => {
-        await query("select pg_advisory_xact_lock(hashtext($1))", [`stateweaver:${this.#table}`]);
-        await query(
-          `create table if not exists ${this.#table} (subject text primary key, revoked_at bigint not null)`,
-        );
-      });
-      return driver;
-    });
-    starting.catch(() => {
-      if (this.#ready === starting) this.#ready = undefined;
-    });
-    this.#ready = starting;
-    return starting;
+    this.#open = sideTable(
+      driver,
+      this.#table,
+      `create table if not exists ${this.#table} (subject text primary key, revoked_at bigint not null)`,
+    );
   }
 
   async revoke(subject: RevocationSubject, at: number): Promise<void> {
