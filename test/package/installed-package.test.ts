@@ -263,6 +263,42 @@ describe("the installed package", () => {
     }
   }, 300_000);
 
+  it("serves a graph factory a project exports with npx stateweaver serve: each run's graph is built from its own config", async () => {
+    const { app } = project!;
+    await installTsx(app);
+    const made = join(dirname(app), "app-factory");
+    await mkdir(made);
+    await writeFile(
+      join(made, "package.json"),
+      JSON.stringify({ name: "app-factory", type: "module" }),
+    );
+    await symlink(join(app, "node_modules"), join(made, "node_modules"), "dir");
+    await writeFile(join(made, "factory.ts"), FACTORY_GRAPH);
+    await writeFile(
+      join(made, "stateweaver.json"),
+      JSON.stringify({ graphs: { made: "./factory.ts:graph" } }),
+    );
+    const server = await serve(made);
+    try {
+      const thread = await server.client.threads.create();
+      const values = await server.client.runs.wait(thread.thread_id, "made", {
+        input: {},
+        config: { configurable: { step: "from_config" } },
+      });
+      expect(values).toEqual({ ran: "from_config" });
+      // The thread is updated with the graph its run used: "from_config" is one of its nodes.
+      await server.client.threads.updateState(thread.thread_id, {
+        values: { ran: "edited" },
+        asNode: "from_config",
+      });
+      expect((await server.client.threads.getState(thread.thread_id)).values).toEqual({
+        ran: "edited",
+      });
+    } finally {
+      await server.stop();
+    }
+  }, 120_000);
+
   it("require()s every exports entry from a CommonJS project, and gets the very modules import gives", async () => {
     const cjs = await commonJsProject();
     await writeFile(
@@ -407,6 +443,17 @@ export const graph = new Graph<Publish>({ name: "PublishTyped" })
   .addEdge("ask", "confirm")
   .addEdge("confirm", END)
   .compile();
+`;
+
+const FACTORY_GRAPH = `import { END, Graph, type RunConfig, START } from "stateweaver";
+
+export const graph = async (config: RunConfig) => {
+  const step = String(config.configurable?.step ?? "first");
+  return new Graph<{ ran?: string }>({ name: "Made" })
+    .addNode(step, () => ({ ran: step }))
+    .addEdge(START, step)
+    .addEdge(step, END);
+};
 `;
 
 const JS_GRAPH = `import { END, Graph, interrupt, START } from "stateweaver";
@@ -608,7 +655,7 @@ async function serve(app: string, headers: Record<string, string> = {}) {
     async stop() {
       await stopGroup(child.pid);
       await exited;
-      expect(output, "the server's output").toMatch(/^stateweaver serving typed, plain at /);
+      expect(output, "the server's output").toMatch(/^stateweaver serving \S.* at http:\/\//m);
       expect(output, "the server's output").not.toMatch(/error|warn/i);
     },
   };
