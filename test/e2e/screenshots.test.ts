@@ -129,6 +129,14 @@ describe("screenshots", () => {
     expect(await page.locator('[data-testid="receipt-action"] .verdict').allTextContents()).toEqual(
       ["approve", "edit"],
     );
+    // The edited action shows what was proposed and, labelled apart, what ran.
+    const edited = page.locator('[data-testid="receipt-action"]').nth(1);
+    expect(await edited.locator('[data-testid="receipt-proposed-args"]').textContent()).toContain(
+      '"oncall@example"',
+    );
+    expect(await edited.locator('[data-testid="receipt-edited-args"]').textContent()).toContain(
+      '"oncall@example.com"',
+    );
     await page.screenshot({ path: join(SCREENSHOTS, "review-receipt.png"), fullPage: true });
     expectClean(w);
   });

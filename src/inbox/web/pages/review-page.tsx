@@ -12,7 +12,11 @@ import { HiddenCharactersWarning, VisibleText } from "../visible-text.js";
 import type { InboxItem, ReviewReceipt } from "../wire.js";
 
 /** The per-action decisions of a tool review's answer (empty for other answers). */
-function decisionsIn(answer: unknown): Array<{ type: string; message?: string }> {
+function decisionsIn(answer: unknown): Array<{
+  type: string;
+  message?: string;
+  editedAction?: { name: string; args: Record<string, unknown> };
+}> {
   const list = (answer as { decisions?: unknown } | null)?.decisions;
   return Array.isArray(list) ? list : [];
 }
@@ -115,9 +119,23 @@ export function ReviewPage({ interruptId }: { interruptId: string }) {
                   )}
                 </div>
                 <HiddenCharactersWarning value={a} what="this action" />
-                <pre class="value">
-                  <VisibleText text={pretty(a.args)} />
-                </pre>
+                {chosen?.type === "edit" && chosen.editedAction ? (
+                  <>
+                    <div class="value-label">Proposed</div>
+                    <pre class="value" data-testid="receipt-proposed-args">
+                      <VisibleText text={pretty(a.args)} />
+                    </pre>
+                    <div class="value-label">Ran with (edited)</div>
+                    <HiddenCharactersWarning value={chosen.editedAction} what="the edit" />
+                    <pre class="value" data-testid="receipt-edited-args">
+                      <VisibleText text={pretty(chosen.editedAction.args)} />
+                    </pre>
+                  </>
+                ) : (
+                  <pre class="value">
+                    <VisibleText text={pretty(a.args)} />
+                  </pre>
+                )}
               </div>
             );
           })}
