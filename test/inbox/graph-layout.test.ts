@@ -24,4 +24,29 @@ describe("the graph picture's layout", () => {
     // Every node fits in the picture.
     for (const n of layout.nodes) expect(n.x + n.width).toBeLessThanOrEqual(layout.width);
   });
+
+  it("nests loops back up whose rows overlap, each label beside its own curve and inside the picture", () => {
+    const layout = layoutGraph({
+      nodes: ["__start__", "model", "review", "tools", "__end__"].map((id) => ({ id })),
+      edges: [
+        { source: "__start__", target: "model" },
+        { source: "model", target: "review" },
+        { source: "review", target: "tools" },
+        { source: "tools", target: "review", conditional: true, label: "goto" },
+        { source: "tools", target: "model", conditional: true, label: "goto" },
+        { source: "tools", target: "__end__", conditional: true, label: "goto" },
+      ],
+    });
+    const loop = (target: string) =>
+      layout.edges.find((e) => e.source === "tools" && e.target === target);
+    const inner = loop("review");
+    const outer = loop("model");
+    // The wider loop goes around the narrower one, and the labels do not sit on each other.
+    expect(outer!.labelAt.x).toBeGreaterThan(inner!.labelAt.x);
+    const apart =
+      Math.abs(outer!.labelAt.x - inner!.labelAt.x) >= "goto".length * 6.2 ||
+      Math.abs(outer!.labelAt.y - inner!.labelAt.y) >= 14;
+    expect(apart).toBe(true);
+    for (const e of layout.edges) expect(e.labelAt.x).toBeLessThanOrEqual(layout.width);
+  });
 });

@@ -95,6 +95,8 @@ export function layoutGraph(graph: GraphShape): Layout {
   });
   const at = new Map(nodes.map((n) => [n.id, n]));
   const edges: PlacedEdge[] = [];
+  // Loops back up already drawn: one whose rows overlap another's goes around it, not over it.
+  const loops: Array<{ top: number; bottom: number; side: number }> = [];
   graph.edges.forEach((e, i) => {
     const s = at.get(e.source);
     const t = at.get(e.target);
@@ -105,12 +107,20 @@ export function layoutGraph(graph: GraphShape): Layout {
     let labelAt: { x: number; y: number };
     if (back.has(i) || t.y <= s.y) {
       // A loop back up: a curve out to the right of both nodes and of every node it passes.
-      const passed = nodes.filter((n) => n.y >= Math.min(s.y, t.y) && n.y <= Math.max(s.y, t.y));
-      const side = Math.max(...passed.map((n) => n.x + n.width)) + 36;
+      const top = Math.min(s.y, t.y);
+      const bottom = Math.max(s.y, t.y);
+      const passed = nodes.filter((n) => n.y >= top && n.y <= bottom);
+      let side = Math.max(...passed.map((n) => n.x + n.width)) + 36;
+      for (const loop of loops)
+        if (loop.top <= bottom && top <= loop.bottom) side = Math.max(side, loop.side + 40);
+      loops.push({ top, bottom, side });
       const sy = s.y + NODE_HEIGHT / 2;
       const ty = t.y + NODE_HEIGHT / 2;
-      path = `M ${s.x + s.width} ${sy} C ${side} ${sy}, ${side} ${ty}, ${t.x + t.width + 4} ${ty}`;
-      labelAt = { x: side - 6, y: (sy + ty) / 2 };
+      const endX = t.x + t.width + 4;
+      path = `M ${s.x + s.width} ${sy} C ${side} ${sy}, ${side} ${ty}, ${endX} ${ty}`;
+      // Beside the curve's outermost point (a cubic's middle), on its outer side.
+      const apex = (s.x + s.width + 6 * side + endX) / 8;
+      labelAt = { x: apex + 4 + ((e.label?.length ?? 0) * 6.2) / 2, y: (sy + ty) / 2 + 4 };
     } else {
       const sy = s.y + NODE_HEIGHT;
       const ty = t.y - 4;
@@ -128,5 +138,7 @@ export function layoutGraph(graph: GraphShape): Layout {
     });
   });
   const height = MARGIN * 2 + rows.length * NODE_HEIGHT + Math.max(0, rows.length - 1) * ROW_GAP;
-  return { nodes, edges, width, height };
+  // Room for the outermost loop and its label.
+  const reach = Math.max(0, ...edges.map((e) => e.labelAt.x + ((e.label?.length ?? 0) * 6.2) / 2));
+  return { nodes, edges, width: Math.max(width, reach + MARGIN), height };
 }
