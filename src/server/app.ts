@@ -18,6 +18,8 @@ import { authorizeResources } from "./auth/resource-access.js";
 import { sessionRevocationsFor } from "./auth/session-revocations.js";
 import { UserSessions } from "./auth/user-session.js";
 import { authRoutes, checkToken, requireAccess } from "./auth.js";
+import { cronStoreFor } from "./crons/cron-store-for.js";
+import { Crons } from "./crons/crons.js";
 import { errorResponse } from "./errors.js";
 import type { FactoryGraph } from "./graph-factory.js";
 import { graphRunExecutor, wireRunValues } from "./graph-runs.js";
@@ -26,6 +28,7 @@ import { InboxEvents } from "./inbox-events.js";
 import { NewThreads } from "./new-threads.js";
 import { assistantRoutes } from "./routes/assistants.js";
 import { auditRoutes } from "./routes/audit.js";
+import { cronRoutes, threadCronRoutes } from "./routes/crons.js";
 import { healthRoutes, infoRoutes } from "./routes/health.js";
 import { inboxRoutes } from "./routes/inbox.js";
 import { runRoutes } from "./routes/runs.js";
@@ -167,7 +170,9 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
     newThreads: new NewThreads(),
     audit,
     auditPermission: options.auditPermission ?? "admin",
+    crons: new Crons(cronStoreFor(options.checkpointer), () => context, report),
   };
+  context.crons.start();
   runs.onSettled(async (change) => {
     const run = await runs.get(change.runId).catch(() => undefined);
     if (!run) return;
@@ -216,6 +221,8 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   if (options.routes) app.route("/", options.routes);
   app.route("/", infoRoutes(context));
   app.route("/assistants", assistantRoutes(context));
+  app.route("/runs/crons", cronRoutes(context));
+  app.route("/threads", threadCronRoutes(context));
   app.route("/threads", threadRoutes(context));
   app.route("/threads", runRoutes(context));
   app.route("/runs", statelessRunRoutes(context));

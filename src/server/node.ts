@@ -69,6 +69,7 @@ export function createServer(options: ServerOptions): StateweaverServer {
       // connections still open (SSE streams would hold close() for ever).
       const stopped = s && new Promise<void>((resolve) => s.close(() => resolve()));
       s?.closeIdleConnections();
+      await context.crons.stop();
       await context.runs.close();
       await context.events.close();
       s?.closeAllConnections();

@@ -14,6 +14,8 @@ import type { AuthEvent } from "./authorize.js";
  *   (a decided review, whose thread is known only from the answer).
  * - `assistant` (`assistantId`), `new-assistant`, `assistant-search`.
  * - `store`: the body or query names the namespace and key.
+ * - `new-cron` (on a thread, `threadId`: the caller must be able to run on it),
+ *   `cron-search`, `cron` (`cronId`).
  *
  * @example
  * requestEvent("GET", "/threads/t1/history"); // { kind: "thread", event: "threads:read", threadId: "t1", hidden: 404 }
@@ -38,7 +40,10 @@ export type RequestEvent =
     }
   | { kind: "assistant"; event: AuthEvent; assistantId: string }
   | { kind: "new-assistant" | "assistant-search"; event: AuthEvent }
-  | { kind: "store"; event: AuthEvent };
+  | { kind: "store"; event: AuthEvent }
+  | { kind: "new-cron"; event: AuthEvent; threadId?: string }
+  | { kind: "cron-search"; event: AuthEvent }
+  | { kind: "cron"; event: AuthEvent; cronId: string };
 
 const segment = "([^/]+)";
 const path = (pattern: string) => new RegExp(`^${pattern.replaceAll(":id", segment)}/?$`);
@@ -78,6 +83,22 @@ const ASSISTANT_BY_METHOD: Record<string, AuthEvent> = {
 
 /** What `method` on `pathname` does, or `undefined` for requests no handler guards (health, graphs). */
 export function requestEvent(method: string, pathname: string): RequestEvent | undefined {
+  // Crons first: a thread's cron path lies under the thread's.
+  const threadCron = /^\/threads\/([^/]+)\/runs\/crons\/?$/.exec(pathname);
+  if (method === "POST" && threadCron)
+    return {
+      kind: "new-cron",
+      event: "crons:create",
+      threadId: decodeURIComponent(threadCron[1]!),
+    };
+  if (method === "POST" && /^\/runs\/crons\/?$/.test(pathname))
+    return { kind: "new-cron", event: "crons:create" };
+  if (method === "POST" && /^\/runs\/crons\/(search|count)\/?$/.test(pathname))
+    return { kind: "cron-search", event: "crons:search" };
+  const cron = /^\/runs\/crons\/([^/]+)\/?$/.exec(pathname);
+  const cronEvent = ({ PATCH: "crons:update", DELETE: "crons:delete" } as const)[method as "PATCH"];
+  if (cron && cronEvent)
+    return { kind: "cron", event: cronEvent, cronId: decodeURIComponent(cron[1]!) };
   for (const [m, pattern, event, hidden, startsRun] of THREAD_ROUTES) {
     const match = method === m ? pattern.exec(pathname) : null;
     if (match) {

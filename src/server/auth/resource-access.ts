@@ -257,6 +257,42 @@ async function guard(
     }
     case "store":
       return guardStore(c, ctx, auth, who, found.event);
+    case "new-cron": {
+      const body = await bodyOf(c);
+      if (!isObject(body)) return undefined;
+      // A thread's cron starts runs on it: only for a caller who may run on that thread.
+      if (found.threadId !== undefined) {
+        const run = runValue(found.threadId, body);
+        const { filters } = await authorize(auth, who, "threads:create_run", run);
+        if (await hides(ctx, found.threadId, filters)) throw notFound(`Thread "${found.threadId}"`);
+      }
+      const value = { ...body, metadata: isObject(body.metadata) ? { ...body.metadata } : {} };
+      await authorize(auth, who, found.event, value);
+      replaceBody(c, { ...body, metadata: value.metadata });
+      return undefined;
+    }
+    case "cron-search": {
+      const body = (await bodyOf(c)) ?? {};
+      if (!isObject(body)) return undefined;
+      const value = { ...body, metadata: isObject(body.metadata) ? { ...body.metadata } : {} };
+      const { filters } = await authorize(auth, who, found.event, value);
+      if (!filters) return undefined;
+      const count = c.req.path.replace(/\/$/, "").endsWith("/count");
+      const metadata = bothContained(value.metadata, containmentOf(filters));
+      if (metadata === undefined) return c.json(count ? 0 : []);
+      replaceBody(c, { ...value, metadata });
+      return undefined;
+    }
+    case "cron": {
+      const body = c.req.method === "PATCH" ? await bodyOf(c) : undefined;
+      const value = { cron_id: found.cronId, ...(isObject(body) && body) };
+      const { filters } = await authorize(auth, who, found.event, value);
+      if (!filters) return undefined;
+      const existing = await ctx.crons.get(found.cronId).catch(() => undefined);
+      if (existing && !matchesFilters(existing.metadata as Json, filters))
+        throw notFound(`Cron "${found.cronId}"`);
+      return undefined;
+    }
   }
 }
 

@@ -12,7 +12,7 @@ export function infoRoutes(ctx: ServerContext): Hono {
     c.json({
       version: "stateweaver",
       graphs: ctx.hosted.ids,
-      flags: { assistants: true, crons: false, langsmith: false },
+      flags: { assistants: true, crons: true, langsmith: false },
     }),
   );
 }

@@ -29,12 +29,8 @@ export function statelessRunRoutes(ctx: ServerContext): Hono {
     const run = await startRun(ctx, threadId, { ...body, if_not_exists: "create" }, modes, who);
     return { run, keep: body.on_completion === "keep" };
   };
-  // The thread goes once the run has ended and what it ended with has been read.
   const cleanUp = async (run: BackgroundRun, keep: boolean) => {
-    if (keep) return;
-    await ctx.runs.join(run.runId);
-    await ctx.checkpointer.deleteThread(run.threadId);
-    ctx.events.publish(run.threadId, "deleted");
+    if (!keep) await deleteThreadWhenEnded(ctx, run);
   };
   const later = (run: BackgroundRun, keep: boolean) => {
     cleanUp(run, keep).catch(() => {
@@ -80,4 +76,14 @@ export function statelessRunRoutes(ctx: ServerContext): Hono {
       later(run, keep);
       return streamRun(c, ctx.runs, run.runId);
     });
+}
+
+/**
+ * A run's own thread (a stateless run's, a stateless cron's) deleted once the run has ended
+ * and what it ended with has been read.
+ */
+export async function deleteThreadWhenEnded(ctx: ServerContext, run: BackgroundRun): Promise<void> {
+  await ctx.runs.join(run.runId);
+  await ctx.checkpointer.deleteThread(run.threadId);
+  ctx.events.publish(run.threadId, "deleted");
 }
