@@ -320,3 +320,63 @@ describe("a server with an auth file's handlers", () => {
     expect(seen).not.toContain(boThread);
   });
 });
+
+describe("a server whose auth file has crons handlers", () => {
+  const cronAuth = new Auth()
+    .authenticate((request) => {
+      const user = people[request.headers.get("authorization")?.replace(/^Bearer /, "") ?? ""];
+      if (!user) throw new HTTPException(401, { message: "Unknown token." });
+      return user;
+    })
+    .on("crons:create", ({ value, user }) => {
+      // Our cron's value is its request body, metadata included (LangGraph's type lacks it).
+      const body = value as { metadata?: Record<string, unknown> };
+      body.metadata ??= {};
+      body.metadata.owner = user.identity;
+    })
+    .on("crons", ({ user }) => ({ owner: user.identity }))
+    .on("threads:create", ({ value, user }) => {
+      value.metadata ??= {};
+      value.metadata.owner = user.identity;
+    })
+    .on("threads", ({ user }) => ({ owner: user.identity }));
+  let running: RunningServer;
+  const client = (token: string) =>
+    new Client({ apiUrl: running.url, defaultHeaders: { authorization: `Bearer ${token}` } });
+
+  beforeAll(async () => {
+    running = await startServer({ checkpointer: new MemoryCheckpointer(), auth: cronAuth });
+  });
+  afterAll(() => running.stop());
+
+  it("records the owner the create handler adds, and shows, changes and deletes a cron only for its owner", async () => {
+    const cron = await client("token-ana").crons.create("question", {
+      schedule: "0 9 * * *",
+      metadata: { owner: "bo" },
+    });
+    expect(cron.metadata).toEqual({ owner: "ana" });
+    expect((await client("token-ana").crons.search()).map((c) => c.cron_id)).toEqual([
+      cron.cron_id,
+    ]);
+    expect(await client("token-bo").crons.search()).toEqual([]);
+    expect(await client("token-bo").crons.count()).toBe(0);
+    await expect(client("token-bo").crons.update(cron.cron_id, { enabled: false })).rejects.toThrow(
+      /404/,
+    );
+    await expect(client("token-bo").crons.delete(cron.cron_id)).rejects.toThrow(/404/);
+    expect((await client("token-ana").crons.search())[0]?.enabled).toBe(true);
+  });
+
+  it("refuses a cron on a thread the caller may not run on, as a 404", async () => {
+    const thread = await client("token-ana").threads.create();
+    await expect(
+      client("token-bo").crons.createForThread(thread.thread_id, "question", {
+        schedule: "0 9 * * *",
+      }),
+    ).rejects.toThrow(/404/);
+    const mine = await client("token-ana").crons.createForThread(thread.thread_id, "question", {
+      schedule: "0 9 * * *",
+    });
+    expect(mine.thread_id).toBe(thread.thread_id);
+  });
+});
