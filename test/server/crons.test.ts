@@ -261,3 +261,27 @@ it("an app never closed by createServer stops its cron tick once its runs are cl
   await context.crons.tick();
   await context.crons.stop();
 });
+
+it("makes no crons table in a database until a cron is made there, however often servers look", async () => {
+  const dir = await tempDataDir();
+  const checkpointer = dir.open();
+  try {
+    const { context } = createApp({ graphs: { tick: tickGraph() }, checkpointer, concurrency: 0 });
+    await context.crons.stop();
+    await context.crons.tick();
+    const driver = await checkpointer.sharedDriver();
+    const made = async () =>
+      (await driver.query("select to_regclass('stateweaver_crons') is not null as made")).rows[0]!
+        .made;
+    expect(await made()).toBe(false);
+    await context.crons.create(
+      { assistant_id: "tick", thread_id: null, schedule: "0 9 * * *", payload: {} },
+      undefined,
+    );
+    expect(await made()).toBe(true);
+    await context.runs.close();
+  } finally {
+    await checkpointer.close();
+    await dir.dispose();
+  }
+});

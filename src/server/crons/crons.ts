@@ -1,6 +1,6 @@
 // Crons: runs started on a schedule, by whichever server claims each firing.
 import { randomUUID } from "node:crypto";
-import { jsonContains } from "../../checkpoint/index.js";
+import { isTransientDatabaseError, jsonContains } from "../../checkpoint/index.js";
 import type { RequestIdentity } from "../auth/identity.js";
 import { RequestError } from "../errors.js";
 import { type RunBody, startRun } from "../routes/runs.js";
@@ -179,7 +179,10 @@ export class Crons {
     if (this.#timer) return;
     this.#timer = setInterval(() => {
       this.#ticking ??= this.tick()
-        .catch(this.#report)
+        .catch((error: unknown) => {
+          // The database is away (restarting, failing over): the next tick tries again.
+          if (!isTransientDatabaseError(error)) this.#report(error);
+        })
         .finally(() => {
           this.#ticking = undefined;
         });

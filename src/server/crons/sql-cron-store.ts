@@ -13,8 +13,11 @@ import type { CronRecord, CronStore } from "./cron-store.js";
 export class SqlCronStore implements CronStore {
   readonly #table: string;
   readonly #open: () => Promise<SqlDriver>;
+  readonly #driver: () => Promise<SqlDriver>;
+  #made = false;
 
   constructor(driver: () => Promise<SqlDriver>, tablePrefix: string) {
+    this.#driver = driver;
     // The checkpointer's prefix, which it checked: letters, digits and _.
     this.#table = `${tablePrefix}crons`;
     this.#open = sideTable(
@@ -58,6 +61,15 @@ export class SqlCronStore implements CronStore {
   }
 
   async due(now: string): Promise<CronRecord[]> {
+    // Asked every second by every server: until some process made a cron, no table is made.
+    if (!this.#made) {
+      const driver = await this.#driver();
+      const { rows } = await driver.query("select to_regclass($1) is not null as made", [
+        this.#table,
+      ]);
+      if (!rows[0]?.made) return [];
+      this.#made = true;
+    }
     const db = await this.#open();
     const { rows } = await db.query(`select record from ${this.#table} where next_run_date <= $1`, [
       now,
