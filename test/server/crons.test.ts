@@ -285,3 +285,21 @@ it("makes no crons table in a database until a cron is made there, however often
     await dir.dispose();
   }
 });
+
+it("stops its cron tick quietly when its store is closed before the server", async () => {
+  const dir = await tempDataDir();
+  const checkpointer = dir.open();
+  try {
+    const { context } = createApp({ graphs: { tick: tickGraph() }, checkpointer, concurrency: 0 });
+    await context.crons.create(
+      { assistant_id: "tick", thread_id: null, schedule: "0 9 * * *", payload: {} },
+      undefined,
+    );
+    await checkpointer.close();
+    // Ticks meet the closed store; none may print (the test setup fails a test that does).
+    await new Promise((r) => setTimeout(r, 1500));
+    await context.runs.close();
+  } finally {
+    await dir.dispose();
+  }
+});

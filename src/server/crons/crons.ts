@@ -1,6 +1,7 @@
 // Crons: runs started on a schedule, by whichever server claims each firing.
 import { randomUUID } from "node:crypto";
 import { isTransientDatabaseError, jsonContains } from "../../checkpoint/index.js";
+import { CheckpointerClosedError } from "../../errors/index.js";
 import type { RequestIdentity } from "../auth/identity.js";
 import { RequestError } from "../errors.js";
 import { type RunBody, startRun } from "../routes/runs.js";
@@ -180,6 +181,8 @@ export class Crons {
     this.#timer = setInterval(() => {
       this.#ticking ??= this.tick()
         .catch((error: unknown) => {
+          // The store was closed before this server (its owner is done with it): stop.
+          if (error instanceof CheckpointerClosedError) return void this.stop();
           // The database is away (restarting, failing over): the next tick tries again.
           if (!isTransientDatabaseError(error)) this.#report(error);
         })

@@ -61,9 +61,10 @@ export class SqlCronStore implements CronStore {
   }
 
   async due(now: string): Promise<CronRecord[]> {
+    // Through the checkpointer each time: once it is closed, this says so (CheckpointerClosedError).
+    const driver = await this.#driver();
     // Asked every second by every server: until some process made a cron, no table is made.
     if (!this.#made) {
-      const driver = await this.#driver();
       const { rows } = await driver.query("select to_regclass($1) is not null as made", [
         this.#table,
       ]);
