@@ -40,7 +40,8 @@ const isMessageList = (v: unknown): v is Message[] =>
 /**
  * Turns a run's stream parts into LangGraph's SSE events for the modes a client asked:
  * `values`, `updates` (and `{ __interrupt__ }` on a pause), `messages` as
- * `messages/metadata`, `messages/partial` and `messages/complete`, `messages-tuple` as
+ * `messages/metadata` and `messages/partial` for a model's tokens and `messages/complete`
+ * after each values chunk with new messages, `messages-tuple` as
  * `messages` `[chunk, metadata]` (a model's tokens, and whole messages a node writes),
  * `custom`, `tasks`, `checkpoints` and `debug`.
  */
@@ -52,6 +53,8 @@ export class StreamFrames {
   #messageCount = 0;
   // Streamed replies so far, by message id: their text, and the metadata sent for them.
   readonly #streamed = new Map<string, { text: string; toolCalls: unknown[] }>();
+  // Ids of the messages sent as `messages/complete`: each is sent once per run.
+  readonly #completed = new Set<string>();
 
   constructor(
     modes: ReadonlySet<string>,
@@ -70,6 +73,7 @@ export class StreamFrames {
         const messages = part.data.messages;
         if (Array.isArray(messages)) this.#messageCount = messages.length;
         if (this.#modes.has("values")) this.#emit("values", toWireValues(part.data));
+        if (this.#modes.has("messages") && isMessageList(messages)) this.#complete(messages);
         return;
       }
       case "updates":
@@ -118,18 +122,30 @@ export class StreamFrames {
     }
   }
 
-  /** Messages a node wrote: complete what streamed, send whole what did not. */
+  /** Messages a node wrote, for `messages-tuple`: whole, unless they streamed as tokens. */
   #written(node: string, messages: Message[]): void {
+    if (!this.#modes.has("messages-tuple")) return;
     for (const [i, m] of messages.entries()) {
       const wire = toWireMessage(m, this.#messageCount + i);
-      const meta = this.#metadata(node, undefined);
-      const streamed = this.#streamed.has(wire.id);
-      if (this.#modes.has("messages")) {
-        if (!streamed) this.#emit("messages/metadata", { [wire.id]: { metadata: meta } });
-        this.#emit("messages/complete", [wire]);
-      }
-      if (this.#modes.has("messages-tuple") && !streamed) this.#emit("messages", [wire, meta]);
+      if (!this.#streamed.has(wire.id))
+        this.#emit("messages", [wire, this.#metadata(node, undefined)]);
     }
+  }
+
+  /**
+   * `messages/complete` for the messages of a values chunk not yet sent, after that chunk,
+   * as LangGraph derives them from its values stream: a run's input and every message a
+   * node wrote, once each.
+   */
+  #complete(messages: Message[]): void {
+    const fresh = [];
+    for (const [i, m] of messages.entries()) {
+      const wire = toWireMessage(m, i);
+      if (this.#completed.has(wire.id)) continue;
+      this.#completed.add(wire.id);
+      fresh.push(wire);
+    }
+    if (fresh.length > 0) this.#emit("messages/complete", fresh);
   }
 
   #chunk(chunk: MessageChunk, where: { node: string; step: number }): void {
