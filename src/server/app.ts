@@ -11,6 +11,7 @@ import { type AuthHandlers, authenticateRequests } from "./auth/custom-auth.js";
 import { authorizeResources } from "./auth/resource-access.js";
 import { UserSessions } from "./auth/user-session.js";
 import { authRoutes, checkToken, requireAccess } from "./auth.js";
+import { errorAnswer } from "./error-answer.js";
 import { errorResponse } from "./errors.js";
 import { graphRunExecutor, wireRunValues } from "./graph-runs.js";
 import { HostedGraphs } from "./hosted-graphs.js";
@@ -173,15 +174,15 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
     bodyLimit({
       maxSize: limit,
       onError: (c) =>
-        c.json(
-          {
+        errorAnswer(c.req.header("accept"), {
+          status: 413,
+          body: {
             error: {
               code: "BODY_TOO_LARGE",
               message: `The request body is over ${limit} bytes; send less (large payloads belong in files, not in thread state).`,
             },
           },
-          413,
-        ),
+        }),
     }),
   );
   app.use(staticInbox(options.inboxDir ?? packageInbox()));
@@ -200,17 +201,17 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   app.route("/store", storeRoutes(context));
   app.route("/audit", auditRoutes(context));
   app.notFound((c) =>
-    c.json(
-      { error: { code: "NOT_FOUND", message: `No route ${c.req.method} ${c.req.path}.` } },
-      404,
-    ),
+    errorAnswer(c.req.header("accept"), {
+      status: 404,
+      body: { error: { code: "NOT_FOUND", message: `No route ${c.req.method} ${c.req.path}.` } },
+    }),
   );
   app.onError((error, c) => {
     // Your routes' HTTPException (hono/http-exception, any copy of Hono) answers as it says.
     if (isHttpException(error)) return error.getResponse();
-    const { status, body, headers } = errorResponse(error);
-    if (status === 500) report(error);
-    return c.json(body, status as 400, headers);
+    const answer = errorResponse(error);
+    if (answer.status === 500) report(error);
+    return errorAnswer(c.req.header("accept"), answer);
   });
   return { app, context };
 }

@@ -62,7 +62,7 @@ afterAll(async () => {
 });
 
 describe("assistants", () => {
-  it.skip("create read update delete [not yet: error bodies are our JSON { error: { code, message } }, not LangGraph's plain text]", async () => {
+  it("create read update delete", async () => {
     const graphId = "agent";
     const config = { configurable: { model_name: "gpt" } };
 
@@ -130,9 +130,9 @@ describe("assistants", () => {
     });
 
     await client.assistants.delete(res.assistant_id);
-    // LangGraph's body is the text "Assistant not found"; ours is JSON, the difference the
-    // skipped "create read update delete" test names. Restore the text with that test.
-    await expect(() => client.assistants.get(res.assistant_id)).rejects.toThrow("HTTP 404: ");
+    await expect(() => client.assistants.get(res.assistant_id)).rejects.toThrow(
+      "HTTP 404: Assistant not found",
+    );
   });
 
   it("list assistants", async () => {
