@@ -1699,7 +1699,7 @@ it("custom routes", async () => {
   expect(res.json).toEqual({ status: "interrupted" });
 });
 
-it.skip("custom routes - webhook [not yet: a run's webhook to a path of this server]", async () => {
+it("custom routes - webhook", async () => {
   const thread = await client.threads.create();
   await client.runs.wait(thread.thread_id, "agent_simple", {
     input: { messages: [{ role: "human", content: "foo" }] },

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { z } from "zod";
 import type { InterruptRecord } from "../../checkpoint/index.js";
 import { clauses } from "../../errors/sentences.js";
@@ -55,10 +55,44 @@ export const runBody = z.looseObject({
   if_not_exists: z.enum(["create", "reject"]).nullish(),
   after_seconds: z.number().min(0).max(31_536_000).nullish(),
   on_disconnect: z.enum(["cancel", "continue"]).nullish(),
-  /** Posted the run when it ends (see docs/webhooks.md). */
-  webhook: z.url({ protocol: /^https?$/, error: "an http:// or https:// URL" }).nullish(),
+  /** Posted the run when it ends (see docs/webhooks.md): a URL, or a path of this server. */
+  webhook: z
+    .union([z.url({ protocol: /^https?$/ }), z.string().regex(/^\/(?![/\\])/)], {
+      error: "an http:// or https:// URL, or a path of this server (starting with one /)",
+    })
+    .nullish(),
 });
 export type RunBody = z.infer<typeof runBody>;
+
+/**
+ * The body with its webhook made a full address: a path (`/hooks/done`, as LangGraph takes
+ * one for its own routes) is this server's, at the address the request came to, so the
+ * process that delivers it (this one or a worker) posts it back here.
+ */
+export function withOwnWebhook<B extends { webhook?: string | null | undefined }>(
+  body: B,
+  requestUrl: string,
+): B {
+  if (!body.webhook?.startsWith("/")) return body;
+  const here = new URL(requestUrl);
+  const address = new URL(body.webhook, here);
+  if (address.origin !== here.origin) {
+    throw new RequestError(
+      400,
+      "INVALID_BODY",
+      `webhook "${body.webhook}" does not name a path of this server; pass a full http(s) URL for another.`,
+    );
+  }
+  return { ...body, webhook: address.href };
+}
+
+/** A run request's body, checked, with a webhook path made this server's address. */
+export async function readRunBody<T extends z.ZodType<RunBody>>(
+  c: Context,
+  schema: T,
+): Promise<z.output<T>> {
+  return withOwnWebhook(await parseBody(c, schema), c.req.url);
+}
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
@@ -326,13 +360,13 @@ export function runRoutes(ctx: ServerContext): Hono {
   };
   return new Hono()
     .post("/:threadId/runs", async (c) => {
-      const body = await parseBody(c, runBody);
+      const body = await readRunBody(c, runBody);
       const run = await startRun(ctx, c.req.param("threadId"), body, ALL_MODES, c.get("identity"));
       c.header("Content-Location", location(run));
       return c.json(toWireRun(run));
     })
     .post("/:threadId/runs/wait", async (c) => {
-      const body = await parseBody(c, runBody);
+      const body = await readRunBody(c, runBody);
       const run = await startRun(ctx, c.req.param("threadId"), body, ALL_MODES, c.get("identity"));
       c.header("Content-Location", location(run));
       const gone = c.req.raw.signal;
@@ -346,7 +380,7 @@ export function runRoutes(ctx: ServerContext): Hono {
       }
     })
     .post("/:threadId/runs/stream", async (c) => {
-      const body = await parseBody(c, runBody);
+      const body = await readRunBody(c, runBody);
       const run = await startRun(ctx, c.req.param("threadId"), body, ["values"], c.get("identity"));
       return streamRun(c, ctx.runs, run.runId, {
         headers: { "Content-Location": location(run) },

@@ -6,7 +6,15 @@ import type { RequestIdentity } from "../auth/identity.js";
 import { parseBody } from "../request-body.js";
 import type { ServerContext } from "../server-context.js";
 import { streamRun } from "../sse.js";
-import { ALL_MODES, finalValues, runBody, startRun, toWireRun } from "./runs.js";
+import {
+  ALL_MODES,
+  finalValues,
+  readRunBody,
+  runBody,
+  startRun,
+  toWireRun,
+  withOwnWebhook,
+} from "./runs.js";
 
 /** A stateless run's body: a thread run's, and what becomes of its thread afterwards. */
 const statelessBody = runBody.extend({
@@ -44,7 +52,7 @@ export function statelessRunRoutes(ctx: ServerContext): Hono {
   return new Hono()
     .post("/", async (c) => {
       const { run, keep } = await start(
-        await parseBody(c, statelessBody),
+        await readRunBody(c, statelessBody),
         ALL_MODES,
         c.get("identity"),
       );
@@ -52,7 +60,9 @@ export function statelessRunRoutes(ctx: ServerContext): Hono {
       return c.json(toWireRun(run));
     })
     .post("/batch", async (c) => {
-      const bodies = await parseBody(c, z.array(statelessBody).min(1).max(100));
+      const bodies = (await parseBody(c, z.array(statelessBody).min(1).max(100))).map((b) =>
+        withOwnWebhook(b, c.req.url),
+      );
       const runs = [];
       for (const body of bodies) {
         const { run, keep } = await start(body, ALL_MODES, c.get("identity"));
@@ -63,7 +73,7 @@ export function statelessRunRoutes(ctx: ServerContext): Hono {
     })
     .post("/wait", async (c) => {
       const { run, keep } = await start(
-        await parseBody(c, statelessBody),
+        await readRunBody(c, statelessBody),
         ALL_MODES,
         c.get("identity"),
       );
@@ -73,7 +83,7 @@ export function statelessRunRoutes(ctx: ServerContext): Hono {
     })
     .post("/stream", async (c) => {
       const { run, keep } = await start(
-        await parseBody(c, statelessBody),
+        await readRunBody(c, statelessBody),
         ["values"],
         c.get("identity"),
       );
