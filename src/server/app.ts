@@ -96,6 +96,12 @@ export interface ServerOptions {
    */
   graphDefaults?: Record<string, GraphDefaults>;
   /**
+   * Where assistants made through the API are kept: by default a store of their own in the
+   * checkpointer's PGlite or PostgreSQL database (table `<prefix>assistants_store_items`), so
+   * they outlive a restart; in memory beside a `MemoryCheckpointer`.
+   */
+  assistantStore?: Store;
+  /**
    * Your own Hono app (LangGraph's `http.app`): mounted after authentication and before the
    * API, so its routes answer first and its middleware runs on every API call too.
    */
@@ -144,7 +150,11 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   });
   const context: ServerContext = {
     hosted,
-    assistants: new Assistants(hosted, options.graphDefaults),
+    assistants: new Assistants(
+      hosted,
+      options.assistantStore ?? storeFor(options.checkpointer, { tables: "assistants" }),
+      options.graphDefaults,
+    ),
     checkpointer: options.checkpointer,
     store,
     runs,

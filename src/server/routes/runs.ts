@@ -188,7 +188,7 @@ export async function startRun(
   defaultModes: readonly StreamMode[],
   who: RequestIdentity | undefined,
 ): Promise<BackgroundRun> {
-  const assistant = ctx.assistants.resolve(body.assistant_id);
+  const assistant = await ctx.assistants.resolve(body.assistant_id);
   const { graphId } = assistant;
   const strategy = body.multitask_strategy ?? "reject";
   let view = await findThread(ctx, threadId).catch((error) => {
