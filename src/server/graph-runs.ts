@@ -147,7 +147,11 @@ export function graphRunExecutor(options: { audit?: AuditLog } = {}): RunExecuto
   return async ({ graph, run, input, signal, emit }) => {
     const modes = new Set<string>(run.request.streamModes ?? ["values"]);
     emit("metadata", { run_id: run.runId, thread_id: run.threadId, attempt: run.attempt });
-    const frames = new StreamFrames(modes, emit, { runId: run.runId, threadId: run.threadId });
+    const frames = new StreamFrames(modes, emit, {
+      runId: run.runId,
+      threadId: run.threadId,
+      graphId: run.graphId,
+    });
     const { request } = run;
     const stream = graph.stream(argOf(input) as never, {
       config: {
@@ -171,6 +175,7 @@ export function graphRunExecutor(options: { audit?: AuditLog } = {}): RunExecuto
         throw ownError(error);
       });
       if (next.done) {
+        frames.finish();
         if (options.audit) await recordToolResults(options.audit, graph, run);
         return next.value.status === "done" ? "success" : "interrupted";
       }

@@ -573,7 +573,7 @@ describe("runs", () => {
     expect(run.status).toBe("success");
   });
 
-  it.skip("stream events [not yet: the events stream mode (LangChain callback events) is not built]", async () => {
+  it("stream events", async () => {
     const assistant = await client.assistants.create({ graphId: "agent" });
     const thread = await client.threads.create();
     const stream = client.runs.stream(thread.thread_id, assistant.assistant_id, {

@@ -6,6 +6,7 @@ import type {
   TaskPayload,
 } from "../../index.js";
 import type { Message } from "../../models/index.js";
+import { CallbackEvents } from "./callback-events.js";
 import { toWireMessage, toWireValues } from "./messages.js";
 import { wireInterrupts } from "./threads.js";
 
@@ -19,6 +20,7 @@ export const WIRE_STREAM_MODES = [
   "debug",
   "tasks",
   "checkpoints",
+  "events",
 ] as const;
 export type WireStreamMode = (typeof WIRE_STREAM_MODES)[number];
 
@@ -31,6 +33,11 @@ export function graphModesFor(wanted: ReadonlySet<string>): GraphStreamMode[] {
   if (wanted.has("messages") || wanted.has("messages-tuple")) modes.push("messages");
   for (const m of ["custom", "debug", "tasks", "checkpoints"] as const)
     if (wanted.has(m)) modes.push(m);
+  // LangChain's callback events are made from the tasks and the model's tokens.
+  if (wanted.has("events")) {
+    if (!modes.includes("tasks")) modes.push("tasks");
+    if (!modes.includes("messages")) modes.push("messages");
+  }
   return modes;
 }
 
@@ -43,7 +50,8 @@ const isMessageList = (v: unknown): v is Message[] =>
  * `messages/metadata` and `messages/partial` for a model's tokens and `messages/complete`
  * after each values chunk with new messages, `messages-tuple` as
  * `messages` `[chunk, metadata]` (a model's tokens, and whole messages a node writes),
- * `custom`, `tasks`, `checkpoints` and `debug`.
+ * `custom`, `tasks`, `checkpoints` and `debug`, and `events` (see `CallbackEvents`).
+ * `finish()` once the run ended closes what is open.
  */
 export class StreamFrames {
   readonly #modes: ReadonlySet<string>;
@@ -55,19 +63,29 @@ export class StreamFrames {
   readonly #streamed = new Map<string, { text: string; toolCalls: unknown[] }>();
   // Ids of the messages sent as `messages/complete`: each is sent once per run.
   readonly #completed = new Set<string>();
+  readonly #events: CallbackEvents | undefined;
 
   constructor(
     modes: ReadonlySet<string>,
     emit: (event: string, data: unknown) => void,
-    ids: { runId: string; threadId: string },
+    ids: { runId: string; threadId: string; graphId?: string },
   ) {
     this.#modes = modes;
     this.#emit = emit;
     this.#ids = ids;
+    if (modes.has("events")) {
+      this.#events = new CallbackEvents(emit, { ...ids, graphId: ids.graphId ?? "LangGraph" });
+    }
+  }
+
+  /** The run ended (done or paused): what the modes close with (the run's `on_chain_end`). */
+  finish(): void {
+    this.#events?.finish();
   }
 
   write(part: StreamPart): void {
     if (part.ns !== "") return;
+    this.#events?.write(part);
     switch (part.mode) {
       case "values": {
         const messages = part.data.messages;
