@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type Context, Hono } from "hono";
+import { Hono } from "hono";
 import { z } from "zod";
 import type { InterruptRecord } from "../../checkpoint/index.js";
 import { clauses } from "../../errors/sentences.js";
@@ -14,8 +14,8 @@ import {
   STREAM_MODES,
   type StreamMode,
 } from "../graph-runs.js";
-import { parseBody } from "../request-body.js";
 import { reviewAnswerProblems } from "../review-answer.js";
+import { readRunBody } from "../run-webhook.js";
 import { findThread, type ServerContext, type ThreadView } from "../server-context.js";
 import { streamRun } from "../sse.js";
 import { toWireValues } from "../wire/messages.js";
@@ -63,36 +63,6 @@ export const runBody = z.looseObject({
     .nullish(),
 });
 export type RunBody = z.infer<typeof runBody>;
-
-/**
- * The body with its webhook made a full address: a path (`/hooks/done`, as LangGraph takes
- * one for its own routes) is this server's, at the address the request came to, so the
- * process that delivers it (this one or a worker) posts it back here.
- */
-export function withOwnWebhook<B extends { webhook?: string | null | undefined }>(
-  body: B,
-  requestUrl: string,
-): B {
-  if (!body.webhook?.startsWith("/")) return body;
-  const here = new URL(requestUrl);
-  const address = new URL(body.webhook, here);
-  if (address.origin !== here.origin) {
-    throw new RequestError(
-      400,
-      "INVALID_BODY",
-      `webhook "${body.webhook}" does not name a path of this server; pass a full http(s) URL for another.`,
-    );
-  }
-  return { ...body, webhook: address.href };
-}
-
-/** A run request's body, checked, with a webhook path made this server's address. */
-export async function readRunBody<T extends z.ZodType<RunBody>>(
-  c: Context,
-  schema: T,
-): Promise<z.output<T>> {
-  return withOwnWebhook(await parseBody(c, schema), c.req.url);
-}
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);

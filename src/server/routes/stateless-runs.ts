@@ -4,17 +4,10 @@ import { z } from "zod";
 import type { BackgroundRun } from "../../runs/index.js";
 import type { RequestIdentity } from "../auth/identity.js";
 import { parseBody } from "../request-body.js";
+import { readRunBody, withOwnWebhook } from "../run-webhook.js";
 import type { ServerContext } from "../server-context.js";
 import { streamRun } from "../sse.js";
-import {
-  ALL_MODES,
-  finalValues,
-  readRunBody,
-  runBody,
-  startRun,
-  toWireRun,
-  withOwnWebhook,
-} from "./runs.js";
+import { ALL_MODES, finalValues, runBody, startRun, toWireRun } from "./runs.js";
 
 /** A stateless run's body: a thread run's, and what becomes of its thread afterwards. */
 const statelessBody = runBody.extend({
