@@ -1,5 +1,6 @@
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { opsAgent } from "./fixtures/graphs.js";
 import { suiteGraphs } from "./fixtures/langgraph-suite-graphs.js";
 import { type RunningServer, startServer } from "./fixtures/server.js";
 
@@ -8,7 +9,7 @@ import { type RunningServer, startServer } from "./fixtures/server.js";
 let running: RunningServer;
 let client: Client;
 beforeAll(async () => {
-  running = await startServer({ graphs: suiteGraphs() });
+  running = await startServer({ graphs: { ...suiteGraphs(), ops: opsAgent() } });
   client = new Client({ apiUrl: running.url });
 });
 afterAll(() => running.stop());
@@ -21,11 +22,16 @@ interface CallbackEvent {
   data: Record<string, any>;
 }
 
-async function eventsOf(graphId: string, input: Record<string, unknown>): Promise<CallbackEvent[]> {
-  const thread = await client.threads.create();
+async function eventsOf(
+  graphId: string,
+  input: Record<string, unknown>,
+  threadId?: string,
+  command?: { resume: unknown },
+): Promise<CallbackEvent[]> {
+  const thread = threadId ?? (await client.threads.create()).thread_id;
   const events: CallbackEvent[] = [];
-  for await (const chunk of client.runs.stream(thread.thread_id, graphId, {
-    input,
+  for await (const chunk of client.runs.stream(thread, graphId, {
+    ...(command ? { command } : { input }),
     streamMode: "events",
     config: { configurable: { user_id: "123" } },
   })) {
@@ -63,5 +69,26 @@ describe("the events stream mode", () => {
     expect(reply!.parent_ids).toEqual([root, tasks[0]!.run_id]);
     const end = events.find((e) => e.event === "on_chat_model_end" && e.run_id === reply!.run_id);
     expect(end!.data.output).toMatchObject({ type: "ai", content: "begin" });
+  });
+
+  it("shows the calls an agent's tools node makes, inside its task", async () => {
+    const thread = await client.threads.create();
+    const paused = await eventsOf(
+      "ops",
+      { messages: [{ type: "human", content: "remove a.txt" }] },
+      thread.thread_id,
+    );
+    expect(paused.filter((e) => e.event === "on_tool_start")).toEqual([]);
+    const resumed = await eventsOf("ops", {}, thread.thread_id, {
+      resume: { decisions: [{ type: "approve" }] },
+    });
+    const start = resumed.find((e) => e.event === "on_tool_start");
+    const end = resumed.find((e) => e.event === "on_tool_end");
+    expect(start).toMatchObject({ name: "remove_file", data: { input: { path: "a.txt" } } });
+    expect(end).toMatchObject({ run_id: start!.run_id, data: { output: "removed a.txt" } });
+    const task = resumed.find(
+      (e) => e.event === "on_chain_start" && e.run_id === start!.parent_ids[1],
+    );
+    expect(task?.name).toBe("tools");
   });
 });

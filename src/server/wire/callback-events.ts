@@ -1,5 +1,5 @@
 // LangGraph's `events` stream mode: LangChain's callback events, made from a run's stream parts.
-import type { MessageChunk, StreamPart, TaskPayload } from "../../index.js";
+import type { MessageChunk, StreamPart, TaskPayload, ToolEvent } from "../../index.js";
 import type { Message } from "../../models/index.js";
 import { toWireMessage, toWireValues } from "./messages.js";
 
@@ -19,7 +19,9 @@ const isMessageList = (v: unknown): v is Message[] =>
  * (`on_chain_start`, then `on_chain_end` with the final values), for each task
  * (`on_chain_start` with its input, `on_chain_end` with its update) and for each model
  * reply streamed in a task (`on_chat_model_start`, `on_chat_model_stream` per chunk,
- * `on_chat_model_end` with the whole message). Made from the run's stream parts, so a model
+ * `on_chat_model_end` with the whole message) and each call an agent's tools node makes
+ * (`on_tool_start` with its args, `on_tool_end` with its answer). Made from the run's
+ * stream parts, so a model
  * that does not stream shows no chat-model events, and a model event's `run_id` is the
  * reply's message id.
  *
@@ -55,6 +57,7 @@ export class CallbackEvents {
     if (part.mode === "values") this.#lastValues = part.data;
     else if (part.mode === "tasks") this.#task(part.data);
     else if (part.mode === "messages") this.#chunk(part.data, part.metadata);
+    else if (part.mode === "tools") this.#tool(part.data);
   }
 
   /** The run ended (done or paused): its `on_chain_end`, with the last values. */
@@ -85,6 +88,16 @@ export class CallbackEvents {
     }
     const output = p.result ? toWireValues(p.result) : {};
     this.#event("on_chain_end", p.name, p.id, { output }, parents, meta);
+  }
+
+  #tool(e: ToolEvent & { node: string }): void {
+    if (e.event === "error") return;
+    const taskId = this.#taskOf.get(e.node);
+    const parents = taskId ? [this.#ids.runId, taskId] : [this.#ids.runId];
+    const meta = { langgraph_node: e.node };
+    const { id, name, args } = e.toolCall;
+    if (e.event === "start") this.#event("on_tool_start", name, id, { input: args }, parents, meta);
+    else this.#event("on_tool_end", name, id, { input: args, output: e.content }, parents, meta);
   }
 
   #chunk(chunk: MessageChunk, where: { node: string; step: number }): void {

@@ -33,10 +33,9 @@ export function graphModesFor(wanted: ReadonlySet<string>): GraphStreamMode[] {
   if (wanted.has("messages") || wanted.has("messages-tuple")) modes.push("messages");
   for (const m of ["custom", "debug", "tasks", "checkpoints"] as const)
     if (wanted.has(m)) modes.push(m);
-  // LangChain's callback events are made from the tasks and the model's tokens.
+  // LangChain's callback events are made from the tasks, the model's tokens and tool calls.
   if (wanted.has("events")) {
-    if (!modes.includes("tasks")) modes.push("tasks");
-    if (!modes.includes("messages")) modes.push("messages");
+    for (const m of ["tasks", "messages", "tools"] as const) if (!modes.includes(m)) modes.push(m);
   }
   return modes;
 }
