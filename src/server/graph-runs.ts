@@ -40,6 +40,8 @@ export interface GraphRunRequest {
   update?: Record<string, unknown>;
   goto?: string | string[];
   streamModes: readonly StreamMode[];
+  /** Whether the subgraphs' events are streamed too (LangGraph's `stream_subgraphs`). */
+  streamSubgraphs?: boolean;
   metadata?: Record<string, unknown>;
   interruptBefore?: string[];
   interruptAfter?: string[];
@@ -113,6 +115,7 @@ export async function createGraphRun(
     threadId: request.threadId,
     input: runInput,
     streamModes: [...request.streamModes],
+    ...(request.streamSubgraphs && { streamSubgraphs: true }),
     ...(request.multitaskStrategy && { multitaskStrategy: request.multitaskStrategy }),
     ...(request.metadata && { metadata: request.metadata }),
     ...(request.runId && { runId: request.runId }),
@@ -146,7 +149,8 @@ export const wireRunValues: RunValues = async (graph, threadId) =>
 export function graphRunExecutor(options: { audit?: AuditLog } = {}): RunExecutor {
   return async ({ graph, run, input, signal, emit }) => {
     const modes = new Set<string>(run.request.streamModes ?? ["values"]);
-    emit("metadata", { run_id: run.runId, thread_id: run.threadId, attempt: run.attempt });
+    // As LangGraph: the run and its attempt (the SDK reads the thread from Content-Location).
+    emit("metadata", { run_id: run.runId, attempt: run.attempt });
     const frames = new StreamFrames(modes, emit, {
       runId: run.runId,
       threadId: run.threadId,
@@ -164,6 +168,7 @@ export function graphRunExecutor(options: { audit?: AuditLog } = {}): RunExecuto
       signal,
       runId: run.runId,
       streamMode: graphModesFor(modes),
+      ...(request.streamSubgraphs && { subgraphs: true }),
       ...(request.recursionLimit && { recursionLimit: request.recursionLimit }),
       ...(request.context !== undefined && { context: request.context }),
       ...(Object.keys(run.metadata).length > 0 && { metadata: run.metadata }),

@@ -47,6 +47,8 @@ export const runBody = z.looseObject({
     .nullish(),
   context: z.unknown().optional(),
   stream_mode: z.union([modeSchema, z.array(modeSchema)]).nullish(),
+  /** Stream the subgraphs' events too, each under `<mode>|<namespace>`. */
+  stream_subgraphs: z.boolean().nullish(),
   interrupt_before: breakpoints,
   interrupt_after: breakpoints,
   checkpoint_id: z.string().nullish(),
@@ -215,6 +217,7 @@ export async function startRun(
     ...(body.command?.update && { update: body.command.update }),
     ...(body.command?.goto && { goto: body.command.goto }),
     streamModes: modes,
+    ...(body.stream_subgraphs && { streamSubgraphs: true }),
     ...(context !== undefined && { context }),
     ...(Object.keys(metadata).length > 0 && { metadata }),
     ...(body.interrupt_before && {

@@ -63,6 +63,8 @@ export class StreamFrames {
   // Ids of the messages sent as `messages/complete`: each is sent once per run.
   readonly #completed = new Set<string>();
   readonly #events: CallbackEvents | undefined;
+  // How many messages each subgraph run has: where its updates' new messages land.
+  readonly #nestedCount = new Map<string, number>();
 
   constructor(
     modes: ReadonlySet<string>,
@@ -83,7 +85,10 @@ export class StreamFrames {
   }
 
   write(part: StreamPart): void {
-    if (part.ns !== "") return;
+    if (part.ns !== "") {
+      this.#nested(part);
+      return;
+    }
     this.#events?.write(part);
     switch (part.mode) {
       case "values": {
@@ -118,6 +123,56 @@ export class StreamFrames {
         return;
       }
       case "tools":
+        return;
+    }
+  }
+
+  /**
+   * A subgraph's part (the run asked for `stream_subgraphs`), as LangGraph sends it: the
+   * mode's event under `<mode>|<namespace>`, its data as at the top (`messages-tuple` as
+   * `messages|<namespace>`).
+   */
+  #nested(part: StreamPart): void {
+    const as = (mode: string) => `${mode}|${part.ns}`;
+    switch (part.mode) {
+      case "values": {
+        const messages = part.data.messages;
+        if (Array.isArray(messages)) this.#nestedCount.set(part.ns, messages.length);
+        if (this.#modes.has("values")) this.#emit(as("values"), toWireValues(part.data));
+        return;
+      }
+      case "updates":
+        if (!this.#modes.has("updates")) return;
+        for (const [node, update] of Object.entries(part.data)) {
+          const data =
+            node === "__interrupt__"
+              ? { __interrupt__: wireInterrupts(update as never) }
+              : { [node]: toWireValues(update, this.#nestedCount.get(part.ns) ?? 0) };
+          this.#emit(as("updates"), data);
+        }
+        return;
+      case "custom":
+        if (this.#modes.has("custom")) this.#emit(as("custom"), part.data);
+        return;
+      case "messages":
+        if (!this.#modes.has("messages-tuple")) return;
+        this.#emit(as("messages"), [
+          {
+            type: "AIMessageChunk",
+            content: part.data.type === "text" ? part.data.text : "",
+            id: part.data.messageId,
+          },
+          this.#metadata(part.metadata.node, part.metadata.step),
+        ]);
+        return;
+      case "tasks":
+        if (this.#modes.has("tasks")) this.#emit(as("tasks"), this.#task(part.data));
+        return;
+      case "checkpoints":
+        if (this.#modes.has("checkpoints"))
+          this.#emit(as("checkpoints"), this.#checkpoint(part.data));
+        return;
+      default:
         return;
     }
   }
