@@ -188,7 +188,10 @@ export function createAgent<C = unknown>(options: AgentOptions<C>): Agent<C> {
     tools: toolMap,
   });
 
-  const graph = new Graph<AgentState, C>({ name }).addReducer("messages", addMessages);
+  // The conversation starts as [], as in LangGraph's agents (MessagesAnnotation).
+  const graph = new Graph<AgentState, C>({ name }).addReducer("messages", addMessages, {
+    default: () => [],
+  });
   if (asyncSpecs.length > 0) graph.addReducer(ASYNC_TASKS, mergeAsyncTasks as never);
   const hookNodes = (hook: NodeHookName) => {
     const withHook = middleware.filter((m) => m[hook] !== undefined);

@@ -15,8 +15,8 @@ export interface MessagesState {
 }
 
 /**
- * A `Graph` whose `messages` key already has the `addMessages` reducer: nodes return new
- * messages and they are appended (a message with a known id replaces it, `removeMessage`
+ * A `Graph` whose `messages` key already has the `addMessages` reducer and starts as `[]`:
+ * nodes return new messages and they are appended (a message with a known id replaces it, `removeMessage`
  * deletes one). Add your own keys through the type parameter and, optionally, a zod schema.
  *
  * @example
@@ -29,5 +29,8 @@ export interface MessagesState {
 export function messagesGraph<S extends State = State, C = unknown>(
   options: { name?: string; state?: z.ZodObject; context?: z.ZodObject } = {},
 ): Graph<S & MessagesState, C> {
-  return new Graph<S & MessagesState, C>(options).addReducer("messages", addMessages as never);
+  // The list starts empty, as LangGraph's MessagesAnnotation: a new thread shows `messages: []`.
+  return new Graph<S & MessagesState, C>(options).addReducer("messages", addMessages as never, {
+    default: () => [] as never,
+  });
 }

@@ -543,12 +543,12 @@ export class CompiledGraph<S extends State = State, C = unknown> {
         );
       }
       const input = this.#g.channels.pick(state as Record<string, unknown>);
-      const { journal } = await this.#runner.runNested(
+      const { result, journal } = await this.#runner.runNested(
         input,
         { context: runtime.context as C },
         pad,
       );
-      return new WriteList(journal) as never;
+      return new WriteList(journal, result.state as Record<string, unknown>) as never;
     };
   }
 }

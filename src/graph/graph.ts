@@ -52,6 +52,7 @@ export class Graph<S extends State = State, C = unknown> {
       joins: [],
       conditionalEdges: [],
       reducers: new Map(),
+      defaults: new Map(),
     };
     if (!/^[A-Za-z_][\w-]*$/.test(this.#spec.name)) {
       throw new GraphValidationError(
@@ -112,9 +113,22 @@ export class Graph<S extends State = State, C = unknown> {
     return this;
   }
 
-  /** How writes to `key` merge with its current value (default: the last write wins). */
-  addReducer<K extends keyof S & string>(key: K, reducer: Reducer<S[K], any>): this {
+  /**
+   * How writes to `key` merge with its current value (default: the last write wins), and
+   * optionally the value it has before any write (LangGraph's channel `default`): a new
+   * thread's first checkpoint shows it, and the reducer's first call gets it.
+   *
+   * @example
+   * new Graph<{ log: string[] }>().addReducer("log", (a, b) => [...a, ...b], { default: () => [] });
+   */
+  addReducer<K extends keyof S & string>(
+    key: K,
+    reducer: Reducer<S[K], any>,
+    options: { default?: () => S[K] } = {},
+  ): this {
     this.#spec.reducers.set(key, reducer);
+    if (options.default) this.#spec.defaults.set(key, options.default);
+    else this.#spec.defaults.delete(key);
     return this;
   }
 

@@ -43,6 +43,8 @@ export interface RunRequest {
   recursionLimit?: number;
   /** The stream modes a client asked for (the server's wire names); executors may ignore them. */
   streamModes?: string[];
+  /** Whether the subgraphs' parts are streamed too (`StreamOptions.subgraphs`). */
+  streamSubgraphs?: boolean;
   /** LangGraph's per-run `webhook`: an http(s) URL the run is posted to when it ends. */
   webhook?: string;
 }

@@ -230,6 +230,7 @@ export class Runs implements RunService {
       ...(request.checkpointId && { checkpointId: request.checkpointId }),
       ...(request.recursionLimit && { recursionLimit: request.recursionLimit }),
       ...(request.streamModes && { streamModes: request.streamModes }),
+      ...(request.streamSubgraphs && { streamSubgraphs: true }),
       ...(request.webhook !== undefined && { webhook: request.webhook }),
     };
     // A run waits as JSON until a worker takes it: refuse what would not survive that here.

@@ -7,8 +7,14 @@ import { brandClass, hasBrand, isBrandedInstance } from "../control/brand.js";
  */
 export class WriteList {
   readonly writes: ReadonlyArray<[string, unknown]>;
-  constructor(writes: ReadonlyArray<[string, unknown]>) {
+  /**
+   * What the parent's `updates` stream shows for the node, when not the writes: a
+   * subgraph's final values (LangGraph shows a subgraph node's output there).
+   */
+  readonly shown: Record<string, unknown> | undefined;
+  constructor(writes: ReadonlyArray<[string, unknown]>, shown?: Record<string, unknown>) {
     this.writes = writes;
+    this.shown = shown;
   }
 
   static [Symbol.hasInstance](value: unknown): boolean {

@@ -20,6 +20,7 @@ import { UserSessions } from "./auth/user-session.js";
 import { authRoutes, checkToken, requireAccess } from "./auth.js";
 import { cronStoreFor } from "./crons/cron-store-for.js";
 import { Crons } from "./crons/crons.js";
+import { errorAnswer } from "./error-answer.js";
 import { errorResponse } from "./errors.js";
 import type { FactoryGraph } from "./graph-factory.js";
 import { graphRunExecutor, wireRunValues } from "./graph-runs.js";
@@ -111,6 +112,12 @@ export interface ServerOptions {
    */
   graphDefaults?: Record<string, GraphDefaults>;
   /**
+   * Where assistants made through the API are kept: by default a store of their own in the
+   * checkpointer's PGlite or PostgreSQL database (table `<prefix>assistants_store_items`), so
+   * they outlive a restart; in memory beside a `MemoryCheckpointer`.
+   */
+  assistantStore?: Store;
+  /**
    * Your own Hono app (LangGraph's `http.app`): mounted after authentication and before the
    * API, so its routes answer first and its middleware runs on every API call too.
    */
@@ -162,7 +169,11 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   });
   const context: ServerContext = {
     hosted,
-    assistants: new Assistants(hosted, options.graphDefaults),
+    assistants: new Assistants(
+      hosted,
+      options.assistantStore ?? storeFor(options.checkpointer, { tables: "assistants" }),
+      options.graphDefaults,
+    ),
     checkpointer: options.checkpointer,
     store,
     runs,
@@ -198,15 +209,15 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
     bodyLimit({
       maxSize: limit,
       onError: (c) =>
-        c.json(
-          {
+        errorAnswer(c.req.header("accept"), {
+          status: 413,
+          body: {
             error: {
               code: "BODY_TOO_LARGE",
               message: `The request body is over ${limit} bytes; send less (large payloads belong in files, not in thread state).`,
             },
           },
-          413,
-        ),
+        }),
     }),
   );
   app.use(staticInbox(options.inboxDir ?? packageInbox()));
@@ -230,32 +241,32 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   app.route("/store", storeRoutes(context));
   app.route("/audit", auditRoutes(context));
   app.notFound((c) =>
-    c.json(
-      { error: { code: "NOT_FOUND", message: `No route ${c.req.method} ${c.req.path}.` } },
-      404,
-    ),
+    errorAnswer(c.req.header("accept"), {
+      status: 404,
+      body: { error: { code: "NOT_FOUND", message: `No route ${c.req.method} ${c.req.path}.` } },
+    }),
   );
   app.onError((error, c) => {
     // Your routes' HTTPException (hono/http-exception, any copy of Hono) answers as it says.
     if (isHttpException(error)) return error.getResponse();
     // A request still working when the server closed meets closed pools: not a fault.
-    if (runs.closed) {
-      return c.json(
-        {
-          error: {
-            code: "SHUTTING_DOWN",
-            message: "The server is shutting down; send it again to a running one.",
-          },
-        },
-        503,
-      );
-    }
-    const { status, body, headers } = errorResponse(error);
-    if (status === 500) report(error);
-    return c.json(body, status as 400, headers);
+    const answer = runs.closed ? SHUTTING_DOWN : errorResponse(error);
+    if (answer.status === 500) report(error);
+    return errorAnswer(c.req.header("accept"), answer);
   });
   return { app, context };
 }
+
+/** The answer to a request that met the server closing. */
+const SHUTTING_DOWN = {
+  status: 503,
+  body: {
+    error: {
+      code: "SHUTTING_DOWN",
+      message: "The server is shutting down; send it again to a running one.",
+    },
+  },
+};
 
 function isHttpException(error: unknown): error is { getResponse(): Response } {
   const candidate = error as { getResponse?: unknown; status?: unknown } | undefined;

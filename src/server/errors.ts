@@ -1,5 +1,6 @@
 import { isTransientDatabaseError } from "../checkpoint/index.js";
 import { AccessRefusedError, isStateweaverError, StateweaverError } from "../errors/index.js";
+import type { ErrorAnswer } from "./error-answer.js";
 
 /** One problem with a request field, for showing at that field. */
 export interface FieldProblem {
@@ -9,7 +10,8 @@ export interface FieldProblem {
 
 /**
  * A request the server refuses, with its HTTP status. Handlers throw it; `errorResponse`
- * renders it as `{ error: { code, message, fields? } }`. `extra` adds top-level keys (a
+ * renders it as `{ error: { code, message, fields? } }` (`errorAnswer` turns that into
+ * the text LangGraph's server sends, for a client that does not ask for JSON). `extra` adds top-level keys (a
  * stale decision's `pending` and `checkpointId`).
  *
  * @example
@@ -77,11 +79,7 @@ export const DATABASE_RETRY_AFTER_S = 5;
  * failover) is a 503 `DATABASE_UNAVAILABLE` with `Retry-After`: nothing was changed, and
  * the same request can be sent again.
  */
-export function errorResponse(error: unknown): {
-  status: number;
-  body: Record<string, unknown>;
-  headers?: Record<string, string>;
-} {
+export function errorResponse(error: unknown): ErrorAnswer {
   if (isTransientDatabaseError(error)) {
     return {
       status: 503,

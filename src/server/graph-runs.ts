@@ -41,6 +41,8 @@ export interface GraphRunRequest {
   update?: Record<string, unknown>;
   goto?: string | string[];
   streamModes: readonly StreamMode[];
+  /** Whether the subgraphs' events are streamed too (LangGraph's `stream_subgraphs`). */
+  streamSubgraphs?: boolean;
   metadata?: Record<string, unknown>;
   interruptBefore?: string[];
   interruptAfter?: string[];
@@ -115,6 +117,7 @@ export async function createGraphRun(
     threadId: request.threadId,
     input: runInput,
     streamModes: [...request.streamModes],
+    ...(request.streamSubgraphs && { streamSubgraphs: true }),
     ...(request.multitaskStrategy && { multitaskStrategy: request.multitaskStrategy }),
     ...(request.metadata && { metadata: request.metadata }),
     ...(request.runId && { runId: request.runId }),
@@ -160,8 +163,13 @@ export function graphRunExecutor(
       );
     }
     const modes = new Set<string>(run.request.streamModes ?? ["values"]);
-    emit("metadata", { run_id: run.runId, thread_id: run.threadId, attempt: run.attempt });
-    const frames = new StreamFrames(modes, emit, { runId: run.runId, threadId: run.threadId });
+    // As LangGraph: the run and its attempt (the SDK reads the thread from Content-Location).
+    emit("metadata", { run_id: run.runId, attempt: run.attempt });
+    const frames = new StreamFrames(modes, emit, {
+      runId: run.runId,
+      threadId: run.threadId,
+      graphId: run.graphId,
+    });
     const { request } = run;
     const stream = graph.stream(argOf(input) as never, {
       config: {
@@ -174,6 +182,7 @@ export function graphRunExecutor(
       signal,
       runId: run.runId,
       streamMode: graphModesFor(modes),
+      ...(request.streamSubgraphs && { subgraphs: true }),
       ...(request.recursionLimit && { recursionLimit: request.recursionLimit }),
       ...(request.context !== undefined && { context: request.context }),
       ...(Object.keys(run.metadata).length > 0 && { metadata: run.metadata }),
@@ -185,6 +194,7 @@ export function graphRunExecutor(
         throw ownError(error);
       });
       if (next.done) {
+        frames.finish();
         if (options.audit) await recordToolResults(options.audit, graph, run);
         return next.value.status === "done" ? "success" : "interrupted";
       }

@@ -12,8 +12,9 @@ const EVENTS_OF_MODE: Record<string, string[]> = {
 };
 
 /**
- * Stream a run's events as SSE (LangGraph's event names; `id` is the event's sequence
- * number, so a client reconnecting with `Last-Event-ID` gets only what it missed), then
+ * Stream a run's events as SSE (LangGraph's event names; `id` counts the run's events from
+ * 0, as LangGraph's do, so a client reconnecting with `Last-Event-ID` gets only what it
+ * missed, and `-1` asks for all of them), then
  * close the stream when the run ends, as LangGraph does (no closing event: the SDK would
  * pass one on as a chunk). With `modes`, only those modes' events are sent.
  */
@@ -33,7 +34,8 @@ export function streamRun(
   const wanted = options.modes?.length
     ? new Set(options.modes.flatMap((m) => EVENTS_OF_MODE[m] ?? [m]))
     : undefined;
-  const lastEventId = Number(c.req.header("last-event-id") ?? 0);
+  // The log counts from 1; the wire, as LangGraph, from 0.
+  const lastEventId = Number(c.req.header("last-event-id") ?? -1) + 1;
   for (const [name, value] of Object.entries(options.headers ?? {})) c.header(name, value);
   return streamSSE(c, async (stream) => {
     const stop = new AbortController();
@@ -46,7 +48,11 @@ export function streamRun(
     for await (const e of events) {
       relayed++;
       if (wanted && !ALWAYS.has(e.event) && !wanted.has(e.event)) continue;
-      await stream.writeSSE({ event: e.event, data: JSON.stringify(e.data), id: String(e.seq) });
+      await stream.writeSSE({
+        event: e.event,
+        data: JSON.stringify(e.data),
+        id: String(e.seq - 1),
+      });
     }
     if (stop.signal.aborted) {
       options.onDisconnect?.();

@@ -12,12 +12,15 @@ import type { Store } from "./store.js";
  * @example
  * const checkpointer = new PGliteCheckpointer("./.stateweaver");
  * const store = storeFor(checkpointer); // items live in ./.stateweaver too
+ * const private = storeFor(checkpointer, { tables: "assistants" }); // its own table there
  */
-export function storeFor(checkpointer: Checkpointer): Store {
+export function storeFor(checkpointer: Checkpointer, options: { tables?: string } = {}): Store {
   if (checkpointer instanceof SqlCheckpointer) {
+    // A store of its own (the server's assistants) is a table the long-term one never reads.
+    const own = options.tables === undefined ? "" : `${options.tables}_`;
     return new SqlStore({
       driver: () => checkpointer.sharedDriver(),
-      tablePrefix: checkpointer.tablePrefix,
+      tablePrefix: `${checkpointer.tablePrefix}${own}`,
     });
   }
   return new MemoryStore();

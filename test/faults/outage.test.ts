@@ -36,7 +36,7 @@ it.skipIf(!postgresBinaries())(
     const search = () =>
       fetch(`${running!.url}/threads/search`, {
         method: "POST",
-        headers: { "content-type": "application/json" },
+        headers: { accept: "application/json", "content-type": "application/json" },
         body: JSON.stringify({ limit: 10 }),
       });
     expect((await search()).status).toBe(200);

@@ -465,6 +465,21 @@ describe("state schema", () => {
     });
   });
 
+  it("starts a key at its reducer's default, shown in the thread's first checkpoint", async () => {
+    const checkpointer = new MemoryCheckpointer();
+    const graph = new Graph<{ log: string[]; topic?: string }>()
+      .addReducer("log", (a, b) => [...a, ...b], { default: () => [] })
+      .addNode("note", (s) => ({ log: [`noted ${s.topic}`] }))
+      .addEdge(START, "note")
+      .compile({ checkpointer });
+    const config = { configurable: { thread_id: "defaults" } };
+    await graph.invoke({ topic: "owls" }, { config });
+    const history = [];
+    for await (const s of graph.getStateHistory(config)) history.push(s);
+    expect(history.at(-1)?.values).toEqual({ log: [] });
+    expect(history[0]?.values).toEqual({ log: ["noted owls"], topic: "owls" });
+  });
+
   it("rejects an unknown key, naming node, key and step", async () => {
     const graph = new Graph({ state })
       .addNode("write", () => ({ titel: "typo" }) as never)

@@ -54,7 +54,7 @@ it.skipIf(!url)(
           await new Promise((r) => setTimeout(r, i * 40));
           const res = await fetch(`${server!.url}/threads/${thread.thread_id}/runs/wait`, {
             method: "POST",
-            headers: { "content-type": "application/json" },
+            headers: { accept: "application/json", "content-type": "application/json" },
             body: JSON.stringify({ assistant_id: "question", command: { resume: `answer ${i}` } }),
           });
           return { status: res.status, body: (await res.json()) as Record<string, unknown> };

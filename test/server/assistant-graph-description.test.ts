@@ -136,7 +136,9 @@ describe("getGraph", () => {
   });
 
   it("refuses an xray that is neither a flag nor a depth", async () => {
-    const response = await fetch(`${running.url}/assistants/weather/graph?xray=deep`);
+    const response = await fetch(`${running.url}/assistants/weather/graph?xray=deep`, {
+      headers: { accept: "application/json" },
+    });
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ error: { code: "INVALID_QUERY" } });
   });

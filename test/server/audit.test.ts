@@ -35,7 +35,11 @@ async function serve(options: Partial<ServerOptions> & { checkpointer?: Checkpoi
   const as = (who: string) => async (path: string, body?: unknown) => {
     const res = await fetch(`${url}${path}`, {
       method: body === undefined ? "GET" : "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer token-${who}` },
+      headers: {
+        accept: "application/json",
+        "content-type": "application/json",
+        authorization: `Bearer token-${who}`,
+      },
       ...(body !== undefined && { body: JSON.stringify(body) }),
     });
     const text = await res.text();
@@ -624,7 +628,11 @@ describe("what else is recorded", () => {
       as: () => async (path: string, body?: unknown) => {
         const res = await fetch(`${url}${path}`, {
           method: body === undefined ? "GET" : "POST",
-          headers: { "content-type": "application/json", authorization: "Bearer audit-secret" },
+          headers: {
+            accept: "application/json",
+            "content-type": "application/json",
+            authorization: "Bearer audit-secret",
+          },
           ...(body !== undefined && { body: JSON.stringify(body) }),
         });
         return { status: res.status, body: await res.json(), text: "", type: null };

@@ -191,7 +191,7 @@ describe("a server with an auth file's handlers", () => {
     new Client({ apiUrl: running.url, defaultHeaders: { authorization: `Bearer ${token}` } });
   const inbox = async (token: string, path: string) => {
     const res = await fetch(`${running.url}${path}`, {
-      headers: { authorization: `Bearer ${token}` },
+      headers: { accept: "application/json", authorization: `Bearer ${token}` },
     });
     return { status: res.status, body: (await res.json()) as any };
   };

@@ -13,7 +13,7 @@ afterAll(() => data.dispose());
 async function api(url: string, path: string, init: { method?: string; body?: unknown } = {}) {
   const res = await fetch(`${url}${path}`, {
     method: init.method ?? "GET",
-    headers: { "content-type": "application/json" },
+    headers: { accept: "application/json", "content-type": "application/json" },
     ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
   });
   return { status: res.status, body: (await res.json()) as any };

@@ -27,7 +27,7 @@ afterAll(() => running.stop());
 async function post(path: string, body: unknown) {
   const res = await fetch(`${running.url}${path}`, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { accept: "application/json", "content-type": "application/json" },
     body: JSON.stringify(body),
   });
   return { status: res.status, body: (await res.json()) as any };
@@ -103,7 +103,11 @@ describe("the refusals of the decision and review paths", () => {
 
   it("end their sentences in one full stop when the SDK resumes a review", async () => {
     const { threadId } = await pausedOnRemoval("three", "four");
-    const client = new Client({ apiUrl: running.url, callerOptions: { maxRetries: 0 } });
+    const client = new Client({
+      apiUrl: running.url,
+      callerOptions: { maxRetries: 0 },
+      defaultHeaders: { accept: "application/json" },
+    });
     const refused = await client.runs
       .wait(threadId, "ops", { command: { resume: { decisions: [{ type: "approve" }] } } })
       .then(

@@ -51,7 +51,7 @@ const cookieValue = (cookie: string) => cookie.split(";")[0]!.split("=").slice(1
 async function signIn(server: StateweaverServer, credential: string) {
   const res = await server.app.request("/auth/login", {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { accept: "application/json", "content-type": "application/json" },
     body: JSON.stringify({ token: credential }),
   });
   const cookies = setCookies(res);
@@ -160,7 +160,11 @@ describe("inbox sign-in with an auth file", () => {
     const browser = await signIn(server, "token-ana");
     const res = await server.app.request("/inbox/threads", {
       method: "POST",
-      headers: { cookie: `sw_user=${browser.session}`, "content-type": "application/json" },
+      headers: {
+        accept: "application/json",
+        cookie: `sw_user=${browser.session}`,
+        "content-type": "application/json",
+      },
       body: JSON.stringify({ graphId: "question", input: { question: "?" } }),
     });
     expect(res.status).toBe(403);

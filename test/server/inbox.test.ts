@@ -12,7 +12,7 @@ afterAll(() => running.stop());
 const api = async (path: string, init: { method?: string; body?: unknown } = {}) => {
   const res = await fetch(`${running.url}${path}`, {
     method: init.method ?? "GET",
-    headers: { "content-type": "application/json" },
+    headers: { accept: "application/json", "content-type": "application/json" },
     ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
   });
   return { status: res.status, body: (await res.json()) as any };

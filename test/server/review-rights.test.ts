@@ -26,7 +26,11 @@ async function serve(
   const as = (who: string) => async (path: string, body?: unknown) => {
     const res = await fetch(`${url}${path}`, {
       method: body === undefined ? "GET" : "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer token-${who}` },
+      headers: {
+        accept: "application/json",
+        "content-type": "application/json",
+        authorization: `Bearer token-${who}`,
+      },
       ...(body !== undefined && { body: JSON.stringify(body) }),
     });
     return { status: res.status, body: (await res.json()) as any };

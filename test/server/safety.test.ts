@@ -66,7 +66,7 @@ describe("without a token, on loopback", () => {
     const origin = running.url;
     const bare = await fetch(`${running.url}/threads`, {
       method: "POST",
-      headers: { origin, "content-type": "application/json" },
+      headers: { accept: "application/json", origin, "content-type": "application/json" },
       body: "{}",
     });
     expect(bare.status).toBe(403);
@@ -89,7 +89,12 @@ describe("without a token, on loopback", () => {
     const { csrfToken } = (await csrf.json()) as any;
     const res = await fetch(`${running.url}/threads`, {
       method: "POST",
-      headers: { origin: "https://evil.example", cookie, "x-csrf-token": csrfToken },
+      headers: {
+        accept: "application/json",
+        origin: "https://evil.example",
+        cookie,
+        "x-csrf-token": csrfToken,
+      },
       body: "{}",
     });
     expect(res.status).toBe(403);
@@ -122,7 +127,7 @@ describe("without a token, on loopback", () => {
   it("refuses a body over the limit with 413 and a JSON error", async () => {
     const res = await fetch(`${running.url}/threads`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { accept: "application/json", "content-type": "application/json" },
       body: JSON.stringify({ metadata: { blob: "x".repeat(100 * 1024) } }),
     });
     expect(res.status).toBe(413);
@@ -132,14 +137,18 @@ describe("without a token, on loopback", () => {
   it("answers a malformed body with 400 and the fields at fault", async () => {
     const res = await fetch(`${running.url}/threads/search`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { accept: "application/json", "content-type": "application/json" },
       body: JSON.stringify({ limit: -1 }),
     });
     expect(res.status).toBe(400);
     const { error } = (await res.json()) as any;
     expect(error.code).toBe("INVALID_BODY");
     expect(error.fields[0].path).toBe("limit");
-    const notJson = await fetch(`${running.url}/threads`, { method: "POST", body: "{" });
+    const notJson = await fetch(`${running.url}/threads`, {
+      method: "POST",
+      headers: { accept: "application/json" },
+      body: "{",
+    });
     expect(((await notJson.json()) as any).error.code).toBe("INVALID_JSON");
   });
 });
@@ -216,7 +225,7 @@ describe("with a token", () => {
   it("keeps health open and the API closed to a browser that has not logged in", async () => {
     expect((await fetch(`${running.url}/ok`)).status).toBe(200);
     const res = await fetch(`${running.url}/inbox/items`, {
-      headers: { cookie: "sw_session=forged" },
+      headers: { accept: "application/json", cookie: "sw_session=forged" },
     });
     expect(res.status).toBe(401);
     expect(((await res.json()) as any).error.code).toBe("LOGIN_REQUIRED");

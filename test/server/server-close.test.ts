@@ -37,7 +37,11 @@ it.skipIf(!url)(
     await context.runs.close(); // the queue's pool is ended, as in the middle of close()
     const res = await app.request(`/threads/${randomUUID()}/runs`, {
       method: "POST",
-      headers: { authorization: "Bearer secret", "content-type": "application/json" },
+      headers: {
+        authorization: "Bearer secret",
+        "content-type": "application/json",
+        accept: "application/json",
+      },
       body: JSON.stringify({ assistant_id: "question", input: {}, if_not_exists: "create" }),
     });
     expect(res.status).toBe(503);

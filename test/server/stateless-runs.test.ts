@@ -67,7 +67,7 @@ describe("stateless runs", { timeout: 60_000 }, () => {
 
   it("refuses an unknown assistant with a 404 that names the hosted graphs", async () => {
     await expect(client.runs.wait(null, "nope", { input: {} })).rejects.toThrow(
-      /No assistant found for \\"nope\\".*ops, question, stepper, pair/,
+      /HTTP 404: No assistant found for "nope".*ops, question, stepper, pair/,
     );
   });
 });

@@ -117,7 +117,7 @@ for (const [name, makeCheckpointer, skip] of setups) {
       const put = (body: unknown) =>
         fetch(`${running.url}/store/items`, {
           method: "PUT",
-          headers: { "content-type": "application/json" },
+          headers: { accept: "application/json", "content-type": "application/json" },
           body: JSON.stringify(body),
         });
       const notObject = await put({ namespace: ["a"], key: "k", value: [1] });

@@ -34,7 +34,14 @@ function searchFrom(
 ): Promise<{ status: number; code: string | undefined }> {
   return new Promise((resolve, reject) => {
     request(
-      { host: from, localAddress: from, port, path: "/threads/search", method: "POST", headers },
+      {
+        host: from,
+        localAddress: from,
+        port,
+        path: "/threads/search",
+        method: "POST",
+        headers: { accept: "application/json", ...headers },
+      },
       (res) => {
         let text = "";
         res.on("data", (chunk) => {
@@ -75,7 +82,11 @@ describe("app.request(), with no connection to see", () => {
   it("refuses the API without a token, saying to set one; health stays open", async () => {
     const server = newServer();
     expect((await server.app.request("/ok")).status).toBe(200);
-    const res = await server.app.request("/threads/search", { method: "POST", body: "{}" });
+    const res = await server.app.request("/threads/search", {
+      method: "POST",
+      headers: { accept: "application/json" },
+      body: "{}",
+    });
     expect(res.status).toBe(403);
     const { error } = (await res.json()) as any;
     expect(error.code).toBe("TOKEN_REQUIRED");

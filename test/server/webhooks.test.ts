@@ -86,6 +86,19 @@ describe("webhooks from the server", () => {
     expect(await client.runs.list(thread.thread_id)).toEqual([]);
   });
 
+  it("a run whose webhook path would leave this server is refused, and nothing runs", async () => {
+    const thread = await client.threads.create();
+    for (const webhook of ["//evil.example/hook", "/\\evil.example/hook"]) {
+      await expect(
+        client.runs.create(thread.thread_id, "ops", {
+          input: { messages: [{ type: "human", content: "hello" }] },
+          webhook,
+        }),
+      ).rejects.toThrow(/HTTP 400: .*webhook/);
+    }
+    expect(await client.runs.list(thread.thread_id)).toEqual([]);
+  });
+
   it("a question and a breakpoint waiting are told as review.waiting too, each in its words", async () => {
     const asked = await client.threads.create();
     await client.runs.wait(asked.thread_id, "question", { input: { question: "Ship it?" } });

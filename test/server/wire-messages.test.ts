@@ -15,6 +15,7 @@ describe("messages on the wire", () => {
       tool_calls: [
         { id: "call_1", name: "remove_file", args: { path: "a.txt" }, type: "tool_call" },
       ],
+      invalid_tool_calls: [],
       additional_kwargs: {},
       response_metadata: {},
     });

@@ -66,7 +66,7 @@ describe("stream()", () => {
     expect(result).toMatchObject({ status: "interrupted" });
   });
 
-  it("a subgraph node's updates event carries every write the child made, in order", async () => {
+  it("a subgraph node's updates event carries every write the child made, in order, and its output state as the update", async () => {
     const append = (a: string[] = [], b: string | string[]) => [...a, ...[b].flat()];
     const child = new Graph({ name: "Child" })
       .addReducer("log", append)
@@ -89,7 +89,7 @@ describe("stream()", () => {
         ["log", "two"],
         ["status", "full"],
       ],
-      update: { log: "two", status: "full" },
+      update: { log: ["one", "two"], status: "full" },
     });
   });
 

@@ -119,13 +119,13 @@ describe("streaming updates with subgraphs: true while a child pauses beside a f
     expect(sw.first).toEqual([...childParts, sibling, pause]);
     // LangGraph.js streams the pause as the child stops, and the sibling's update after it.
     expect(lg.first).toEqual([...childParts, pause, sibling]);
-    // Resumed: the child goes on from c2; the parent's part for it lists the child's writes.
+    // Resumed: the child goes on from c2; the parent's part for it is the child's output state.
     expect(sw.resumed).toEqual([
       { run: "child", data: { c2: { log: ["c2:yes"] } } },
-      { run: "", data: { child: { log: ["c2:yes"] } } },
+      { run: "", data: { child: { log: ["c1", "c2:yes"] } } },
     ]);
-    // LangGraph.js replays the sibling's stored update first, marked as cached, and its part
-    // for the child is the child's output state.
+    // LangGraph.js replays the sibling's stored update first, marked as cached; its part for
+    // the child is the child's output state too.
     expect(lg.resumed).toEqual([
       { run: "", data: { sibling: { log: ["sibling"] }, __metadata__: { cached: true } } },
       { run: "child", data: { c2: { log: ["c2:yes"] } } },

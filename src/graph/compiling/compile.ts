@@ -118,7 +118,7 @@ function indexGraph(spec: GraphSpec): GraphInternals {
   }
   return {
     spec,
-    channels: new Channels(spec.reducers, spec.schema),
+    channels: new Channels(spec.reducers, spec.schema, spec.defaults),
     nodeFns,
     policies,
     edgesFrom,

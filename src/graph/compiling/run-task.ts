@@ -123,7 +123,11 @@ export function runTask(
         ns: env.ns,
         step,
         node: task.node,
-        update: Object.fromEntries(writes),
+        // A subgraph node shows its output (its final values, in this graph's keys), as LangGraph's do.
+        update:
+          isWriteList(update) && update.shown
+            ? g.channels.pick(update.shown)
+            : Object.fromEntries(writes),
         writes,
       });
     }

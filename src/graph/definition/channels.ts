@@ -17,18 +17,32 @@ export class Channels {
   readonly reducers: ReadonlyMap<string, Reducer>;
   readonly schema: z.ZodObject | undefined;
   readonly #shape: Record<string, z.ZodType> | undefined;
+  readonly #defaults: ReadonlyMap<string, () => unknown>;
 
-  constructor(reducers: ReadonlyMap<string, Reducer>, schema: z.ZodObject | undefined) {
+  constructor(
+    reducers: ReadonlyMap<string, Reducer>,
+    schema: z.ZodObject | undefined,
+    defaults: ReadonlyMap<string, () => unknown> = new Map(),
+  ) {
     this.reducers = reducers;
     this.schema = schema;
     this.#shape = schema?.shape as Record<string, z.ZodType> | undefined;
+    this.#defaults = defaults;
   }
 
-  /** Values a new thread starts with: the schema's defaults, in their JSON form. */
+  /**
+   * Values a new thread starts with, in their JSON form: the schema's defaults, then the
+   * reducers' (`addReducer`'s `default`), which win.
+   */
   initialValues(): Record<string, unknown> {
     const values: Record<string, unknown> = {};
+    for (const [key, make] of this.#defaults) {
+      const json = toJsonValue(make(), "default state", key);
+      if (json !== undefined) setOwn(values, key, json);
+    }
     if (!this.#shape) return values;
     for (const [key, type] of Object.entries(this.#shape)) {
+      if (this.#defaults.has(key)) continue;
       const parsed = type.safeParse(undefined);
       if (!parsed.success || parsed.data === undefined) continue;
       const json = toJsonValue(parsed.data, "default state", key);

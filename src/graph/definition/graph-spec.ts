@@ -46,6 +46,8 @@ export interface GraphSpec {
   joins: Array<{ from: readonly string[]; to: string }>;
   conditionalEdges: ConditionalEdgeSpec[];
   reducers: Map<string, Reducer>;
+  /** A key's value before anything is written to it (`addReducer`'s `default`). */
+  defaults: Map<string, () => unknown>;
 }
 
 export interface CompileOptions {

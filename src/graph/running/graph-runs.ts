@@ -83,6 +83,8 @@ export interface RunCreateOptions {
   recursionLimit?: number;
   /** Stream modes a client asked for, kept with the run for whoever executes it. */
   streamModes?: string[];
+  /** Whether the client asked for the subgraphs' parts too, kept like `streamModes`. */
+  streamSubgraphs?: boolean;
   /**
    * Start no sooner than this many ms from now: the run is `pending` until then (and its
    * thread busy, so `reject` refuses other runs), then goes to a worker like any other.

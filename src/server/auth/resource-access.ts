@@ -1,6 +1,7 @@
 // Applies the auth file's `on` handlers to every API request, in one place before the routes.
 import type { Context, MiddlewareHandler } from "hono";
 import { AccessRefusedError } from "../../errors/index.js";
+import { RequestError } from "../errors.js";
 import { findThread, type ServerContext } from "../server-context.js";
 import { type AuthFilters, bothContained, containmentOf, matchesFilters } from "./auth-filters.js";
 import { type AuthEvent, authorize } from "./authorize.js";
@@ -211,7 +212,7 @@ async function guard(
       const value = { ...body, metadata: isObject(body.metadata) ? { ...body.metadata } : {} };
       const { filters } = await authorize(auth, who, found.event, value);
       if (typeof body.assistant_id === "string" && filters) {
-        const existing = assistantOf(ctx, body.assistant_id);
+        const existing = await assistantOf(ctx, body.assistant_id);
         if (existing && !matchesFilters(existing.metadata, filters))
           throw new AccessRefusedError(409, "Assistant already exists.");
       }
@@ -249,7 +250,7 @@ async function guard(
         }),
       };
       const { filters } = await authorize(auth, who, found.event, value);
-      const existing = filters ? assistantOf(ctx, found.assistantId) : undefined;
+      const existing = filters ? await assistantOf(ctx, found.assistantId) : undefined;
       if (existing && !matchesFilters(existing.metadata, filters))
         throw notFound(`Assistant "${found.assistantId}"`);
       if (isObject(body)) replaceBody(c, { ...body, metadata: (value as Json).metadata });
@@ -297,11 +298,13 @@ async function guard(
 }
 
 /** The assistant, or `undefined` when there is none (the route's 404 says so). */
-function assistantOf(ctx: ServerContext, assistantId: string) {
+async function assistantOf(ctx: ServerContext, assistantId: string) {
   try {
-    return ctx.assistants.get(assistantId);
-  } catch {
-    return undefined;
+    return await ctx.assistants.get(assistantId);
+  } catch (error) {
+    // Only "no such assistant" is an answer here; the database away is the caller's 503.
+    if (error instanceof RequestError && error.status === 404) return undefined;
+    throw error;
   }
 }
 

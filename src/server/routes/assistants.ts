@@ -76,7 +76,7 @@ export function assistantRoutes(ctx: ServerContext): Hono {
     .post("/", async (c) => {
       const body = await parseBody(c, createBody);
       return c.json(
-        assistants.create({
+        await assistants.create({
           graph_id: body.graph_id,
           assistant_id: given(body.assistant_id),
           name: given(body.name),
@@ -90,26 +90,26 @@ export function assistantRoutes(ctx: ServerContext): Hono {
     })
     .post("/search", async (c) => {
       const body = await parseBody(c, searchBody);
-      const page = assistants.search(filterOf(body), {
+      const page = await assistants.search(filterOf(body), {
         limit: body.limit,
         offset: body.offset,
         sortBy: given(body.sort_by) as never,
         sortOrder: given(body.sort_order),
       });
-      const total = assistants.count(filterOf(body));
+      const total = await assistants.count(filterOf(body));
       if (body.offset + body.limit < total)
         c.header("X-Pagination-Next", String(body.offset + body.limit));
       return c.json(page.map((a) => pick(a as never, body.select)));
     })
     .post("/count", async (c) => {
       const body = await parseBody(c, z.looseObject(filterBody));
-      return c.json(assistants.count(filterOf(body)));
+      return c.json(await assistants.count(filterOf(body)));
     })
-    .get("/:assistantId", (c) => c.json(assistants.get(c.req.param("assistantId"))))
+    .get("/:assistantId", async (c) => c.json(await assistants.get(c.req.param("assistantId"))))
     .patch("/:assistantId", async (c) => {
       const body = await parseBody(c, updateBody);
       return c.json(
-        assistants.update(c.req.param("assistantId"), {
+        await assistants.update(c.req.param("assistantId"), {
           graph_id: given(body.graph_id),
           name: given(body.name),
           description: body.description === undefined ? undefined : body.description,
@@ -119,14 +119,14 @@ export function assistantRoutes(ctx: ServerContext): Hono {
         }),
       );
     })
-    .delete("/:assistantId", (c) => {
-      assistants.delete(c.req.param("assistantId"));
+    .delete("/:assistantId", async (c) => {
+      await assistants.delete(c.req.param("assistantId"));
       return c.body(null, 204);
     })
     .post("/:assistantId/versions", async (c) => {
       const body = await parseBody(c, versionsBody);
       return c.json(
-        assistants.versions(c.req.param("assistantId"), {
+        await assistants.versions(c.req.param("assistantId"), {
           limit: body.limit,
           offset: body.offset,
           ...(body.metadata && { metadata: body.metadata }),
@@ -135,14 +135,14 @@ export function assistantRoutes(ctx: ServerContext): Hono {
     })
     .post("/:assistantId/latest", async (c) => {
       const body = await parseBody(c, z.looseObject({ version: z.number().int().min(1) }));
-      return c.json(assistants.setLatest(c.req.param("assistantId"), body.version));
+      return c.json(await assistants.setLatest(c.req.param("assistantId"), body.version));
     })
-    .get("/:assistantId/graph", (c) => {
-      const { graph_id } = assistants.get(c.req.param("assistantId"));
+    .get("/:assistantId/graph", async (c) => {
+      const { graph_id } = await assistants.get(c.req.param("assistantId"));
       return c.json(ctx.hosted.picture(graph_id, xrayOf(c.req.query("xray"))));
     })
-    .get("/:assistantId/schemas", (c) => {
-      const { graph_id } = assistants.get(c.req.param("assistantId"));
+    .get("/:assistantId/schemas", async (c) => {
+      const { graph_id } = await assistants.get(c.req.param("assistantId"));
       const schemas = graphSchemas(ctx.hosted.get(graph_id));
       return c.json({
         graph_id,
@@ -154,8 +154,8 @@ export function assistantRoutes(ctx: ServerContext): Hono {
         context_schema: schemas.config,
       });
     })
-    .get("/:assistantId/subgraphs/:namespace?", (c) => {
-      const { graph_id } = assistants.get(c.req.param("assistantId"));
+    .get("/:assistantId/subgraphs/:namespace?", async (c) => {
+      const { graph_id } = await assistants.get(c.req.param("assistantId"));
       const found = subgraphsOf(
         ctx.hosted.get(graph_id),
         c.req.param("namespace") || undefined,

@@ -13,9 +13,9 @@ import {
   STREAM_MODES,
   type StreamMode,
 } from "../graph-runs.js";
-import { parseBody } from "../request-body.js";
 import { answersOf, tellDecided } from "../resume-decisions.js";
 import { reviewAnswerProblems } from "../review-answer.js";
+import { readRunBody } from "../run-webhook.js";
 import { findThread, type ServerContext, type ThreadView } from "../server-context.js";
 import { streamRun } from "../sse.js";
 import { toWireValues } from "../wire/messages.js";
@@ -47,6 +47,8 @@ export const runBody = z.looseObject({
     .nullish(),
   context: z.unknown().optional(),
   stream_mode: z.union([modeSchema, z.array(modeSchema)]).nullish(),
+  /** Stream the subgraphs' events too, each under `<mode>|<namespace>`. */
+  stream_subgraphs: z.boolean().nullish(),
   interrupt_before: breakpoints,
   interrupt_after: breakpoints,
   checkpoint_id: z.string().nullish(),
@@ -55,8 +57,12 @@ export const runBody = z.looseObject({
   if_not_exists: z.enum(["create", "reject"]).nullish(),
   after_seconds: z.number().min(0).max(31_536_000).nullish(),
   on_disconnect: z.enum(["cancel", "continue"]).nullish(),
-  /** Posted the run when it ends (see docs/webhooks.md). */
-  webhook: z.url({ protocol: /^https?$/, error: "an http:// or https:// URL" }).nullish(),
+  /** Posted the run when it ends (see docs/webhooks.md): a URL, or a path of this server. */
+  webhook: z
+    .union([z.url({ protocol: /^https?$/ }), z.string().regex(/^\/(?![/\\])/)], {
+      error: "an http:// or https:// URL, or a path of this server (starting with one /)",
+    })
+    .nullish(),
 });
 export type RunBody = z.infer<typeof runBody>;
 
@@ -140,7 +146,7 @@ export async function startRun(
   defaultModes: readonly StreamMode[],
   who: RequestIdentity | undefined,
 ): Promise<BackgroundRun> {
-  const assistant = ctx.assistants.resolve(body.assistant_id);
+  const assistant = await ctx.assistants.resolve(body.assistant_id);
   const { graphId } = assistant;
   const strategy = body.multitask_strategy ?? "reject";
   let view = await findThread(ctx, threadId).catch((error) => {
@@ -202,6 +208,7 @@ export async function startRun(
     ...(body.command?.update && { update: body.command.update }),
     ...(body.command?.goto && { goto: body.command.goto }),
     streamModes: modes,
+    ...(body.stream_subgraphs && { streamSubgraphs: true }),
     ...(context !== undefined && { context }),
     ...(Object.keys(metadata).length > 0 && { metadata }),
     ...(body.interrupt_before && {
@@ -319,13 +326,13 @@ export function runRoutes(ctx: ServerContext): Hono {
   };
   return new Hono()
     .post("/:threadId/runs", async (c) => {
-      const body = await parseBody(c, runBody);
+      const body = await readRunBody(c, runBody);
       const run = await startRun(ctx, c.req.param("threadId"), body, ALL_MODES, c.get("identity"));
       c.header("Content-Location", location(run));
       return c.json(toWireRun(run));
     })
     .post("/:threadId/runs/wait", async (c) => {
-      const body = await parseBody(c, runBody);
+      const body = await readRunBody(c, runBody);
       const run = await startRun(ctx, c.req.param("threadId"), body, ALL_MODES, c.get("identity"));
       c.header("Content-Location", location(run));
       const gone = c.req.raw.signal;
@@ -339,7 +346,7 @@ export function runRoutes(ctx: ServerContext): Hono {
       }
     })
     .post("/:threadId/runs/stream", async (c) => {
-      const body = await parseBody(c, runBody);
+      const body = await readRunBody(c, runBody);
       const run = await startRun(ctx, c.req.param("threadId"), body, ["values"], c.get("identity"));
       return streamRun(c, ctx.runs, run.runId, {
         headers: { "Content-Location": location(run) },

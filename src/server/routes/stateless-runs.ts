@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { BackgroundRun } from "../../runs/index.js";
 import type { RequestIdentity } from "../auth/identity.js";
 import { parseBody } from "../request-body.js";
+import { readRunBody, withOwnWebhook } from "../run-webhook.js";
 import type { ServerContext } from "../server-context.js";
 import { streamRun } from "../sse.js";
 import { ALL_MODES, finalValues, runBody, startRun, toWireRun } from "./runs.js";
@@ -40,7 +41,7 @@ export function statelessRunRoutes(ctx: ServerContext): Hono {
   return new Hono()
     .post("/", async (c) => {
       const { run, keep } = await start(
-        await parseBody(c, statelessBody),
+        await readRunBody(c, statelessBody),
         ALL_MODES,
         c.get("identity"),
       );
@@ -48,7 +49,9 @@ export function statelessRunRoutes(ctx: ServerContext): Hono {
       return c.json(toWireRun(run));
     })
     .post("/batch", async (c) => {
-      const bodies = await parseBody(c, z.array(statelessBody).min(1).max(100));
+      const bodies = (await parseBody(c, z.array(statelessBody).min(1).max(100))).map((b) =>
+        withOwnWebhook(b, c.req.url),
+      );
       const runs = [];
       for (const body of bodies) {
         const { run, keep } = await start(body, ALL_MODES, c.get("identity"));
@@ -59,7 +62,7 @@ export function statelessRunRoutes(ctx: ServerContext): Hono {
     })
     .post("/wait", async (c) => {
       const { run, keep } = await start(
-        await parseBody(c, statelessBody),
+        await readRunBody(c, statelessBody),
         ALL_MODES,
         c.get("identity"),
       );
@@ -69,7 +72,7 @@ export function statelessRunRoutes(ctx: ServerContext): Hono {
     })
     .post("/stream", async (c) => {
       const { run, keep } = await start(
-        await parseBody(c, statelessBody),
+        await readRunBody(c, statelessBody),
         ["values"],
         c.get("identity"),
       );

@@ -74,6 +74,15 @@ const refId = (ref: z.infer<typeof checkpointRef> | null | undefined): string | 
   return (ref as { checkpoint_id?: string }).checkpoint_id;
 };
 
+/** `POST /threads/:id/state/checkpoint`: which checkpoint (its id, its namespace) to show. */
+const stateAtBody = z.looseObject({
+  checkpoint: z.looseObject({
+    checkpoint_id: z.string().nullish(),
+    checkpoint_ns: z.string().nullish(),
+  }),
+  subgraphs: z.boolean().nullish(),
+});
+
 const updateBody = z.looseObject({
   values: z.unknown(),
   as_node: z.string().optional(),
@@ -182,195 +191,216 @@ const pick = (thread: Record<string, unknown>, fields: readonly string[]) =>
  */
 export function threadRoutes(ctx: ServerContext): Hono {
   const threadId = (c: { req: { param(name: "threadId"): string } }) => c.req.param("threadId");
-  return new Hono()
-    .post("/", async (c) => {
-      const body = await parseBody(c, createBody);
-      const id = body.thread_id ?? randomUUID();
-      const existing =
-        (await ctx.checkpointer.getThread(id)) ?? ctx.newThreads.get(id) ?? undefined;
-      if (existing) {
-        if (body.if_exists === "do_nothing")
-          return c.json(await wireThread(ctx, await findThread(ctx, id)));
-        throw new RequestError(409, "THREAD_EXISTS", `Thread "${id}" already exists.`);
-      }
-      const metadata = Object.fromEntries(
-        Object.entries(body.metadata ?? {}).filter(([, v]) => v !== undefined && v !== null),
-      );
-      // Stored at once where the store can (another process, or this one after a restart,
-      // finds it); else held in memory until its first run.
-      let stored = true;
-      if (ctx.checkpointer.createThread) stored = await ctx.checkpointer.createThread(id, metadata);
-      else ctx.newThreads.add(id, metadata);
-      if (!stored) {
-        if (body.if_exists === "do_nothing")
-          return c.json(await wireThread(ctx, await findThread(ctx, id)));
-        throw new RequestError(409, "THREAD_EXISTS", `Thread "${id}" already exists.`);
-      }
-      return c.json(await wireThread(ctx, await findThread(ctx, id)));
-    })
-    .post("/search", async (c) => {
-      const body = await parseBody(c, searchBody);
-      const found = body.ids
-        ? await byIds(ctx, body.ids, body.offset, body.limit)
-        : await searchThreads(ctx, queryOf(body), body);
-      const select = body.select ?? undefined;
-      return c.json(
-        await Promise.all(
-          found.map(async ({ view, values }) => {
-            // Only read the state when the answer shows it.
-            const withValues = !select || select.includes("values");
-            const thread = await wireThread(ctx, view, withValues ? values : null);
-            return select ? pick(thread, select) : thread;
-          }),
-        ),
-      );
-    })
-    .post("/count", async (c) => {
-      const body = await parseBody(c, countBody);
-      return c.json(await countThreads(ctx, queryOf(body)));
-    })
-    .post("/prune", async (c) => {
-      const body = await parseBody(c, pruneBody);
-      let pruned = 0;
-      for (const id of body.thread_ids) {
-        const view = await findThread(ctx, id).catch(() => undefined);
-        if (!view) continue;
-        if (body.strategy === "keep_latest") {
-          if (!view.unwritten) await ctx.checkpointer.prune(id, { keep: "latest" });
-        } else {
-          await deleteThread(ctx, id);
+  return (
+    new Hono()
+      .post("/", async (c) => {
+        const body = await parseBody(c, createBody);
+        const id = body.thread_id ?? randomUUID();
+        const existing =
+          (await ctx.checkpointer.getThread(id)) ?? ctx.newThreads.get(id) ?? undefined;
+        if (existing) {
+          if (body.if_exists === "do_nothing")
+            return c.json(await wireThread(ctx, await findThread(ctx, id)));
+          throw new RequestError(409, "THREAD_EXISTS", `Thread "${id}" already exists.`);
         }
-        pruned++;
-      }
-      return c.json({ pruned_count: pruned });
-    })
-    .post("/:threadId/copy", async (c) => {
-      const view = await findThread(ctx, threadId(c));
-      const id = randomUUID();
-      if (view.unwritten) {
-        // Nothing has run on it yet: the copy is a new thread with the same metadata.
+        const metadata = Object.fromEntries(
+          Object.entries(body.metadata ?? {}).filter(([, v]) => v !== undefined && v !== null),
+        );
+        // Stored at once where the store can (another process, or this one after a restart,
+        // finds it); else held in memory until its first run.
+        let stored = true;
         if (ctx.checkpointer.createThread)
-          await ctx.checkpointer.createThread(id, view.record.metadata);
-        else ctx.newThreads.add(id, view.record.metadata);
-      } else {
-        await ctx.checkpointer.copyThread(view.record.threadId, id);
-      }
-      ctx.events.publish(id, "started");
-      return c.json(await wireThread(ctx, await findThread(ctx, id)));
-    })
-    .patch("/:threadId", async (c) => {
-      const body = await parseBody(c, patchBody);
-      const id = threadId(c);
-      await findThread(ctx, id);
-      const metadata = body.metadata ?? {};
-      // Held in memory until its first run (a store without createThread), or in the store.
-      if (!ctx.newThreads.mergeMetadata(id, metadata)) {
-        await ctx.checkpointer.updateThreadMetadata(id, metadata);
-      }
-      return c.json(await wireThread(ctx, await findThread(ctx, id)));
-    })
-    .get("/:threadId", async (c) =>
-      c.json(await wireThread(ctx, await findThread(ctx, threadId(c)))),
-    )
-    .delete("/:threadId", async (c) => {
-      const id = threadId(c);
-      await findThread(ctx, id);
-      await deleteThread(ctx, id);
-      return c.body(null, 204);
-    })
-    .get("/:threadId/state", async (c) => {
-      const view = await findThread(ctx, threadId(c));
-      const graph = await graphOf(ctx, view);
-      const state = await graph.getState(
-        { configurable: { thread_id: view.record.threadId } },
-        { subgraphs: c.req.query("subgraphs") === "true" },
-      );
-      return c.json(toWireState(state, subgraphNodes(graph)));
-    })
-    .get("/:threadId/state/:checkpointId", async (c) => {
-      const view = await findThread(ctx, threadId(c));
-      const graph = await graphOf(ctx, view);
-      const state = await graph.getState({
-        configurable: {
-          thread_id: view.record.threadId,
-          checkpoint_id: c.req.param("checkpointId"),
-        },
-      });
-      return c.json(toWireState(state, subgraphNodes(graph)));
-    })
-    .post("/:threadId/state", async (c) => {
-      const body = await parseBody(c, updateBody);
-      const view = await findThread(ctx, threadId(c));
-      if (view.status === "busy") {
-        throw new RequestError(
-          409,
-          "THREAD_BUSY",
-          `Thread "${view.record.threadId}" is running; update it when the run ends.`,
+          stored = await ctx.checkpointer.createThread(id, metadata);
+        else ctx.newThreads.add(id, metadata);
+        if (!stored) {
+          if (body.if_exists === "do_nothing")
+            return c.json(await wireThread(ctx, await findThread(ctx, id)));
+          throw new RequestError(409, "THREAD_EXISTS", `Thread "${id}" already exists.`);
+        }
+        return c.json(await wireThread(ctx, await findThread(ctx, id)));
+      })
+      .post("/search", async (c) => {
+        const body = await parseBody(c, searchBody);
+        const found = body.ids
+          ? await byIds(ctx, body.ids, body.offset, body.limit)
+          : await searchThreads(ctx, queryOf(body), body);
+        const select = body.select ?? undefined;
+        return c.json(
+          await Promise.all(
+            found.map(async ({ view, values }) => {
+              // Only read the state when the answer shows it.
+              const withValues = !select || select.includes("values");
+              const thread = await wireThread(ctx, view, withValues ? values : null);
+              return select ? pick(thread, select) : thread;
+            }),
+          ),
         );
-      }
-      const graph = await graphOf(ctx, view, "threads.update");
-      const values = fromWireValues(body.values, { messages: holdsMessages(graph) });
-      if (values.badIndex !== undefined) {
-        throw new RequestError(
-          400,
-          "INVALID_BODY",
-          `values.messages[${values.badIndex}] is not a message.`,
-          {
-            fields: [{ path: `values.messages.${values.badIndex}`, message: "not a message" }],
-          },
+      })
+      .post("/count", async (c) => {
+        const body = await parseBody(c, countBody);
+        return c.json(await countThreads(ctx, queryOf(body)));
+      })
+      .post("/prune", async (c) => {
+        const body = await parseBody(c, pruneBody);
+        let pruned = 0;
+        for (const id of body.thread_ids) {
+          const view = await findThread(ctx, id).catch(() => undefined);
+          if (!view) continue;
+          if (body.strategy === "keep_latest") {
+            if (!view.unwritten) await ctx.checkpointer.prune(id, { keep: "latest" });
+          } else {
+            await deleteThread(ctx, id);
+          }
+          pruned++;
+        }
+        return c.json({ pruned_count: pruned });
+      })
+      .post("/:threadId/copy", async (c) => {
+        const view = await findThread(ctx, threadId(c));
+        const id = randomUUID();
+        if (view.unwritten) {
+          // Nothing has run on it yet: the copy is a new thread with the same metadata.
+          if (ctx.checkpointer.createThread)
+            await ctx.checkpointer.createThread(id, view.record.metadata);
+          else ctx.newThreads.add(id, view.record.metadata);
+        } else {
+          await ctx.checkpointer.copyThread(view.record.threadId, id);
+        }
+        ctx.events.publish(id, "started");
+        return c.json(await wireThread(ctx, await findThread(ctx, id)));
+      })
+      .patch("/:threadId", async (c) => {
+        const body = await parseBody(c, patchBody);
+        const id = threadId(c);
+        await findThread(ctx, id);
+        const metadata = body.metadata ?? {};
+        // Held in memory until its first run (a store without createThread), or in the store.
+        if (!ctx.newThreads.mergeMetadata(id, metadata)) {
+          await ctx.checkpointer.updateThreadMetadata(id, metadata);
+        }
+        return c.json(await wireThread(ctx, await findThread(ctx, id)));
+      })
+      .get("/:threadId", async (c) =>
+        c.json(await wireThread(ctx, await findThread(ctx, threadId(c)))),
+      )
+      .delete("/:threadId", async (c) => {
+        const id = threadId(c);
+        await findThread(ctx, id);
+        await deleteThread(ctx, id);
+        return c.body(null, 204);
+      })
+      .get("/:threadId/state", async (c) => {
+        const view = await findThread(ctx, threadId(c));
+        const graph = await graphOf(ctx, view);
+        const state = await graph.getState(
+          { configurable: { thread_id: view.record.threadId } },
+          { subgraphs: c.req.query("subgraphs") === "true" },
         );
-      }
-      const checkpointId = body.checkpoint_id ?? refId(body.checkpoint);
-      const config = await graph.updateState(
-        {
+        return c.json(toWireState(state, subgraphNodes(graph)));
+      })
+      .get("/:threadId/state/:checkpointId", async (c) => {
+        const view = await findThread(ctx, threadId(c));
+        const graph = await graphOf(ctx, view);
+        const state = await graph.getState({
           configurable: {
             thread_id: view.record.threadId,
-            ...(checkpointId && { checkpoint_id: checkpointId }),
+            checkpoint_id: c.req.param("checkpointId"),
           },
-        },
-        (values.values ?? null) as never,
-        body.as_node,
-      );
-      ctx.newThreads.take(view.record.threadId);
-      ctx.events.publish(view.record.threadId, "decided");
-      return c.json({
-        checkpoint: {
-          thread_id: view.record.threadId,
-          checkpoint_ns: "",
-          checkpoint_id: config.configurable?.checkpoint_id ?? null,
-          checkpoint_map: null,
-        },
-      });
-    })
-    .post("/:threadId/history", async (c) => {
-      const body = await parseBody(c, historyBody);
-      const view = await findThread(ctx, threadId(c));
-      if (view.unwritten) return c.json([]);
-      const graph = await graphOf(ctx, view);
-      const before = refId(body.before);
-      const ns = body.checkpoint?.checkpoint_ns ?? "";
-      const config = {
-        configurable: { thread_id: view.record.threadId, ...(ns && { checkpoint_ns: ns }) },
-      };
-      const metadata = body.metadata ?? undefined;
-      const nodes = subgraphNodes(graph);
-      const wanted = body.checkpoint?.checkpoint_id;
-      if (wanted) {
-        // One checkpoint named: the history is that one (as LangGraph's savers list it).
-        const state = await graph.getState({
-          configurable: { ...config.configurable, checkpoint_id: wanted },
         });
-        const fits = !metadata || jsonContains(state.metadata ?? {}, metadata);
-        return c.json(fits ? [toWireState(state, nodes)] : []);
-      }
-      const out: unknown[] = [];
-      for await (const s of graph.getStateHistory(config, {
-        limit: body.limit,
-        ...(before && { before }),
-        ...(metadata && { filter: metadata }),
-      })) {
-        out.push(toWireState(s, nodes));
-      }
-      return c.json(out);
-    });
+        return c.json(toWireState(state, subgraphNodes(graph)));
+      })
+      // The SDK's getState with a checkpoint object: a checkpoint, of the thread or of a subgraph run.
+      .post("/:threadId/state/checkpoint", async (c) => {
+        const body = await parseBody(c, stateAtBody);
+        const view = await findThread(ctx, threadId(c));
+        const graph = await graphOf(ctx, view);
+        const { checkpoint_id, checkpoint_ns } = body.checkpoint;
+        const state = await graph.getState(
+          {
+            configurable: {
+              thread_id: view.record.threadId,
+              ...(checkpoint_id && { checkpoint_id }),
+              ...(checkpoint_ns && { checkpoint_ns }),
+            },
+          },
+          { subgraphs: body.subgraphs === true },
+        );
+        return c.json(toWireState(state, subgraphNodes(graph)));
+      })
+      .post("/:threadId/state", async (c) => {
+        const body = await parseBody(c, updateBody);
+        const view = await findThread(ctx, threadId(c));
+        if (view.status === "busy") {
+          throw new RequestError(
+            409,
+            "THREAD_BUSY",
+            `Thread "${view.record.threadId}" is running; update it when the run ends.`,
+          );
+        }
+        const graph = await graphOf(ctx, view, "threads.update");
+        const values = fromWireValues(body.values, { messages: holdsMessages(graph) });
+        if (values.badIndex !== undefined) {
+          throw new RequestError(
+            400,
+            "INVALID_BODY",
+            `values.messages[${values.badIndex}] is not a message.`,
+            {
+              fields: [{ path: `values.messages.${values.badIndex}`, message: "not a message" }],
+            },
+          );
+        }
+        const checkpointId = body.checkpoint_id ?? refId(body.checkpoint);
+        const config = await graph.updateState(
+          {
+            configurable: {
+              thread_id: view.record.threadId,
+              ...(checkpointId && { checkpoint_id: checkpointId }),
+            },
+          },
+          (values.values ?? null) as never,
+          body.as_node,
+        );
+        ctx.newThreads.take(view.record.threadId);
+        ctx.events.publish(view.record.threadId, "decided");
+        return c.json({
+          checkpoint: {
+            thread_id: view.record.threadId,
+            checkpoint_ns: "",
+            checkpoint_id: config.configurable?.checkpoint_id ?? null,
+            checkpoint_map: null,
+          },
+        });
+      })
+      .post("/:threadId/history", async (c) => {
+        const body = await parseBody(c, historyBody);
+        const view = await findThread(ctx, threadId(c));
+        if (view.unwritten) return c.json([]);
+        const graph = await graphOf(ctx, view);
+        const before = refId(body.before);
+        const ns = body.checkpoint?.checkpoint_ns ?? "";
+        const config = {
+          configurable: { thread_id: view.record.threadId, ...(ns && { checkpoint_ns: ns }) },
+        };
+        const metadata = body.metadata ?? undefined;
+        const nodes = subgraphNodes(graph);
+        const wanted = body.checkpoint?.checkpoint_id;
+        if (wanted) {
+          // One checkpoint named: the history is that one (as LangGraph's savers list it).
+          const state = await graph.getState({
+            configurable: { ...config.configurable, checkpoint_id: wanted },
+          });
+          const fits = !metadata || jsonContains(state.metadata ?? {}, metadata);
+          return c.json(fits ? [toWireState(state, nodes)] : []);
+        }
+        const out: unknown[] = [];
+        for await (const s of graph.getStateHistory(config, {
+          limit: body.limit,
+          ...(before && { before }),
+          ...(metadata && { filter: metadata }),
+        })) {
+          out.push(toWireState(s, nodes));
+        }
+        return c.json(out);
+      })
+  );
 }

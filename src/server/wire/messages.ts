@@ -18,6 +18,8 @@ export interface WireMessage {
     args: Record<string, unknown>;
     type: "tool_call";
   }>;
+  /** Tool calls whose arguments did not parse: always empty here, listed as LangChain lists them. */
+  invalid_tool_calls?: unknown[];
   tool_call_id?: string;
   name?: string;
   status?: "success" | "error";
@@ -50,6 +52,7 @@ export function toWireMessage(m: Message, index: number): WireMessage {
         type: "ai",
         ...base,
         tool_calls: m.toolCalls.map((c) => ({ ...c, type: "tool_call" as const })),
+        invalid_tool_calls: [],
         ...(m.usage && {
           usage_metadata: {
             input_tokens: m.usage.inputTokens,

@@ -6,6 +6,7 @@ import type {
   TaskPayload,
 } from "../../index.js";
 import type { Message } from "../../models/index.js";
+import { CallbackEvents } from "./callback-events.js";
 import { toWireMessage, toWireValues } from "./messages.js";
 import { wireInterrupts } from "./threads.js";
 
@@ -19,6 +20,7 @@ export const WIRE_STREAM_MODES = [
   "debug",
   "tasks",
   "checkpoints",
+  "events",
 ] as const;
 export type WireStreamMode = (typeof WIRE_STREAM_MODES)[number];
 
@@ -31,6 +33,10 @@ export function graphModesFor(wanted: ReadonlySet<string>): GraphStreamMode[] {
   if (wanted.has("messages") || wanted.has("messages-tuple")) modes.push("messages");
   for (const m of ["custom", "debug", "tasks", "checkpoints"] as const)
     if (wanted.has(m)) modes.push(m);
+  // LangChain's callback events are made from the tasks, the model's tokens and tool calls.
+  if (wanted.has("events")) {
+    for (const m of ["tasks", "messages", "tools"] as const) if (!modes.includes(m)) modes.push(m);
+  }
   return modes;
 }
 
@@ -40,9 +46,11 @@ const isMessageList = (v: unknown): v is Message[] =>
 /**
  * Turns a run's stream parts into LangGraph's SSE events for the modes a client asked:
  * `values`, `updates` (and `{ __interrupt__ }` on a pause), `messages` as
- * `messages/metadata`, `messages/partial` and `messages/complete`, `messages-tuple` as
+ * `messages/metadata` and `messages/partial` for a model's tokens and `messages/complete`
+ * after each values chunk with new messages, `messages-tuple` as
  * `messages` `[chunk, metadata]` (a model's tokens, and whole messages a node writes),
- * `custom`, `tasks`, `checkpoints` and `debug`.
+ * `custom`, `tasks`, `checkpoints` and `debug`, and `events` (see `CallbackEvents`).
+ * `finish()` once the run ended closes what is open.
  */
 export class StreamFrames {
   readonly #modes: ReadonlySet<string>;
@@ -52,24 +60,42 @@ export class StreamFrames {
   #messageCount = 0;
   // Streamed replies so far, by message id: their text, and the metadata sent for them.
   readonly #streamed = new Map<string, { text: string; toolCalls: unknown[] }>();
+  // Ids of the messages sent as `messages/complete`: each is sent once per run.
+  readonly #completed = new Set<string>();
+  readonly #events: CallbackEvents | undefined;
+  // How many messages each subgraph run has: where its updates' new messages land.
+  readonly #nestedCount = new Map<string, number>();
 
   constructor(
     modes: ReadonlySet<string>,
     emit: (event: string, data: unknown) => void,
-    ids: { runId: string; threadId: string },
+    ids: { runId: string; threadId: string; graphId?: string },
   ) {
     this.#modes = modes;
     this.#emit = emit;
     this.#ids = ids;
+    if (modes.has("events")) {
+      this.#events = new CallbackEvents(emit, { ...ids, graphId: ids.graphId ?? "LangGraph" });
+    }
+  }
+
+  /** The run ended (done or paused): what the modes close with (the run's `on_chain_end`). */
+  finish(): void {
+    this.#events?.finish();
   }
 
   write(part: StreamPart): void {
-    if (part.ns !== "") return;
+    if (part.ns !== "") {
+      this.#nested(part);
+      return;
+    }
+    this.#events?.write(part);
     switch (part.mode) {
       case "values": {
         const messages = part.data.messages;
         if (Array.isArray(messages)) this.#messageCount = messages.length;
         if (this.#modes.has("values")) this.#emit("values", toWireValues(part.data));
+        if (this.#modes.has("messages") && isMessageList(messages)) this.#complete(messages);
         return;
       }
       case "updates":
@@ -101,6 +127,56 @@ export class StreamFrames {
     }
   }
 
+  /**
+   * A subgraph's part (the run asked for `stream_subgraphs`), as LangGraph sends it: the
+   * mode's event under `<mode>|<namespace>`, its data as at the top (`messages-tuple` as
+   * `messages|<namespace>`).
+   */
+  #nested(part: StreamPart): void {
+    const as = (mode: string) => `${mode}|${part.ns}`;
+    switch (part.mode) {
+      case "values": {
+        const messages = part.data.messages;
+        if (Array.isArray(messages)) this.#nestedCount.set(part.ns, messages.length);
+        if (this.#modes.has("values")) this.#emit(as("values"), toWireValues(part.data));
+        return;
+      }
+      case "updates":
+        if (!this.#modes.has("updates")) return;
+        for (const [node, update] of Object.entries(part.data)) {
+          const data =
+            node === "__interrupt__"
+              ? { __interrupt__: wireInterrupts(update as never) }
+              : { [node]: toWireValues(update, this.#nestedCount.get(part.ns) ?? 0) };
+          this.#emit(as("updates"), data);
+        }
+        return;
+      case "custom":
+        if (this.#modes.has("custom")) this.#emit(as("custom"), part.data);
+        return;
+      case "messages":
+        if (!this.#modes.has("messages-tuple")) return;
+        this.#emit(as("messages"), [
+          {
+            type: "AIMessageChunk",
+            content: part.data.type === "text" ? part.data.text : "",
+            id: part.data.messageId,
+          },
+          this.#metadata(part.metadata.node, part.metadata.step),
+        ]);
+        return;
+      case "tasks":
+        if (this.#modes.has("tasks")) this.#emit(as("tasks"), this.#task(part.data));
+        return;
+      case "checkpoints":
+        if (this.#modes.has("checkpoints"))
+          this.#emit(as("checkpoints"), this.#checkpoint(part.data));
+        return;
+      default:
+        return;
+    }
+  }
+
   #update(data: Record<string, unknown>): void {
     if ("__interrupt__" in data) {
       // As LangGraph: the pause is its own chunk in each mode, listing the interrupt()
@@ -118,18 +194,30 @@ export class StreamFrames {
     }
   }
 
-  /** Messages a node wrote: complete what streamed, send whole what did not. */
+  /** Messages a node wrote, for `messages-tuple`: whole, unless they streamed as tokens. */
   #written(node: string, messages: Message[]): void {
+    if (!this.#modes.has("messages-tuple")) return;
     for (const [i, m] of messages.entries()) {
       const wire = toWireMessage(m, this.#messageCount + i);
-      const meta = this.#metadata(node, undefined);
-      const streamed = this.#streamed.has(wire.id);
-      if (this.#modes.has("messages")) {
-        if (!streamed) this.#emit("messages/metadata", { [wire.id]: { metadata: meta } });
-        this.#emit("messages/complete", [wire]);
-      }
-      if (this.#modes.has("messages-tuple") && !streamed) this.#emit("messages", [wire, meta]);
+      if (!this.#streamed.has(wire.id))
+        this.#emit("messages", [wire, this.#metadata(node, undefined)]);
     }
+  }
+
+  /**
+   * `messages/complete` for the messages of a values chunk not yet sent, after that chunk,
+   * as LangGraph derives them from its values stream: a run's input and every message a
+   * node wrote, once each.
+   */
+  #complete(messages: Message[]): void {
+    const fresh = [];
+    for (const [i, m] of messages.entries()) {
+      const wire = toWireMessage(m, i);
+      if (this.#completed.has(wire.id)) continue;
+      this.#completed.add(wire.id);
+      fresh.push(wire);
+    }
+    if (fresh.length > 0) this.#emit("messages/complete", fresh);
   }
 
   #chunk(chunk: MessageChunk, where: { node: string; step: number }): void {

@@ -68,6 +68,12 @@ const wireCheckpoint = (config: StateSnapshot["config"] | undefined) =>
       }
     : null;
 
+/** A subgraph's state inside a task, as LangGraph nests it: without its own `interrupts`. */
+function nestedState(state: Record<string, unknown>): Record<string, unknown> {
+  const { interrupts: _, ...nested } = state;
+  return nested;
+}
+
 /**
  * A LangGraph `ThreadState` from our state snapshot. `subgraphNodes` names the graph's
  * nodes that run a subgraph: their tasks carry the subgraph run's `checkpoint` (its
@@ -101,7 +107,7 @@ export function toWireState(
         subgraphNodes.has(t.name) && !t.state && threadId
           ? { thread_id: threadId, checkpoint_ns: `${ns ? `${ns}|` : ""}${t.name}:${t.id}` }
           : null,
-      state: t.state ? toWireState(t.state, subgraphNodes) : null,
+      state: t.state ? nestedState(toWireState(t.state, subgraphNodes)) : null,
       result: t.result ? toWireValues(t.result) : null,
     })),
     interrupts: wireInterrupts(s.interrupts),
