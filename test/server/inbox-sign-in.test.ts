@@ -64,6 +64,8 @@ async function signIn(server: StateweaverServer, credential: string) {
         cookie: `sw_user=${init.session ?? session}; sw_csrf=${csrf}`,
         "x-csrf-token": csrf,
         "content-type": "application/json",
+        // As the inbox's page asks: JSON errors.
+        accept: "application/json",
       },
       ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
     });
@@ -176,7 +178,11 @@ describe("inbox sign-in with an auth file", () => {
 const asBearer = (server: StateweaverServer, token: string, path: string, body?: unknown) =>
   server.app.request(path, {
     method: body === undefined ? "GET" : "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    headers: {
+      authorization: `Bearer ${token}`,
+      "content-type": "application/json",
+      accept: "application/json",
+    },
     ...(body !== undefined && { body: JSON.stringify(body) }),
   });
 const codeOf = async (res: Response) => ((await res.json()) as any).error?.code;
@@ -336,7 +342,11 @@ describe("without an auth file", () => {
     const call = (path: string, body?: unknown) =>
       server.app.request(path, {
         method: body === undefined ? "GET" : "POST",
-        headers: { authorization: "Bearer shared-secret", "content-type": "application/json" },
+        headers: {
+          authorization: "Bearer shared-secret",
+          "content-type": "application/json",
+          accept: "application/json",
+        },
         ...(body !== undefined && { body: JSON.stringify(body) }),
       });
     expect(await (await call("/auth/csrf")).json()).toMatchObject({ signIn: "shared_token" });
