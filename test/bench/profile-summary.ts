@@ -54,8 +54,9 @@ const total = profile.endTime - profile.startTime;
 function shortUrl(url: string): string {
   const at = url.indexOf("node_modules/");
   if (at >= 0) return url.slice(at + "node_modules/".length);
-  const main = url.indexOf("/work/main/");
-  if (main >= 0) return url.slice(main + "/work/main/".length);
+  // Our own files, from any checkout, sources or build.
+  const ours = url.search(/\/(dist\/)?(src|machines)\//);
+  if (ours >= 0) return url.slice(ours + 1).replace(/^dist\//, "");
   return url.replace(/^file:\/\//, "") || "(native)";
 }
 

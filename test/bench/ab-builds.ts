@@ -1,0 +1,151 @@
+/**
+ * A/B of two builds of stateweaver in one process: the same scenarios built from each
+ * checkout's `dist/`, timed in alternating batches (A, B, B, A, …), wall and process CPU
+ * time (user + system, the steadier figure on a shared machine) per operation.
+ *
+ *   npm run -s build    # in each checkout (tsc -p tsconfig.build.json is enough)
+ *   node --import tsx --expose-gc test/bench/ab-builds.ts /tmp/perf-base . --only S1,S3 --rounds 15
+ *
+ * Prints, per scenario, the median µs/op of each side and B/A, with the spread of the
+ * per-round ratios (min–max), and B/A of each side's lower decile (p10): on a machine
+ * other work shares, the quickest batches are the ones least disturbed. Both builds share
+ * one `xstate` (one node_modules).
+ */
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { median } from "./measure.js";
+
+const args = process.argv.slice(2);
+const option = (name: string) => {
+  const at = args.indexOf(name);
+  return at >= 0 ? args[at + 1] : undefined;
+};
+const dirs = args.filter((a, i) => !a.startsWith("--") && !args[i - 1]?.startsWith("--"));
+if (dirs.length !== 2) {
+  console.error("usage: ab-builds.ts <checkout A> <checkout B> [--only S1,S3] [--rounds 15]");
+  process.exit(2);
+}
+const only = (option("--only") ?? "S1,S2,S3,S4,S5").split(",");
+const rounds = Number(option("--rounds") ?? 15);
+
+type Op = () => Promise<void>;
+/** One build's module, loaded by path (its types are not this checkout's). */
+type Module = any;
+
+async function load(dir: string): Promise<{ core: Module; checkpoint: Module }> {
+  const at = (p: string) => pathToFileURL(join(resolve(dir), "dist/src", p)).href;
+  return {
+    core: await import(at("index.js")),
+    checkpoint: await import(at("checkpoint/index.js")),
+  };
+}
+
+function check(ok: boolean, what: string): void {
+  if (!ok) throw new Error(`wrong result: ${what}`);
+}
+
+/** The bench's graphs (test/bench/graphs/ours.ts), built from one build's modules. */
+function scenarios({ core, checkpoint }: { core: Module; checkpoint: Module }): Map<string, Op> {
+  const { Graph, START, END, interrupt } = core;
+  const chain = (length: number, checkpointer?: unknown) => {
+    const graph = new Graph({ name: `Chain${length}` });
+    for (let i = 0; i < length; i++) graph.addNode(`n${i}`, (s: { n: number }) => ({ n: s.n + 1 }));
+    graph.addEdge(START, "n0");
+    for (let i = 1; i < length; i++) graph.addEdge(`n${i - 1}`, `n${i}`);
+    graph.addEdge(`n${length - 1}`, END);
+    return graph.compile(checkpointer ? { checkpointer } : {});
+  };
+  let thread = 0;
+  const config = () => ({ configurable: { thread_id: `ab-${thread++}` } });
+  const ops = new Map<string, Op>();
+  const s1 = chain(10);
+  ops.set("S1", async () => check((await s1.invoke({ n: 0 })).state.n === 10, "S1"));
+  const s2 = chain(10, new checkpoint.MemoryCheckpointer());
+  ops.set("S2", async () =>
+    check((await s2.invoke({ n: 0 }, { config: config() })).state.n === 10, "S2"),
+  );
+  const s3 = new Graph({ name: "Approval" })
+    .addNode("approval", (s: { details: string }) => ({
+      approved: interrupt({ question: "Go ahead with this?", details: s.details }),
+    }))
+    .addEdge(START, "approval")
+    .addEdge("approval", END)
+    .compile({ checkpointer: new checkpoint.MemoryCheckpointer() });
+  ops.set("S3", async () => {
+    const c = config();
+    check((await s3.invoke({ details: "x" }, { config: c })).status === "interrupted", "S3 paused");
+    const done = await s3.resume(true, { config: c });
+    check(done.status === "done" && done.state.approved === true, "S3 resumed");
+  });
+  const fan = new Graph({ name: "FanOut50" }).addReducer(
+    "items",
+    (existing: number[] = [], update: number[]) => existing.concat(update),
+  );
+  const branches: string[] = [];
+  for (let i = 0; i < 50; i++) {
+    branches.push(`p${i}`);
+    fan.addNode(`p${i}`, () => ({ items: [i] })).addEdge(START, `p${i}`);
+  }
+  fan.addNode("join", (s: { items: number[] }) => ({ count: s.items.length }));
+  const s4 = fan.addEdge(branches, "join").addEdge("join", END).compile();
+  ops.set("S4", async () => check((await s4.invoke({ items: [] })).state.count === 50, "S4"));
+  const s5 = chain(50, new checkpoint.MemoryCheckpointer());
+  ops.set("S5", async () => {
+    const r = await s5.invoke(
+      { n: 0 },
+      { config: config(), recursionLimit: 1000, durability: "sync" },
+    );
+    check(r.state.n === 50, "S5");
+  });
+  return ops;
+}
+
+/** µs per operation, wall and CPU, over `n` operations. */
+async function batch(op: Op, n: number): Promise<{ wall: number; cpu: number }> {
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) await op();
+  const wall = ((performance.now() - t0) * 1000) / n;
+  const used = process.cpuUsage(cpu0);
+  return { wall, cpu: (used.user + used.system) / n };
+}
+
+const fmt = (x: number) => x.toFixed(x < 10 ? 2 : 0).padStart(7);
+const A = scenarios(await load(dirs[0]!));
+const B = scenarios(await load(dirs[1]!));
+console.log(`A = ${dirs[0]}, B = ${dirs[1]}; ${rounds} rounds; µs per operation (median)`);
+console.log(
+  "scen   A wall   B wall  B/A wall (min–max)     A cpu    B cpu  B/A cpu (min–max)    p10 wall  p10 cpu",
+);
+for (const id of only) {
+  const a = A.get(id)!;
+  const b = B.get(id)!;
+  const size = id === "S5" || id === "S4" ? 10 : 40;
+  for (let i = 0; i < 10 * size; i++) {
+    await a();
+    await b();
+  }
+  const wall: Record<"a" | "b", number[]> = { a: [], b: [] };
+  const cpu: Record<"a" | "b", number[]> = { a: [], b: [] };
+  const wallRatios: number[] = [];
+  const cpuRatios: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const first = r % 2 === 0;
+    const x = await batch(first ? a : b, size);
+    const y = await batch(first ? b : a, size);
+    const [ra, rb] = first ? [x, y] : [y, x];
+    wall.a.push(ra.wall);
+    wall.b.push(rb.wall);
+    cpu.a.push(ra.cpu);
+    cpu.b.push(rb.cpu);
+    wallRatios.push(rb.wall / ra.wall);
+    cpuRatios.push(rb.cpu / ra.cpu);
+  }
+  const spread = (xs: number[]) =>
+    `${(median(xs) as number).toFixed(3)} (${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)})`;
+  const p10 = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 10)]!;
+  const lower = (side: typeof wall) => (p10(side.b) / p10(side.a)).toFixed(3).padStart(8);
+  console.log(
+    `${id.padEnd(4)} ${fmt(median(wall.a))}  ${fmt(median(wall.b))}  ${spread(wallRatios).padEnd(20)} ${fmt(median(cpu.a))}  ${fmt(median(cpu.b))}  ${spread(cpuRatios).padEnd(20)} ${lower(wall)} ${lower(cpu)}`,
+  );
+}

@@ -1,0 +1,69 @@
+/**
+ * Bytes allocated per operation of stateweaver's side of S1 or S3, by the function that
+ * allocated them: V8's sampling heap profiler, keeping the samples of objects the GC has
+ * already collected (which `node --heap-prof` drops), so short-lived garbage counts too.
+ *
+ *   npm run -s build
+ *   node --import tsx test/bench/alloc-profile.ts S3 [--top 40] [--ops 3000]
+ */
+import { Session } from "node:inspector/promises";
+import { MemoryCheckpointer } from "stateweaver/checkpoint";
+import * as ours from "./graphs/ours.js";
+import { check } from "./scenario.js";
+
+const args = process.argv.slice(2);
+const option = (name: string, fallback: number) => {
+  const at = args.indexOf(name);
+  return at >= 0 ? Number(args[at + 1]) : fallback;
+};
+const id = (args[0] ?? "S3").toUpperCase();
+const top = option("--top", 40);
+const ops = option("--ops", 3000);
+
+let thread = 0;
+const approval = ours.approval(new MemoryCheckpointer());
+const chain = ours.chain(10);
+const op =
+  id === "S3"
+    ? async () => {
+        const config = { configurable: { thread_id: `alloc-${thread++}` } };
+        await approval.invoke({ details: "x" }, { config });
+        const done = await approval.resume(true, { config });
+        check(done.status === "done", "S3 resumed", done);
+      }
+    : async () => check((await chain.invoke({ n: 0 })).state.n === 10, "S1", null);
+
+interface SampleNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: SampleNode[];
+}
+
+for (let i = 0; i < ops; i++) await op(); // warm-up
+const session = new Session();
+session.connect();
+await session.post("HeapProfiler.enable");
+await session.post("HeapProfiler.startSampling", {
+  samplingInterval: 1024,
+  includeObjectsCollectedByMajorGC: true,
+  includeObjectsCollectedByMinorGC: true,
+});
+for (let i = 0; i < ops; i++) await op();
+const { profile } = await session.post("HeapProfiler.stopSampling");
+
+const bytes = new Map<string, number>();
+let total = 0;
+const visit = (node: SampleNode) => {
+  total += node.selfSize;
+  const { functionName, url, lineNumber } = node.callFrame;
+  const where = url.replace(/.*node_modules\//, "").replace(/.*\/(dist\/)?(?=src\/)/, "");
+  const key = `${functionName || "(anonymous)"}  ${where || "(native)"}:${lineNumber + 1}`;
+  bytes.set(key, (bytes.get(key) ?? 0) + node.selfSize);
+  for (const child of node.children) visit(child);
+};
+visit(profile.head as unknown as SampleNode);
+console.log(`${id}: about ${(total / ops / 1024).toFixed(1)} KB allocated per operation (sampled)`);
+for (const [key, size] of [...bytes].sort((a, b) => b[1] - a[1]).slice(0, top)) {
+  const share = ((100 * size) / total).toFixed(1).padStart(5);
+  console.log(`${share}%  ${(size / ops).toFixed(0).padStart(6)} B/op  ${key}`);
+}
