@@ -54,4 +54,35 @@ describe("a thread made with POST /threads that has not run yet", () => {
       await data.dispose();
     }
   });
+
+  it.each(["memory", "PGlite"])(
+    "made by a run's if_not_exists on %s, it is found while that run waits: a second run on it is queued, not a 404",
+    async (store) => {
+      const data = store === "PGlite" ? await tempDataDir() : undefined;
+      const running = await startServer(data ? { checkpointer: data.open() } : {});
+      try {
+        const client = new Client({ apiUrl: running.url });
+        const threadId = crypto.randomUUID();
+        const first = await client.runs.create(threadId, "question", {
+          input: { question: "Later?" },
+          ifNotExists: "create",
+          afterSeconds: 30,
+        });
+        expect((await client.threads.get(threadId)).thread_id).toBe(threadId);
+        const second = await client.runs.create(threadId, "question", {
+          input: { question: "Now?" },
+          multitaskStrategy: "enqueue",
+        });
+        expect((await client.runs.list(threadId)).map((r) => r.run_id).sort()).toEqual(
+          [first.run_id, second.run_id].sort(),
+        );
+        await client.runs.cancel(threadId, first.run_id);
+        await client.runs.cancel(threadId, second.run_id);
+      } finally {
+        await running.stop();
+        await running.checkpointer.close?.();
+        await data?.dispose();
+      }
+    },
+  );
 });

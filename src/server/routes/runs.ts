@@ -154,7 +154,10 @@ export async function startRun(
     throw error;
   });
   if (!view) {
-    ctx.newThreads.add(threadId, {});
+    // Recorded at once where the store can: a second request finds the thread while this
+    // run waits (a delayed or queued run writes nothing until it starts).
+    if (ctx.checkpointer.createThread) await ctx.checkpointer.createThread(threadId, {});
+    else ctx.newThreads.add(threadId, {});
     view = await findThread(ctx, threadId);
   }
   if (view.graphId !== undefined && view.graphId !== graphId) {
