@@ -18,6 +18,7 @@ import { authorizeResources } from "./auth/resource-access.js";
 import { sessionRevocationsFor } from "./auth/session-revocations.js";
 import { UserSessions } from "./auth/user-session.js";
 import { authRoutes, checkToken, requireAccess } from "./auth.js";
+import type { ConfigurableHeaders } from "./configurable-headers.js";
 import { cronStoreFor } from "./crons/cron-store-for.js";
 import { Crons } from "./crons/crons.js";
 import { errorAnswer } from "./error-answer.js";
@@ -127,6 +128,12 @@ export interface ServerOptions {
    * ended (`webhookOptionsOf(config)`; see docs/webhooks.md).
    */
   webhooks?: WebhookOptions;
+  /**
+   * Which request headers a run's nodes get in `config.configurable` (LangGraph's
+   * `http.configurable_headers`); by default every `x-…` header and `user-agent`, never
+   * credentials (see `ConfigurableHeaders`).
+   */
+  configurableHeaders?: ConfigurableHeaders;
   /** Called with errors no route expected (answered with a 500); `console.error` by default. */
   onUnexpectedError?: (error: unknown) => void;
 }
@@ -182,6 +189,7 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
     audit,
     auditPermission: options.auditPermission ?? "admin",
     crons: new Crons(cronStoreFor(options.checkpointer), () => context, report),
+    configurableHeaders: options.configurableHeaders ?? {},
   };
   context.crons.start();
   runs.onSettled(async (change) => {

@@ -9,6 +9,7 @@ import type { CompiledGraph } from "../index.js";
 import { checkWebhookConfig, type WebhookConfig } from "../runs/index.js";
 import type { GraphDefaults } from "./assistants.js";
 import { type AuthHandlers, authHandlersOf } from "./auth/custom-auth.js";
+import type { ConfigurableHeaders } from "./configurable-headers.js";
 import { ServerConfigError } from "./errors.js";
 import { type FactoryGraph, factoryGraph, type GraphFactory } from "./graph-factory.js";
 
@@ -66,7 +67,18 @@ const configFile = z
     ),
     seed: entry.optional(),
     auth: z.object({ path: entry }).optional(),
-    http: z.looseObject({ app: entry.optional() }).optional(),
+    http: z
+      .looseObject({
+        app: entry.optional(),
+        configurable_headers: z
+          .object({
+            includes: z.array(z.string().min(1)).optional(),
+            excludes: z.array(z.string().min(1)).optional(),
+          })
+          .strict()
+          .optional(),
+      })
+      .optional(),
     env: z.union([z.string(), z.record(z.string(), z.string())]).optional(),
     /** Who is told what happened (docs/webhooks.md); secrets are read by `webhookOptionsOf`. */
     webhooks: z.unknown().optional(),
@@ -96,6 +108,8 @@ export interface ServerConfig {
   graphDefaults: Record<string, GraphDefaults>;
   /** The Hono app `http.app` names, if any. */
   routes: Hono | undefined;
+  /** `http.configurable_headers`: which request headers reach a run's nodes. */
+  configurableHeaders: ConfigurableHeaders | undefined;
   /** Keys of the file this server does not apply (`node_version`, `store`, `http.cors`…). */
   unused: string[];
   /** `"webhooks"` as the file has it (checked; secrets named by env var not read yet). */
@@ -251,10 +265,11 @@ export async function loadServerConfig(
   const unused = [
     ...DEPLOYMENT_KEYS.filter((key) => parsed.data[key] !== undefined),
     ...Object.keys(parsed.data.http ?? {})
-      .filter((key) => key !== "app")
+      .filter((key) => key !== "app" && key !== "configurable_headers")
       .map((key) => `http.${key}`),
   ];
-  return { graphs, seed, auth, graphDefaults, routes, unused, webhooks };
+  const configurableHeaders = parsed.data.http?.configurable_headers;
+  return { graphs, seed, auth, graphDefaults, routes, unused, webhooks, configurableHeaders };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

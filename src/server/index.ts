@@ -29,6 +29,7 @@ export {
   webhookOptionsOf,
 } from "../runs/index.js";
 export { createApp, DEFAULT_BODY_LIMIT, type ServerOptions } from "./app.js";
+export { type ConfigurableHeaders, headersForRun } from "./configurable-headers.js";
 export type { GraphDefaults } from "./assistants.js";
 export type { AuthHandlers } from "./auth/custom-auth.js";
 export type { AuthUser, RequestIdentity } from "./auth/identity.js";

@@ -3,6 +3,7 @@ import type { Checkpointer, ThreadRecord, ThreadStatus } from "../checkpoint/ind
 import type { Runs } from "../runs/index.js";
 import type { Store } from "../store/index.js";
 import type { Assistants } from "./assistants.js";
+import type { ConfigurableHeaders } from "./configurable-headers.js";
 import type { Crons } from "./crons/crons.js";
 import { RequestError } from "./errors.js";
 import type { HostedGraphs } from "./hosted-graphs.js";
@@ -25,6 +26,8 @@ export interface ServerContext {
   newThreads: NewThreads;
   /** Where every decision is recorded (the record of truth for who decided what). */
   audit: AuditLog;
+  /** Which request headers reach a run's nodes in `config.configurable`. */
+  configurableHeaders: ConfigurableHeaders;
   /** Runs on a schedule (`/runs/crons`), fired by a tick in every server. */
   crons: Crons;
   /** The permission an auth handler's user needs to read the audit log over HTTP. */

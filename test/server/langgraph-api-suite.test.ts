@@ -1771,9 +1771,23 @@ it("custom routes - webhook", async () => {
     .toMatchObject({ json: { status: "success" } });
 });
 
-it.todo(
-  "custom routes - mutate request body (LangGraph's fixture graph echoes a configurable header a middleware adds; configurable_headers are not built)",
-);
+it("custom routes - mutate request body", async () => {
+  const client = new Client<any>({
+    apiUrl: running!.url,
+    defaultHeaders: {
+      "x-configurable-header": "extra-client",
+    },
+  });
+
+  const thread = await client.threads.create();
+  const res = await client.runs.wait(thread.thread_id, "agent_simple", {
+    input: { messages: [{ role: "human", content: "input" }] },
+  });
+
+  expect(res).toEqual({
+    messages: expect.arrayContaining([expect.objectContaining({ content: "end: extra-client" })]),
+  });
+});
 
 it("custom routes - langgraph", async () => {
   const res = await fetcher(new URL("/custom/client", running!.url));

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { clauses } from "../../errors/sentences.js";
 import type { BackgroundRun } from "../../runs/index.js";
 import { type RequestIdentity, sharedTokenIdentity } from "../auth/identity.js";
+import { headersForRun } from "../configurable-headers.js";
 import { actorOf, recordNotApplied, recordResumeDecisions } from "../decision-audit.js";
 import { checkResumeRights } from "../decision-rights.js";
 import { RequestError } from "../errors.js";
@@ -145,6 +146,8 @@ export async function startRun(
   body: RunBody,
   defaultModes: readonly StreamMode[],
   who: RequestIdentity | undefined,
+  /** The request's headers: those the server's rule lets through reach the nodes. */
+  headers?: Headers,
 ): Promise<BackgroundRun> {
   const assistant = await ctx.assistants.resolve(body.assistant_id);
   const { graphId } = assistant;
@@ -200,6 +203,7 @@ export async function startRun(
   const configurable = passedConfigurable({
     ...(isRecord(assistantConfigurable) ? assistantConfigurable : {}),
     ...body.config?.configurable,
+    ...headersForRun(headers, ctx.configurableHeaders),
   });
   const all = (b: RunBody["interrupt_before"], graphId: string) =>
     b === "*" ? ctx.hosted.get(graphId).nodes : (b ?? undefined);
@@ -330,13 +334,27 @@ export function runRoutes(ctx: ServerContext): Hono {
   return new Hono()
     .post("/:threadId/runs", async (c) => {
       const body = await readRunBody(c, runBody);
-      const run = await startRun(ctx, c.req.param("threadId"), body, ALL_MODES, c.get("identity"));
+      const run = await startRun(
+        ctx,
+        c.req.param("threadId"),
+        body,
+        ALL_MODES,
+        c.get("identity"),
+        c.req.raw.headers,
+      );
       c.header("Content-Location", location(run));
       return c.json(toWireRun(run));
     })
     .post("/:threadId/runs/wait", async (c) => {
       const body = await readRunBody(c, runBody);
-      const run = await startRun(ctx, c.req.param("threadId"), body, ALL_MODES, c.get("identity"));
+      const run = await startRun(
+        ctx,
+        c.req.param("threadId"),
+        body,
+        ALL_MODES,
+        c.get("identity"),
+        c.req.raw.headers,
+      );
       c.header("Content-Location", location(run));
       const gone = c.req.raw.signal;
       const onGone = () => cancelQuietly(run);
@@ -350,7 +368,14 @@ export function runRoutes(ctx: ServerContext): Hono {
     })
     .post("/:threadId/runs/stream", async (c) => {
       const body = await readRunBody(c, runBody);
-      const run = await startRun(ctx, c.req.param("threadId"), body, ["values"], c.get("identity"));
+      const run = await startRun(
+        ctx,
+        c.req.param("threadId"),
+        body,
+        ["values"],
+        c.get("identity"),
+        c.req.raw.headers,
+      );
       return streamRun(c, ctx.runs, run.runId, {
         headers: { "Content-Location": location(run) },
         ended: () => endedWith(run),

@@ -25,9 +25,17 @@ export function statelessRunRoutes(ctx: ServerContext): Hono {
     body: StatelessBody,
     modes: typeof ALL_MODES,
     who: RequestIdentity | undefined,
+    headers: Headers,
   ) => {
     const threadId = randomUUID();
-    const run = await startRun(ctx, threadId, { ...body, if_not_exists: "create" }, modes, who);
+    const run = await startRun(
+      ctx,
+      threadId,
+      { ...body, if_not_exists: "create" },
+      modes,
+      who,
+      headers,
+    );
     return { run, keep: body.on_completion === "keep" };
   };
   const cleanUp = async (run: BackgroundRun, keep: boolean) => {
@@ -44,6 +52,7 @@ export function statelessRunRoutes(ctx: ServerContext): Hono {
         await readRunBody(c, statelessBody),
         ALL_MODES,
         c.get("identity"),
+        c.req.raw.headers,
       );
       later(run, keep);
       return c.json(toWireRun(run));
@@ -54,7 +63,7 @@ export function statelessRunRoutes(ctx: ServerContext): Hono {
       );
       const runs = [];
       for (const body of bodies) {
-        const { run, keep } = await start(body, ALL_MODES, c.get("identity"));
+        const { run, keep } = await start(body, ALL_MODES, c.get("identity"), c.req.raw.headers);
         later(run, keep);
         runs.push(toWireRun(run));
       }
@@ -65,6 +74,7 @@ export function statelessRunRoutes(ctx: ServerContext): Hono {
         await readRunBody(c, statelessBody),
         ALL_MODES,
         c.get("identity"),
+        c.req.raw.headers,
       );
       const values = await finalValues(ctx, await ctx.runs.join(run.runId));
       await cleanUp(run, keep);
@@ -75,6 +85,7 @@ export function statelessRunRoutes(ctx: ServerContext): Hono {
         await readRunBody(c, statelessBody),
         ["values"],
         c.get("identity"),
+        c.req.raw.headers,
       );
       later(run, keep);
       return streamRun(c, ctx.runs, run.runId);
