@@ -8,6 +8,7 @@
  *   npm run bench:server                       # `npm start`'s command, 3 runs
  *   npm run bench:server -- --script dev --runs 5
  *   npm run bench:server -- --use 60           # then an hour of light use, RSS each minute
+ *   npm run bench:server -- --flags "--liftoff-only"   # node flags before the script's
  *
  * Light use: every 20 s one ticket (clean up, the SQL report, the on-call email, in turn)
  * is started through the SDK client, its review approved, the inbox page and its list
@@ -27,6 +28,8 @@ const { values: args } = parseArgs({
     runs: { type: "string", default: "3" },
     use: { type: "string", default: "0" },
     settle: { type: "string", default: "3" },
+    /** Node flags put before the script's own, e.g. "--liftoff-only". */
+    flags: { type: "string", default: "" },
   },
 });
 const repo = new URL("../..", import.meta.url).pathname;
@@ -36,7 +39,7 @@ const pkg = JSON.parse(await readFile(join(repo, "package.json"), "utf8")) as {
 const script = pkg.scripts[args.script!];
 if (!script?.startsWith("node "))
   throw new Error(`npm script "${args.script}" is not a node command: ${script}`);
-const nodeArgs = script.split(/\s+/).slice(1);
+const nodeArgs = [...args.flags!.split(/\s+/).filter(Boolean), ...script.split(/\s+/).slice(1)];
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const load = () =>
