@@ -12,7 +12,7 @@ import { PGlite } from "@electric-sql/pglite";
 const MAX_ROWS = 50;
 
 /** As the server's store: a small buffer pool keeps the second PGlite at ~30 MB of RSS. */
-const START_SETTINGS = ["-c", "shared_buffers=16MB"];
+const START_SETTINGS = ["-c", "shared_buffers=1MB"];
 
 /**
  * One statement at a time against the demo orders database in `dir`, opened on first use.
