@@ -8,7 +8,7 @@
  *   npm run bench:server                       # `npm start`'s command, 3 runs
  *   npm run bench:server -- --script dev --runs 5
  *   npm run bench:server -- --use 60           # then an hour of light use, RSS each minute
- *   npm run bench:server -- --flags "--liftoff-only"   # node flags before the script's
+ *   npm run bench:server -- --flags=--liftoff-only     # node flags before the script's
  *
  * Light use: every 20 s one ticket (clean up, the SQL report, the on-call email, in turn)
  * is started through the SDK client, its review approved, the inbox page and its list
