@@ -12,8 +12,8 @@ import { opsTools } from "./tools.js";
 const SYSTEM_PROMPT = `You are an ops agent working on tickets. You act only through your tools, on a sandbox folder (paths are relative to it) and an orders database. Look before you act: list or read files before removing them. When a ticket is unclear, ask with ask_user. Some calls are reviewed by a person, who may approve, edit, reject or answer them; follow their answer. Finish with a short summary of what was done.`;
 
 /**
- * What the ops agent is built from. `dataDir` holds the sandbox (`<dataDir>/sandbox`);
- * without `model` the scripted offline model is used.
+ * What the ops agent is built from. `dataDir` holds the sandbox (`<dataDir>/sandbox`) and
+ * the orders database (`<dataDir>/orders`); without `model` the scripted offline model is used.
  *
  * @example
  * const options: OpsAgentOptions = { dataDir: "./.stateweaver", checkpointer: new MemoryCheckpointer() };
@@ -33,7 +33,7 @@ export interface OpsAgentOptions {
  */
 export function createOpsAgent(options: OpsAgentOptions) {
   const sandbox = new Sandbox(join(options.dataDir, "sandbox"));
-  const database = new SqlDatabase();
+  const database = new SqlDatabase(join(options.dataDir, "orders"));
   const agent = createAgent({
     name: "ops",
     model: options.model ?? scriptedOpsModel(),

@@ -64,11 +64,12 @@ const VACUUM_DELAY_MS = 2_000;
 /**
  * Postgres settings for the instances the store opens, added to PGlite's start
  * parameters (they apply to each start, nothing is written to the directory). PGlite's
- * default 128MB of shared buffers is memory Postgres prepares at every start: ~110MB of
- * RSS more than 16MB, for a cache over files that are in this process's memory or the OS
- * page cache anyway (docs/benchmarks.md, "Opening PGlite").
+ * default 128MB of shared buffers is memory Postgres prepares at every start, for a cache
+ * over files that are in this process's memory or the OS page cache anyway: 1MB holds
+ * ~25MB less RSS than 16MB, which held ~110MB less than the default, and the store's
+ * queries measured no slower (docs/benchmarks.md, "Opening PGlite", "The server's weight").
  */
-const START_SETTINGS = ["shared_buffers=16MB"];
+const START_SETTINGS = ["shared_buffers=1MB"];
 
 /**
  * Checkpoints in PGlite, an embedded PostgreSQL: durable with a data directory, no

@@ -2,8 +2,9 @@
  * The README's TypeScript samples run as written: each `ts` block is saved as a module of
  * its own and run with Node and tsx, importing `stateweaver` as an installed package would
  * (the repository's own entry points). Samples that talk to a server get the demo server
- * as `npm start` runs it (`stateweaver serve` with the repository's stateweaver.json), on a
- * free port and a fresh data directory: the only change made to a sample is that port.
+ * from the sources, as `npm run dev` runs it (`stateweaver serve` with the repository's
+ * stateweaver.json: the graph `npm start` serves from the build), on a free port and a fresh
+ * data directory: the only change made to a sample is that port.
  * A block that cannot run alone (a fragment, or alternatives side by side) says so in an
  * HTML comment on the line before it: `<!-- illustrative: why -->`.
  */
@@ -51,7 +52,7 @@ let dataDir: string;
 let server: ChildProcess | undefined;
 let serverUrl: string | undefined;
 
-/** `stateweaver serve` as `npm start` runs it, on a free port; resolves with its URL. */
+/** `stateweaver serve` as `npm run dev` runs it, on a free port; resolves with its URL. */
 function startDemoServer(): Promise<string> {
   server = spawn(
     process.execPath,

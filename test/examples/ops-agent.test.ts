@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OutsideSandboxError, Sandbox } from "../../examples/ops-agent/sandbox.js";
 import { planReply } from "../../examples/ops-agent/scripted-model.js";
+import { SqlDatabase } from "../../examples/ops-agent/sql-database.js";
 import { seed, startTicket } from "../../examples/ops-agent/tickets.js";
 import { walkthrough } from "../../examples/ops-agent/walkthrough.js";
 import { chooseModel, createOpsAgent } from "../../examples/ops-agent.js";
@@ -150,6 +151,28 @@ describe("the sandbox", () => {
     expect(await sandbox.list(".")).toContain("oncall.txt");
     await sandbox.remove("oncall.txt");
     expect(await new Sandbox(join(dir, "kept")).list(".")).not.toContain("oncall.txt");
+  });
+});
+
+describe("the orders database", () => {
+  it("is made on first use in its directory and keeps its changes across a restart", {
+    timeout: 60_000,
+  }, async () => {
+    const orders = join(dir, "orders-restart", "orders");
+    const first = new SqlDatabase(orders);
+    expect(await first.query("SELECT count(*)::int AS n FROM orders")).toEqual({
+      rowCount: 1,
+      rows: [{ n: 7 }],
+    });
+    await first.query("DELETE FROM orders WHERE status = 'refunded'");
+    await first.close();
+
+    const second = new SqlDatabase(orders);
+    expect(await second.query("SELECT count(*)::int AS n FROM orders")).toEqual({
+      rowCount: 1,
+      rows: [{ n: 6 }],
+    });
+    await second.close();
   });
 });
 

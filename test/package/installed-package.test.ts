@@ -82,7 +82,7 @@ async function copyCheckout(to: string): Promise<void> {
 }
 
 /** Pack the working tree as a clone would (npm runs `prepare`), install it offline into a new project. */
-async function installPackedPackage(): Promise<{ app: string; pkg: PackageJson }> {
+async function installPackedPackage(): Promise<{ app: string; clone: string; pkg: PackageJson }> {
   work = await mkdtemp(join(tmpdir(), "stateweaver-install-"));
   const clone = join(work, "stateweaver");
   const app = join(work, "app");
@@ -134,10 +134,10 @@ async function installPackedPackage(): Promise<{ app: string; pkg: PackageJson }
 
   // stateweaver/testing runs on vitest, an optional peer: a user of it has vitest installed.
   await symlink(join(repo, "node_modules", "vitest"), join(app, "node_modules", "vitest"), "dir");
-  return { app, pkg };
+  return { app, clone, pkg };
 }
 
-let project: { app: string; pkg: PackageJson } | undefined;
+let project: { app: string; clone: string; pkg: PackageJson } | undefined;
 beforeAll(async () => {
   project = await installPackedPackage();
 }, 600_000);
@@ -180,6 +180,50 @@ describe("the installed package", () => {
       }
     }
   });
+
+  it("runs the demo with npm start in the clone, from what prepare built: the inbox page and the seeded reviews, with plain node", async () => {
+    const { clone } = project!;
+    const dataDir = join(work!, "demo-data");
+    const { DATABASE_URL: _db, STATEWEAVER_TOKEN: _token, ...userEnv } = env;
+    // npm start as the README runs it, in a clone whose dist/ only prepare made.
+    const child = spawn("npm", ["start"], {
+      cwd: clone,
+      env: { ...userEnv, PORT: "0", STATEWEAVER_DATA_DIR: dataDir },
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    const serving = new Promise<string>((resolve, reject) => {
+      const take = (chunk: Buffer) => {
+        output += chunk;
+        const url = /serving ops at (http:\/\/\S+)/.exec(output)?.[1];
+        if (url) resolve(url);
+      };
+      child.stdout.on("data", take);
+      child.stderr.on("data", take);
+      child.once("exit", () => reject(new Error(`npm start ended:\n${output}`)));
+    });
+    try {
+      const url = await serving;
+      const page = await fetch(`${url}/`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain("<html");
+      const waiting = await fetch(`${url}/threads/search`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ status: "interrupted" }),
+      });
+      expect(((await waiting.json()) as unknown[]).length).toBe(4);
+    } finally {
+      await stopGroup(child.pid);
+    }
+    // The command runs the built CLI on the built demo: no tsx, no sources.
+    const { scripts } = JSON.parse(await readFile(join(clone, "package.json"), "utf8")) as {
+      scripts: Record<string, string>;
+    };
+    expect(scripts.start).not.toMatch(/tsx|source/);
+    expect(output).not.toMatch(/error|warn/i);
+  }, 120_000);
 
   it("serves a project's own .ts and .js graphs with npx stateweaver serve: each resumes over the SDK and through the inbox's decision endpoint, across restarts", async () => {
     const { app } = project!;

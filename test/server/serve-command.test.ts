@@ -14,7 +14,7 @@ import { tempDataDir } from "./fixtures/server.js";
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const config = fileURLToPath(new URL("./fixtures/stateweaver.json", import.meta.url));
 
-/** Run `stateweaver serve` as `npm start` does (under tsx), with `env` on top of ours. */
+/** Run `stateweaver serve` as `npm run dev` does (sources under tsx), with `env` on top of ours. */
 function serve(env: Record<string, string>, configFile = config): ChildProcess {
   return spawn(
     process.execPath,

@@ -27,10 +27,10 @@ export const INTERRUPTED = 1_000;
 export const PAGE = 50;
 export const BUDGET_US = 5_000;
 
-type Exec = (text: string) => Promise<Array<Record<string, unknown>>>;
+export type Exec = (text: string) => Promise<Array<Record<string, unknown>>>;
 
 /** Seed `THREADS` threads under `prefix` (tables already created by the store). */
-async function seed(exec: Exec, prefix: string): Promise<void> {
+export async function seed(exec: Exec, prefix: string): Promise<void> {
   const every = THREADS / INTERRUPTED;
   const interrupt = JSON.stringify([
     {
@@ -68,7 +68,7 @@ async function seed(exec: Exec, prefix: string): Promise<void> {
 }
 
 /** Per-call µs of the first page, after a warm-up; checks every page is right. */
-async function timeFirstPage(store: Checkpointer, calls: number): Promise<number[]> {
+export async function timeFirstPage(store: Checkpointer, calls: number): Promise<number[]> {
   const once = async () => {
     const page = await store.searchThreads({ status: "interrupted", limit: PAGE });
     check(page.threads.length === PAGE, "S7 a full first page", page.threads.length);
