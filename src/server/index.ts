@@ -29,7 +29,6 @@ export {
   webhookOptionsOf,
 } from "../runs/index.js";
 export { createApp, DEFAULT_BODY_LIMIT, type ServerOptions } from "./app.js";
-export { type ConfigurableHeaders, headersForRun } from "./configurable-headers.js";
 export type { GraphDefaults } from "./assistants.js";
 export type { AuthHandlers } from "./auth/custom-auth.js";
 export type { AuthUser, RequestIdentity } from "./auth/identity.js";
@@ -39,6 +38,7 @@ export {
   sessionRevocationsFor,
 } from "./auth/session-revocations.js";
 export { checkToken, SESSION_COOKIE } from "./auth.js";
+export { type ConfigurableHeaders, headersForRun } from "./configurable-headers.js";
 export { CSRF_COOKIE, CSRF_HEADER } from "./csrf.js";
 export type { ArgChange, Decision } from "./decisions.js";
 export { type FieldProblem, RequestError, ServerConfigError } from "./errors.js";
