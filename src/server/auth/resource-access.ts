@@ -164,7 +164,6 @@ async function guard(
       const value = { ...body, metadata: isObject(body.metadata) ? { ...body.metadata } : {} };
       const { filters } = await authorize(auth, who, found.event, value);
       if (!filters) return undefined;
-      const count = c.req.path.replace(/\/$/, "").endsWith("/count");
       if (Array.isArray(body.ids)) {
         const visible: unknown[] = [];
         for (const id of body.ids)
@@ -172,11 +171,7 @@ async function guard(
         replaceBody(c, { ...value, ids: visible });
         return undefined;
       }
-      const metadata = bothContained(value.metadata, containmentOf(filters));
-      // The caller asked for metadata the filters rule out: nothing of theirs can match.
-      if (metadata === undefined) return c.json(count ? 0 : []);
-      replaceBody(c, { ...value, metadata });
-      return undefined;
+      return narrowedSearch(c, value, filters);
     }
     case "thread-prune": {
       const body = (await bodyOf(c)) ?? {};
@@ -278,11 +273,7 @@ async function guard(
       const value = { ...body, metadata: isObject(body.metadata) ? { ...body.metadata } : {} };
       const { filters } = await authorize(auth, who, found.event, value);
       if (!filters) return undefined;
-      const count = c.req.path.replace(/\/$/, "").endsWith("/count");
-      const metadata = bothContained(value.metadata, containmentOf(filters));
-      if (metadata === undefined) return c.json(count ? 0 : []);
-      replaceBody(c, { ...value, metadata });
-      return undefined;
+      return narrowedSearch(c, value, filters);
     }
     case "cron": {
       const body = c.req.method === "PATCH" ? await bodyOf(c) : undefined;
@@ -295,6 +286,22 @@ async function guard(
       return undefined;
     }
   }
+}
+
+/**
+ * A search (or count) narrowed to what `filters` allow, by metadata containment; answered
+ * empty at once when the caller asked for metadata the filters rule out.
+ */
+function narrowedSearch(
+  c: Context,
+  value: Json & { metadata: Json },
+  filters: AuthFilters,
+): Outcome {
+  const count = c.req.path.replace(/\/$/, "").endsWith("/count");
+  const metadata = bothContained(value.metadata, containmentOf(filters));
+  if (metadata === undefined) return c.json(count ? 0 : []);
+  replaceBody(c, { ...value, metadata });
+  return undefined;
 }
 
 /** The assistant, or `undefined` when there is none (the route's 404 says so). */

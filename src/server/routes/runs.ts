@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { clauses } from "../../errors/sentences.js";
 import type { BackgroundRun } from "../../runs/index.js";
@@ -331,30 +331,19 @@ export function runRoutes(ctx: ServerContext): Hono {
       `Thread "${threadId}" has no run "${runId}" (runs.list(threadId) lists its runs).`,
     );
   };
+  // A run of the thread in the path, as the request's caller, with its headers.
+  const start = (c: Context, body: RunBody, modes: readonly StreamMode[]) =>
+    startRun(ctx, c.req.param("threadId")!, body, modes, c.get("identity"), c.req.raw.headers);
   return new Hono()
     .post("/:threadId/runs", async (c) => {
       const body = await readRunBody(c, runBody);
-      const run = await startRun(
-        ctx,
-        c.req.param("threadId"),
-        body,
-        ALL_MODES,
-        c.get("identity"),
-        c.req.raw.headers,
-      );
+      const run = await start(c, body, ALL_MODES);
       c.header("Content-Location", location(run));
       return c.json(toWireRun(run));
     })
     .post("/:threadId/runs/wait", async (c) => {
       const body = await readRunBody(c, runBody);
-      const run = await startRun(
-        ctx,
-        c.req.param("threadId"),
-        body,
-        ALL_MODES,
-        c.get("identity"),
-        c.req.raw.headers,
-      );
+      const run = await start(c, body, ALL_MODES);
       c.header("Content-Location", location(run));
       const gone = c.req.raw.signal;
       const onGone = () => cancelQuietly(run);
@@ -368,14 +357,7 @@ export function runRoutes(ctx: ServerContext): Hono {
     })
     .post("/:threadId/runs/stream", async (c) => {
       const body = await readRunBody(c, runBody);
-      const run = await startRun(
-        ctx,
-        c.req.param("threadId"),
-        body,
-        ["values"],
-        c.get("identity"),
-        c.req.raw.headers,
-      );
+      const run = await start(c, body, ["values"]);
       return streamRun(c, ctx.runs, run.runId, {
         headers: { "Content-Location": location(run) },
         ended: () => endedWith(run),
