@@ -1,5 +1,7 @@
-// A table of another layer's kept beside the checkpointer's, on its connection, made on first use.
+// What other layers keep beside a checkpointer: one instance each, and tables on its connection.
+import type { Checkpointer } from "../checkpointer.js";
 import type { SqlDriver } from "./driver.js";
+import { SqlCheckpointer } from "./store.js";
 
 /**
  * Open `table` on the checkpointer's driver, creating it with `ddl` the first time: under an
@@ -31,5 +33,34 @@ export function sideTable(
     });
     ready = starting;
     return starting;
+  };
+}
+
+/**
+ * One `T` per checkpointer, kept beside it: made with `sql` on its connection and table
+ * prefix for the SQL checkpointers (PGlite, PostgreSQL), with `memory` otherwise. The same
+ * checkpointer always gives the same `T`, so a server, its runs and its routes share it.
+ *
+ * @example
+ * const cronStoreFor = besideCheckpointer(
+ *   (driver, prefix) => new SqlCronStore(driver, prefix),
+ *   () => new MemoryCronStore(),
+ * );
+ */
+export function besideCheckpointer<T>(
+  sql: (driver: () => Promise<SqlDriver>, tablePrefix: string) => T,
+  memory: () => T,
+): (checkpointer: Checkpointer) => T {
+  const made = new WeakMap<Checkpointer, T>();
+  return (checkpointer) => {
+    let found = made.get(checkpointer);
+    if (found === undefined) {
+      found =
+        checkpointer instanceof SqlCheckpointer
+          ? sql(() => checkpointer.sharedDriver(), checkpointer.tablePrefix)
+          : memory();
+      made.set(checkpointer, found);
+    }
+    return found;
   };
 }

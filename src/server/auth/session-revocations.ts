@@ -1,6 +1,5 @@
 // Which inbox sessions were signed out or revoked: kept where every server of the deployment reads it.
-import type { Checkpointer } from "../../checkpoint/index.js";
-import { SqlCheckpointer } from "../../checkpoint/sql/index.js";
+import { besideCheckpointer } from "../../checkpoint/sql/index.js";
 import { SqlSessionRevocations } from "./sql-session-revocations.js";
 
 /**
@@ -57,23 +56,15 @@ export class MemorySessionRevocations implements SessionRevocations {
 }
 
 // One store per checkpointer, so every server app on it sees the same revocations.
-const known = new WeakMap<Checkpointer, SessionRevocations>();
-
 /**
- * The revocations beside `checkpointer`: a table in its PGlite or PostgreSQL database
+ * The revocations beside a checkpointer: a table in its PGlite or PostgreSQL database
  * (`<prefix>session_revocations`), so servers sharing it refuse the same sessions; memory
  * for a `MemoryCheckpointer`.
  *
  * @example
  * await sessionRevocationsFor(checkpointer).revoke({ everyone: true }, Date.now());
  */
-export function sessionRevocationsFor(checkpointer: Checkpointer): SessionRevocations {
-  const found = known.get(checkpointer);
-  if (found) return found;
-  const made =
-    checkpointer instanceof SqlCheckpointer
-      ? new SqlSessionRevocations(() => checkpointer.sharedDriver(), checkpointer.tablePrefix)
-      : new MemorySessionRevocations();
-  known.set(checkpointer, made);
-  return made;
-}
+export const sessionRevocationsFor = besideCheckpointer<SessionRevocations>(
+  (driver, prefix) => new SqlSessionRevocations(driver, prefix),
+  () => new MemorySessionRevocations(),
+);
