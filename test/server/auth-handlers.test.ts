@@ -352,6 +352,7 @@ describe("a server whose auth file has crons handlers", () => {
   it("records the owner the create handler adds, and shows, changes and deletes a cron only for its owner", async () => {
     const cron = await client("token-ana").crons.create("question", {
       schedule: "0 9 * * *",
+      input: { question: "?" },
       metadata: { owner: "bo" },
     });
     expect(cron.metadata).toEqual({ owner: "ana" });

@@ -106,7 +106,9 @@ describe("crons", () => {
     const { client } = await serve();
     const made = [];
     for (const job of ["a", "b", "c"])
-      made.push(await client.crons.create("tick", { schedule: "0 9 * * *", metadata: { job } }));
+      made.push(
+        await client.crons.create("tick", { schedule: "0 9 * * *", input: {}, metadata: { job } }),
+      );
     expect((await client.crons.search({ metadata: { job: "b" } })).map((c) => c.cron_id)).toEqual([
       made[1]!.cron_id,
     ]);
@@ -124,6 +126,7 @@ describe("crons", () => {
     const ny = await client.crons.create("tick", {
       schedule: "0 9 * * *",
       timezone: "America/New_York",
+      input: {},
     });
     const at = new Date(ny.next_run_date!);
     expect(
@@ -143,7 +146,7 @@ describe("crons", () => {
         headers: { "content-type": "application/json", accept: "application/json" },
         body: JSON.stringify(body),
       });
-    let res = await post("/runs/crons", { assistant_id: "tick", schedule: "every day" });
+    let res = await post("/runs/crons", { assistant_id: "tick", schedule: "every day", input: {} });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({
       error: { code: "INVALID_SCHEDULE", fields: [{ path: "schedule" }] },
@@ -152,10 +155,15 @@ describe("crons", () => {
       assistant_id: "tick",
       schedule: "0 9 * * *",
       timezone: "Mars/Base",
+      input: {},
     });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ error: { fields: [{ path: "timezone" }] } });
-    res = await post("/runs/crons", { assistant_id: "nope", schedule: "0 9 * * *" });
+    // Each run of a stateless cron starts a new thread: nothing to continue without input.
+    res = await post("/runs/crons", { assistant_id: "tick", schedule: "0 9 * * *" });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: { fields: [{ path: "input" }] } });
+    res = await post("/runs/crons", { assistant_id: "nope", schedule: "0 9 * * *", input: {} });
     expect(res.status).toBe(404);
     res = await post(`/threads/${randomUUID()}/runs/crons`, {
       assistant_id: "tick",
@@ -168,6 +176,7 @@ describe("crons", () => {
       assistant_id: "tick",
       schedule: "0 9 * * *",
       end_time: "soon",
+      input: {},
     });
     expect(res.status).toBe(400);
   });

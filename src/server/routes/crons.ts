@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { CronRecord } from "../crons/cron-store.js";
 import type { NewCron } from "../crons/crons.js";
+import { RequestError } from "../errors.js";
 import { parseBody } from "../request-body.js";
 import { findThread, type ServerContext } from "../server-context.js";
 import { runBody } from "./runs.js";
@@ -73,6 +74,15 @@ export function cronRoutes(ctx: ServerContext): Hono {
   return new Hono()
     .post("/", async (c) => {
       const body = await parseBody(c, cronCreate);
+      // Each firing starts a new thread, which has nothing to continue from without input.
+      if (body.input == null) {
+        throw new RequestError(
+          400,
+          "INVALID_BODY",
+          "A cron without a thread starts each run on a new thread, so it needs input (e.g. {}); to continue one thread, create the cron with POST /threads/:id/runs/crons.",
+          { fields: [{ path: "input", message: "required for a cron without a thread" }] },
+        );
+      }
       await ctx.assistants.resolve(body.assistant_id);
       const cron = await ctx.crons.create(newCron(body, null), c.get("identity"));
       return c.json(toWireCron(cron));
