@@ -103,7 +103,9 @@ it.skipIf(!postgresBinaries())(
     const steps = runs.graph("steps")!;
     for (let i = 0; i < RUNS; i += 50) {
       const batch = Array.from({ length: Math.min(50, RUNS - i) }, () =>
-        steps.runs.create(randomUUID(), { n: 0 }, { context: { delayMs: 5 } }),
+        // 30 ms a step: a run lasts ~0.3 s, so the load spans several fault rounds on a
+        // quick machine too, and a restart meets runs in flight (5 ms let it end first).
+        steps.runs.create(randomUUID(), { n: 0 }, { context: { delayMs: 30 } }),
       );
       for (const run of await Promise.all(batch))
         created.push({ runId: run.runId, threadId: run.threadId });
