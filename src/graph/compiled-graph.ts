@@ -16,7 +16,6 @@ import { partsOf, type StreamMode, type StreamPart } from "../stream/stream-part
 import type { GraphEvent } from "./compiling/compile.js";
 import type { GraphInternals } from "./compiling/internals.js";
 import { type Command, isCommand } from "./definition/command.js";
-import { END } from "./definition/constants.js";
 import { declaredEdges, type GraphEdge } from "./definition/declared-edges.js";
 import type { CompileOptions } from "./definition/graph-spec.js";
 import type { NodeFn, RunConfig, State } from "./definition/types.js";
@@ -40,6 +39,7 @@ import { retryingAttempts } from "./running/retry-record.js";
 import { GraphRunner, planFor } from "./running/runner.js";
 import { type StateSnapshot, viewCheckpoint } from "./running/state-snapshot.js";
 import { oneCheckpointPerStep } from "./running/subgraph-history.js";
+import { checkSupersteps, type Superstep, superstepEvent } from "./running/supersteps.js";
 import { threadMachine } from "./running/thread-machine.js";
 
 export type {
@@ -487,20 +487,45 @@ export class CompiledGraph<S extends State = State, C = unknown> {
   /**
    * Write `values` into the thread as a new checkpoint, through the reducers.
    * With `asNode` the update counts as that node's output and its edges decide
-   * what runs next; without it, what was next (or paused) stays so.
+   * what runs next; without it, what was next (or paused) stays so. `asNode` may also be
+   * `START` (the input as the graph's entry applies it: START's edges pick what is next),
+   * `"__input__"` (the run's input, as `invoke` receives it: the thread waits to start from
+   * it) or `END` (the pending work ends). One super-step of `bulkUpdateState`.
    * Returns the config of the new checkpoint.
+   *
+   * @example
+   * await graph.updateState(config, { draft: "Fixed typo" }, "write"); // as if "write" returned it
    */
   async updateState(
     config: RunConfig,
     values: Partial<S> | null,
     asNode?: string,
   ): Promise<RunConfig> {
+    return this.bulkUpdateState(config, [{ updates: [{ values, asNode }] }]);
+  }
+
+  /**
+   * Write several super-steps into the thread, one checkpoint each, as if its nodes had run
+   * them (LangGraph's `bulkUpdateState`): each step's updates merge together at one barrier,
+   * and each update is as `updateState` takes it. How a thread is rebuilt from another's
+   * history (`metadata.writes`). All or nothing: a step that is refused (an unknown node,
+   * values that do not fit the schema) rewinds the thread to where it was, and no other run
+   * writes between the steps. Returns the config of the last checkpoint.
+   *
+   * @example
+   * await graph.bulkUpdateState(config, [
+   *   { updates: [{ values: { topic: "owls" }, asNode: "__input__" }] },
+   *   { updates: [{ values: { topic: "owls" }, asNode: START }] },
+   *   { updates: [{ values: { a: 1 }, asNode: "left" }, { values: { b: 2 }, asNode: "right" }] },
+   * ]);
+   */
+  async bulkUpdateState(
+    config: RunConfig,
+    supersteps: ReadonlyArray<Superstep<S>>,
+  ): Promise<RunConfig> {
     const thread = this.#runner.thread(config, "updateState");
-    if (asNode !== undefined && asNode !== END && !this.#g.spec.nodes.has(asNode)) {
-      throw new InvalidConfigError(
-        `updateState(…, asNode: "${asNode}"): no such node. Known nodes: ${this.nodes.join(", ")}, or END to end the thread's pending work.`,
-      );
-    }
+    checkSupersteps(supersteps as ReadonlyArray<Superstep>, this.nodes);
+    const firstUpdate = supersteps[0]!.updates[0]!;
     // No limit, no breakpoints: the update is applied, not run; it stops at the next barrier.
     const run = {
       recursionLimit: Number.POSITIVE_INFINITY,
@@ -513,22 +538,36 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       options: {},
       thread,
       run,
-      asNode,
+      asNode: firstUpdate.asNode,
     });
+    const startedAt = writer!.latestId;
+    const writesOf = (context: GraphContext, values: unknown, node: string) =>
+      this.#runner.writes(context, values, node);
+    /** The event that applies a step, the writer told why its checkpoint is written. */
+    const apply = (step: Superstep<S>, context: GraphContext): GraphEvent => {
+      const { event, source } = superstepEvent(step as Superstep, context, writesOf);
+      writer!.startedBy(source);
+      return event;
+    };
     let first: GraphEvent;
     try {
-      const context = actor.getSnapshot().context as GraphContext;
-      const writes = this.#runner.writes(context, values, asNode ?? "updateState");
-      // As a node, the update runs as that node's task, so its edges pick what is next (none
-      // for END: the pending work is dropped); the run stops at the barrier after it.
-      // Without, the machine stays where it is.
-      first = { type: "UPDATE", update: Object.fromEntries(writes), asNode };
+      // Checked before the claim: a refused first step leaves the thread as it was.
+      first = apply(supersteps[0]!, actor.getSnapshot().context as GraphContext);
     } catch (error) {
       actor.stop();
       throw error;
     }
-    writer!.startedBy("update");
-    await this.#runner.drive(actor, env, writer, { first, stopAtBarrier: true });
+    const then = supersteps.slice(1).map((step) => (context: GraphContext) => apply(step, context));
+    try {
+      await this.#runner.driveEach(actor, env, writer, first, then);
+    } catch (error) {
+      // A later step refused: the steps before it go too (a run that wrote after them
+      // meanwhile would refuse the rewind, and keep its writes).
+      if (writer!.latestId !== startedAt) {
+        await thread.checkpointer.rewindThread(thread.threadId, startedAt).catch(() => {});
+      }
+      throw error;
+    }
     const checkpoint_id = writer!.latestId!;
     return { configurable: { thread_id: thread.threadId, checkpoint_ns: "", checkpoint_id } };
   }

@@ -8,6 +8,7 @@ import type {
 } from "../checkpoint/checkpointer.js";
 import { isTransientDatabaseError } from "../checkpoint/database-faults.js";
 import { checkpointId, createdAtOf } from "../checkpoint/id.js";
+import { setOwn } from "../checkpoint/serde.js";
 import { threadErrorOf } from "../checkpoint/thread-records.js";
 import { AbortError } from "../errors/index.js";
 import { claimTtlOf, keepClaimAlive } from "./claim-renewal.js";
@@ -82,6 +83,8 @@ export class CheckpointWriter {
   #behind = 0;
   #closed = false;
   #claim: { runId: string; release: () => void } | undefined;
+  /** The merged tasks whose writes the last checkpoint recorded (see `#stepWrites`). */
+  #recorded: TaskRecord[] | undefined;
 
   constructor(
     readonly checkpointer: Checkpointer,
@@ -232,6 +235,7 @@ export class CheckpointWriter {
       ...this.#runMetadata,
       step: context.step,
       source: this.#source,
+      writes: value === "barrier" ? this.#stepWrites(context) : null,
     };
     // A barrier starts the next step (its own id, left implicit); a pause belongs to the
     // step it interrupted.
@@ -267,6 +271,33 @@ export class CheckpointWriter {
       }
     }
     return id;
+  }
+
+  /**
+   * What the step this barrier ends wrote, by node, as LangGraph's `metadata.writes` has it:
+   * `{ __start__: input }` before the input is applied, then each node's update (a list
+   * when the node ran as several tasks), `null` when no node wrote (the input's own step).
+   * A barrier checkpointed again (restored, or updated in place) merged nothing new.
+   */
+  #stepWrites(context: GraphContext): Record<string, unknown> | null {
+    const first = context.tasks[0];
+    if (first?.kind === "input" && first.status === "pending") {
+      return { [first.node]: (first.arg as { update: unknown }).update };
+    }
+    const merged = context.merged;
+    if (!merged || merged === this.#recorded) return null;
+    this.#recorded = merged;
+    let writes: Record<string, unknown> | null = null;
+    for (const t of merged) {
+      if (t.kind === "input" || !t.writes) continue;
+      writes ??= {};
+      const update = Object.fromEntries(t.writes);
+      const before = Object.hasOwn(writes, t.node) ? writes[t.node] : undefined;
+      if (!Object.hasOwn(writes, t.node)) setOwn(writes, t.node, update);
+      else if (Array.isArray(before)) before.push(update);
+      else setOwn(writes, t.node, [before, update]);
+    }
+    return writes;
   }
 
   /** Queue a finished task's writes (and routes) against the barrier its step started from. */

@@ -110,6 +110,7 @@ export function compactSnapshot(persisted: Persisted): {
       case "runSteps": // counted per call: a restored run starts at 0
       case "interrupts": // for the actor's user; a checkpoint keeps its interrupt records
       case "start":
+      case "merged": // the step's writes go in the checkpoint's metadata instead
         break;
       case "tasks":
         if (context.tasks.length > 0) stored.tasks = context.tasks.map(compactTask);

@@ -62,6 +62,11 @@ export interface GraphContext {
   joins: Record<string, string[]>;
   /** Nodes that ran in the last completed step (for interruptAfter). */
   lastRan: string[];
+  /**
+   * The tasks the barrier just merged, for its checkpoint's `metadata.writes`; never
+   * persisted (a restored barrier has merged nothing since).
+   */
+  merged?: TaskRecord[] | undefined;
   /** Steps taken by the current call (for recursionLimit); never persisted, so 0 on restore. */
   runSteps: number;
   /** The static breakpoint the run stopped at, if any. */
@@ -109,11 +114,11 @@ export interface RunOptions {
 }
 
 /**
- * The barrier an update as a node opens: its writes are not merged yet, so it is
- * neither checkpointed nor held.
+ * The barrier an update as a node (or as several, `bulkUpdateState`) opens: its writes are
+ * not merged yet, so it is neither checkpointed nor held. An update's tasks are made
+ * together, so the first says it.
  */
-export const opensUpdate = (context: GraphContext) =>
-  context.tasks.length === 1 && context.tasks[0]!.kind === "update";
+export const opensUpdate = (context: GraphContext) => context.tasks[0]?.kind === "update";
 
 /** A call's defaults: 25 steps, no breakpoints, never held. */
 export const DEFAULT_RUN: RunOptions = {

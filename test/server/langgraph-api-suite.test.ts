@@ -1611,7 +1611,7 @@ describe("RemoteGraph", () => {
   });
 });
 
-it.skip("batch update state [not yet: supersteps on thread create is not built: it needs updateState as __input__/__start__ and several updates in one super-step (LangGraph's bulkUpdateState), which the graph layer has not; and this test builds its supersteps from each checkpoint's metadata.writes, which ours do not record]", async () => {
+it("batch update state", async () => {
   const assistant = await client.assistants.create({ graphId: "agent" });
   const thread = await client.threads.create();
   const input = { messages: [{ role: "human", content: "foo" }] };

@@ -159,6 +159,7 @@ export function mergeStep(
     tasks: next,
     joins,
     lastRan: ran,
+    merged: tasks,
     journal,
     runSteps,
     passed: NONE_PASSED,

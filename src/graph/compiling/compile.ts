@@ -36,7 +36,13 @@ import { hookUserActors } from "./user-actor.js";
 /** Events the compiled machine takes (sent by the driver, never by node code). */
 export type GraphEvent =
   | { type: "INPUT"; update: unknown; goto?: unknown; journal?: boolean }
-  | { type: "UPDATE"; update: Record<string, unknown>; asNode?: string }
+  | {
+      type: "UPDATE";
+      update: Record<string, unknown>;
+      asNode?: string;
+      /** Other nodes' updates applied in the same super-step (`bulkUpdateState`). */
+      alongside?: ReadonlyArray<{ asNode: string; update: Record<string, unknown> }>;
+    }
   /** The driver lets a run it held at the barrier (or restored there) go on. */
   | { type: "STEP" }
   /** Answers by interrupt id; `rerun` also re-runs paused tasks it does not answer (`invoke(null)`). */
@@ -301,7 +307,7 @@ function buildMachine(g: GraphInternals, options: CompileOptions) {
           finished.length > 0
             ? g.channels.merge(context.values, inWriteOrder(finished), context.step)
             : context.values;
-        const cleared = { lastRan: [], passed: [], breakpoint: null };
+        const cleared = { lastRan: [], passed: [], breakpoint: null, merged: undefined };
         if (event.asNode === END) {
           // Updating as END ends what was pending: the update merges, nothing is next.
           const update = Object.entries(event.update);
@@ -313,8 +319,13 @@ function buildMachine(g: GraphInternals, options: CompileOptions) {
             step: context.step + 1,
           };
         }
-        const seed: TaskSeed = { node: event.asNode, kind: "update", arg: event.update };
-        return { ...cleared, values, tasks: [newTask(context.step, seed, 0)] };
+        const tasks = [newTask(context.step, updateSeed(event.asNode, event.update), 0)];
+        // Several nodes' updates are one step's tasks; a node's k-th gets ordinal k.
+        for (const { asNode, update } of event.alongside ?? []) {
+          const ordinal = tasks.filter((t) => t.node === asNode).length;
+          tasks.push(newTask(context.step, updateSeed(asNode, update), ordinal));
+        }
+        return { ...cleared, values, tasks };
       }),
       // On a runner's answer, its results are taken in here rather than by a second assign.
       mergeWrites: assign(({ context, event }) =>
@@ -353,6 +364,12 @@ function buildMachine(g: GraphInternals, options: CompileOptions) {
   hookUserActors(g, machine as unknown as AnyStateMachine);
   return machine as unknown as AnyStateMachine;
 }
+
+const updateSeed = (node: string, update: Record<string, unknown>): TaskSeed => ({
+  node,
+  kind: "update",
+  arg: update,
+});
 
 /** Marks the input invoke/resume/stream start the machine with (the user's input is anything else). */
 export const RUN_INPUT = Symbol("stateweaver.runInput");

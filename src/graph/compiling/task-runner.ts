@@ -3,7 +3,12 @@ import { fromCallback } from "xstate";
 import { isThenable, type MaybePromise } from "../../runtime/maybe-promise.js";
 import { type RunEnv, runEnvOf } from "../../runtime/run-env.js";
 import { StepCancellation } from "../../runtime/step-cancellation.js";
-import type { GraphContext, TaskOutcome, TaskRecord } from "../../runtime/task.js";
+import {
+  type GraphContext,
+  opensUpdate,
+  type TaskOutcome,
+  type TaskRecord,
+} from "../../runtime/task.js";
 import type { GraphInternals } from "./internals.js";
 import { runTask } from "./run-task.js";
 
@@ -79,8 +84,9 @@ function runPendingTasks(
   step: StepCancellation,
 ): MaybePromise<TaskOutcome[]> {
   // With siblings in the step, save each finished task's writes at once: if the process
-  // dies before the barrier, a restart runs only the tasks that had not finished.
-  const save = context.tasks.length > 1 ? env.savePendingWrite : undefined;
+  // dies before the barrier, a restart runs only the tasks that had not finished. An
+  // update's tasks are no run's progress (and their ids could name the thread's next tasks).
+  const save = context.tasks.length > 1 && !opensUpdate(context) ? env.savePendingWrite : undefined;
   const saved = (t: TaskRecord, outcome: TaskOutcome): MaybePromise<TaskOutcome> => {
     // A task finishing after its step was cancelled (the run failed) ignored its signal.
     if (!save || outcome.status !== "done" || step.cancelled) return outcome;

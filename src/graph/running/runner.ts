@@ -204,10 +204,7 @@ export class GraphRunner<S extends State = State, C = unknown> {
     writer: CheckpointWriter | undefined,
     options: DriveOptions,
   ): Promise<DriveResult> {
-    // How the run ended, for the thread's record (a failure marks it "error").
-    const ended: { failed?: unknown } = {};
-    try {
-      if (writer && env.ns === "") await writer.claim(writer.runId ?? randomUUID());
+    return this.#claimed(actor, env, writer, async () => {
       // A streamed top-level run shows a paused step's finished writes before the pause.
       const pauseValues = env.emit && env.ns === "" ? this.#pauseValues : undefined;
       const result = await drive(
@@ -220,6 +217,49 @@ export class GraphRunner<S extends State = State, C = unknown> {
       // A paused step shows what its finished tasks wrote, as getState does.
       const context = actor.getSnapshot().context as GraphContext;
       return { ...result, state: valuesWithFinished(this.#g.channels, context) };
+    });
+  }
+
+  /**
+   * Drive a run held at its barriers (`bulkUpdateState`) through one event after another,
+   * each to the barrier after it, under one claim: no other run writes between them. The
+   * first event is made by the caller (before the claim); each next one from the context
+   * the last left.
+   * @internal
+   */
+  async driveEach(
+    actor: AnyActor,
+    env: RunEnv,
+    writer: CheckpointWriter | undefined,
+    first: GraphEvent,
+    then: ReadonlyArray<(context: GraphContext) => GraphEvent>,
+  ): Promise<DriveResult> {
+    return this.#claimed(actor, env, writer, async () => {
+      let result = await drive(actor, env, writer, { first, stopAtBarrier: true });
+      for (const eventAt of then) {
+        const next = eventAt(actor.getSnapshot().context as GraphContext);
+        result = await drive(actor, env, writer, { first: next, stopAtBarrier: true });
+      }
+      return result;
+    });
+  }
+
+  /**
+   * Run `body` on a started run, then end it: a top-level run claims its thread first, so
+   * nothing runs unless this call holds the thread; and whatever way it ends, the actor
+   * stops and nothing is stored for it afterwards.
+   */
+  async #claimed(
+    actor: AnyActor,
+    env: RunEnv,
+    writer: CheckpointWriter | undefined,
+    body: () => Promise<DriveResult>,
+  ): Promise<DriveResult> {
+    // How the run ended, for the thread's record (a failure marks it "error").
+    const ended: { failed?: unknown } = {};
+    try {
+      if (writer && env.ns === "") await writer.claim(writer.runId ?? randomUUID());
+      return await body();
     } catch (error) {
       ended.failed = error;
       throw error;

@@ -19,10 +19,27 @@ import { toWireState, toWireThread } from "../wire/threads.js";
 const metadataSchema = z.record(z.string(), z.unknown());
 const statusSchema = z.enum(["idle", "busy", "interrupted", "error"]);
 
+/** One update of a superstep, as LangGraph's `ThreadCreate` takes it (`command` carries an update only). */
+const superstepUpdate = z.looseObject({
+  values: z.unknown().optional(),
+  command: z
+    .looseObject({
+      update: z.unknown().optional(),
+      goto: z.undefined({ error: "a superstep's command can carry an update only" }).optional(),
+      resume: z.undefined({ error: "a superstep's command can carry an update only" }).optional(),
+    })
+    .nullish(),
+  as_node: z.string().min(1),
+});
+
 const createBody = z.looseObject({
   thread_id: z.string().min(1).max(200).optional(),
   metadata: metadataSchema.optional(),
   if_exists: z.enum(["raise", "do_nothing"]).optional(),
+  supersteps: z
+    .array(z.looseObject({ updates: z.array(superstepUpdate).min(1) }))
+    .max(1000)
+    .nullish(),
 });
 
 const patchBody = z.looseObject({ metadata: metadataSchema.nullish() });
@@ -159,6 +176,54 @@ async function deleteThread(ctx: ServerContext, id: string): Promise<void> {
   ctx.events.publish(id, "deleted");
 }
 
+/**
+ * A new thread's supersteps (LangGraph's `bulkUpdateState` at create), written with the
+ * graph its metadata names. All or nothing: if one is refused, the thread is deleted and
+ * the error answers the request, so no half-built thread is left.
+ */
+async function applySupersteps(
+  ctx: ServerContext,
+  threadId: string,
+  metadata: Record<string, unknown>,
+  supersteps: ReadonlyArray<{ updates: ReadonlyArray<z.infer<typeof superstepUpdate>> }>,
+): Promise<void> {
+  try {
+    const view = await findThread(ctx, threadId);
+    if (view.graphId === undefined && ctx.hosted.ids.length !== 1) {
+      throw new RequestError(
+        400,
+        "INVALID_BODY",
+        `supersteps are written with a graph: name it in metadata.graph_id (graphId in the SDK), one of: ${ctx.hosted.ids.join(", ")}.`,
+        { fields: [{ path: "metadata.graph_id", message: "required with supersteps" }] },
+      );
+    }
+    const graph = await graphOf(ctx, view, "threads.update");
+    const messages = holdsMessages(graph);
+    const steps = supersteps.map((step, i) => ({
+      updates: step.updates.map((u, j) => {
+        const given = u.command ? u.command.update : u.values;
+        const values = fromWireValues(given ?? null, { messages });
+        if (values.badIndex !== undefined) {
+          const path = `supersteps.${i}.updates.${j}.values.messages.${values.badIndex}`;
+          throw new RequestError(400, "INVALID_BODY", `${path} is not a message.`, {
+            fields: [{ path, message: "not a message" }],
+          });
+        }
+        return { values: (values.values ?? null) as never, asNode: u.as_node };
+      }),
+    }));
+    await graph.bulkUpdateState({ configurable: { thread_id: threadId } }, steps);
+    // A store without createThread made the record with the first checkpoint: give it the metadata.
+    if (ctx.newThreads.take(threadId) !== undefined) {
+      await ctx.checkpointer.updateThreadMetadata(threadId, metadata);
+    }
+  } catch (error) {
+    await deleteThread(ctx, threadId);
+    throw error;
+  }
+  ctx.events.publish(threadId, "started");
+}
+
 /** The threads named, in the order named, that exist: one page of them. */
 async function byIds(
   ctx: ServerContext,
@@ -217,6 +282,7 @@ export function threadRoutes(ctx: ServerContext): Hono {
             return c.json(await wireThread(ctx, await findThread(ctx, id)));
           throw new RequestError(409, "THREAD_EXISTS", `Thread "${id}" already exists.`);
         }
+        if (body.supersteps?.length) await applySupersteps(ctx, id, metadata, body.supersteps);
         return c.json(await wireThread(ctx, await findThread(ctx, id)));
       })
       .post("/search", async (c) => {

@@ -75,6 +75,19 @@ function nestedState(state: Record<string, unknown>): Record<string, unknown> {
 }
 
 /**
+ * A checkpoint's `metadata.writes` with the messages in LangChain's shape: each node's
+ * update (or, for a node that ran as several tasks, each of its updates).
+ */
+function wireWrites(writes: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(writes).map(([node, update]) => [
+      node,
+      Array.isArray(update) ? update.map((u) => toWireValues(u)) : toWireValues(update),
+    ]),
+  );
+}
+
+/**
  * A LangGraph `ThreadState` from our state snapshot. `subgraphNodes` names the graph's
  * nodes that run a subgraph: their tasks carry the subgraph run's `checkpoint` (its
  * namespace, to read or update it), unless its `state` is included.
@@ -92,6 +105,7 @@ export function toWireState(
     // LangGraph's checkpoint metadata names its thread.
     metadata: {
       ...(s.metadata ?? {}),
+      ...(s.metadata?.writes && { writes: wireWrites(s.metadata.writes) }),
       ...(s.config?.configurable?.thread_id && { thread_id: s.config.configurable.thread_id }),
     },
     created_at: s.createdAt ?? null,
