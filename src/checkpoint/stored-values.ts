@@ -195,6 +195,11 @@ export class ValueAssembly {
     return true;
   }
 
+  /** How many items a channel's version kept from the one before; null for a whole value. */
+  keepAt(channel: string, version: string): number | null {
+    return this.#rows.get(`${channel}\u0000${version}`)?.keep ?? null;
+  }
+
   /** The whole version each channel's chain starts from (for `KnownValues.remember`). */
   bases(versions: ChannelVersions): ChannelVersions {
     const bases: ChannelVersions = Object.create(null);
@@ -254,6 +259,80 @@ export class ValueAssembly {
     }
     return value;
   }
+}
+
+/**
+ * Where stored checkpoint metadata names the writes kept by reference (`compactWrites`):
+ * `[node, channel]` pairs. Never seen outside a store: reading puts the writes back.
+ */
+const APPENDED_WRITES = "__appendedWrites";
+
+/**
+ * A checkpoint's metadata as a store keeps it beside its values: in `writes`, a node's write
+ * to a list channel that is exactly the items this checkpoint appended to it (the same
+ * items, as reducers append them) is left out, since the channel's stored version holds
+ * them already; a conversation's messages are not stored twice. `expandWrites` puts them
+ * back. Returns `metadata` itself when nothing is left out.
+ */
+export function compactWrites(
+  checkpoint: Checkpoint,
+  stored: readonly StoredValue[],
+): Checkpoint["metadata"] {
+  const { metadata, values, id } = checkpoint;
+  const writes = metadata.writes;
+  if (!writes) return metadata;
+  let compact: Record<string, unknown> | undefined;
+  const refs: Array<[string, string]> = [];
+  for (const v of stored) {
+    if (v.prev === null || v.version !== id) continue;
+    const appended = values[v.channel] as unknown[];
+    for (const node in writes) {
+      const update = (compact ?? writes)[node];
+      if (typeof update !== "object" || update === null || Array.isArray(update)) continue;
+      const write = (update as Record<string, unknown>)[v.channel];
+      if (!Object.hasOwn(update, v.channel) || !sameItems(write, appended, v.keep!)) continue;
+      const rest: Record<string, unknown> = {};
+      for (const key in update) {
+        if (key !== v.channel) setOwn(rest, key, (update as Record<string, unknown>)[key]);
+      }
+      compact ??= { ...writes };
+      setOwn(compact, node, rest);
+      refs.push([node, v.channel]);
+    }
+  }
+  return compact ? { ...metadata, writes: compact, [APPENDED_WRITES]: refs } : metadata;
+}
+
+/**
+ * Put back the writes `compactWrites` left out of a checkpoint read with its values;
+ * `keepAt(channel)` is how many items the channel's version at this checkpoint kept from
+ * the one before (the rest it appended). False if one cannot be put back (a damaged store).
+ */
+export function expandWrites(
+  checkpoint: Checkpoint,
+  keepAt: (channel: string) => number | null,
+): boolean {
+  const metadata = checkpoint.metadata as Record<string, unknown>;
+  const refs = metadata[APPENDED_WRITES];
+  if (refs === undefined) return true;
+  delete metadata[APPENDED_WRITES];
+  const writes = metadata.writes as Record<string, Record<string, unknown>> | null | undefined;
+  if (!Array.isArray(refs) || !writes) return false;
+  for (const [node, channel] of refs as Array<[string, string]>) {
+    const value = checkpoint.values[channel];
+    const keep = keepAt(channel);
+    const update = Object.hasOwn(writes, node) ? writes[node] : undefined;
+    if (!Array.isArray(value) || keep === null || typeof update !== "object") return false;
+    setOwn(update, channel, value.slice(keep));
+  }
+  return true;
+}
+
+/** Whether `write` is a list of exactly the items of `list` from index `keep` on. */
+function sameItems(write: unknown, list: unknown[], keep: number): boolean {
+  if (!Array.isArray(write) || write.length !== list.length - keep) return false;
+  for (let i = 0; i < write.length; i++) if (write[i] !== list[keep + i]) return false;
+  return true;
 }
 
 /**

@@ -14,7 +14,12 @@ import {
   readStoredWrite,
   type StoredRow,
 } from "../read-stored.js";
-import { type ChannelVersions, type StoredValue, ValueAssembly } from "../stored-values.js";
+import {
+  type ChannelVersions,
+  expandWrites,
+  type StoredValue,
+  ValueAssembly,
+} from "../stored-values.js";
 
 export interface ReadTuple {
   tuple: CheckpointTuple;
@@ -79,7 +84,12 @@ export function readRow(
       where,
       `the value of channel "${channel}" at version ${version} is missing or damaged`,
     );
-  return readStoredCheckpoint(row.payload, where, assembly.values(versions, missing));
+  const checkpoint = readStoredCheckpoint(row.payload, where, assembly.values(versions, missing));
+  const keepAt = (channel: string) => assembly.keepAt(channel, checkpoint.id);
+  if (!expandWrites(checkpoint, keepAt)) {
+    throw corruptValue(where, "the writes its metadata keeps by reference do not fit its values");
+  }
+  return checkpoint;
 }
 
 /** The channel versions a page of rows brought, parsed on first use. */

@@ -29,7 +29,7 @@ import {
   assertWriteIds,
 } from "../limits.js";
 import { stringifyStored } from "../serde.js";
-import { KnownValues } from "../stored-values.js";
+import { compactWrites, KnownValues } from "../stored-values.js";
 import { assertThreadMetadata, storedStatusOf } from "../thread-records.js";
 import * as claims from "./claims.js";
 import type { SqlDriver } from "./driver.js";
@@ -136,7 +136,14 @@ export abstract class SqlCheckpointer implements Checkpointer {
     const encoded = this.#known.encode(checkpoint, expected !== null);
     // Small values stay in the row; the others hold their key's place as null, so the
     // checkpoint reads back in its key order.
-    const payload = stringifyStored({ ...checkpoint, values: encoded.inline }, "checkpoint");
+    const payload = stringifyStored(
+      {
+        ...checkpoint,
+        values: encoded.inline,
+        metadata: compactWrites(checkpoint, encoded.stored),
+      },
+      "checkpoint",
+    );
     const channels = Object.keys(encoded.versions);
     const sql = this.#sql;
     const driver = await this.#ready();

@@ -130,6 +130,9 @@ export function mergeStep(
     for (const join of g.joins) {
       const done = new Set(joins[join.key] ?? []);
       for (const n of ran) if (join.from.includes(n)) done.add(n);
+      // An update as a node counts as that node's run toward a join (as in LangGraph).
+      for (const t of tasks)
+        if (t.kind === "update" && join.from.includes(t.node)) done.add(t.node);
       if (join.from.every((n) => done.has(n))) {
         delete joins[join.key];
         // A join into END ends those branches: nothing to schedule.
