@@ -58,6 +58,7 @@ export type {
   StreamOptions,
 } from "./graph/running/invoke-options.js";
 export type { StateSnapshot, TaskView } from "./graph/running/state-snapshot.js";
+export type { Superstep, SuperstepUpdate } from "./graph/running/supersteps.js";
 export { whenSaved } from "./graph/running/thread-machine.js";
 export type { Durability } from "./runtime/checkpoint-writer.js";
 export { interrupt, isGraphInterrupt, isParentCommand } from "./runtime/interrupt.js";

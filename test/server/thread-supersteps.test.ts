@@ -80,7 +80,7 @@ describe("threads.create with supersteps", () => {
       ],
     });
     expect(res.status).toBe(400);
-    expect((await res.json()).error).toMatchObject({
+    expect(((await res.json()) as { error: unknown }).error).toMatchObject({
       code: "INVALID_CONFIG",
       message: expect.stringContaining('asNode: "ghost"): no such node'),
     });
@@ -93,7 +93,7 @@ describe("threads.create with supersteps", () => {
       supersteps: [{ updates: [{ values: { log: [] } }] }],
     });
     expect(res.status).toBe(400);
-    expect((await res.json()).error).toMatchObject({
+    expect(((await res.json()) as { error: unknown }).error).toMatchObject({
       code: "INVALID_BODY",
       fields: [expect.objectContaining({ path: "supersteps.0.updates.0.as_node" })],
     });
@@ -106,7 +106,7 @@ describe("threads.create with supersteps", () => {
       supersteps: [{ updates: [{ values: { log: [] }, as_node: "__input__" }] }],
     });
     expect(res.status).toBe(400);
-    expect((await res.json()).error).toMatchObject({
+    expect(((await res.json()) as { error: unknown }).error).toMatchObject({
       code: "INVALID_BODY",
       message: expect.stringContaining("metadata.graph_id"),
     });

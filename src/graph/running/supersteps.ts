@@ -13,9 +13,9 @@ import type { State } from "../definition/types.js";
  * written in place and what was next stays next; alone in its super-step only).
  *
  * @example
- * const update: StateUpdate = { values: { messages: [reply] }, asNode: "agent" };
+ * const update: SuperstepUpdate = { values: { messages: [reply] }, asNode: "agent" };
  */
-export interface StateUpdate<S extends State = State> {
+export interface SuperstepUpdate<S extends State = State> {
   values: Partial<S> | null;
   asNode?: string | undefined;
 }
@@ -29,7 +29,7 @@ export interface StateUpdate<S extends State = State> {
  * const step: Superstep = { updates: [{ values: { a: 1 }, asNode: "left" }, { values: { b: 2 }, asNode: "right" }] };
  */
 export interface Superstep<S extends State = State> {
-  updates: ReadonlyArray<StateUpdate<S>>;
+  updates: ReadonlyArray<SuperstepUpdate<S>>;
 }
 
 /** Turns an update's values into writes for a context, checked against the schema. */
@@ -87,7 +87,7 @@ export function superstepEvent(
   context: GraphContext,
   writesOf: WritesOf,
 ): { event: GraphEvent; source: "input" | "update" } {
-  const [first, ...rest] = step.updates as [StateUpdate, ...StateUpdate[]];
+  const [first, ...rest] = step.updates as [SuperstepUpdate, ...SuperstepUpdate[]];
   if (first.asNode === INPUT) {
     const update = Object.fromEntries(writesOf(context, first.values, START));
     if (Object.keys(update).length === 0) {
@@ -97,7 +97,7 @@ export function superstepEvent(
     }
     return { event: { type: "INPUT", update }, source: "input" };
   }
-  const updateOf = (u: StateUpdate) =>
+  const updateOf = (u: SuperstepUpdate) =>
     Object.fromEntries(writesOf(context, u.values, u.asNode ?? "updateState"));
   const event: GraphEvent = { type: "UPDATE", update: updateOf(first), asNode: first.asNode };
   if (rest.length > 0) {
