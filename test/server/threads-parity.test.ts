@@ -395,6 +395,77 @@ describe.each(setups)("threads and runs as LangGraph's server, on %s", (_name, e
   );
 
   it.skipIf(!enabled)(
+    'on_disconnect "cancel" stops a stateless run too when the client of its stream goes away',
+    async () => {
+      const probe = randomUUID();
+      const gone = new AbortController();
+      let threadId: string | undefined;
+      let runId: string | undefined;
+      try {
+        for await (const chunk of client.runs.stream(null, "ticker", {
+          input: { until: 10_000 },
+          config: { recursion_limit: 20_000 },
+          metadata: { probe },
+          onDisconnect: "cancel",
+          signal: gone.signal,
+        })) {
+          if (chunk.event === "metadata") runId = (chunk.data as { run_id: string }).run_id;
+          if (chunk.event !== "values") continue;
+          // Its thread of its own, found while the run holds it (it is deleted after).
+          threadId = (await client.threads.search({ metadata: { probe } }))[0]?.thread_id;
+          gone.abort();
+        }
+      } catch (error) {
+        if (!gone.signal.aborted) throw error;
+      }
+      await vi.waitFor(
+        async () => expect((await client.runs.get(threadId!, runId!)).status).toBe("interrupted"),
+        { timeout: 30_000, interval: 100 },
+      );
+    },
+  );
+
+  it.skipIf(!enabled)(
+    "runs.joinStream finds a run by its id alone, and with cancelOnDisconnect stops it when left",
+    async () => {
+      const thread = await client.threads.create();
+      const done = await client.runs.create(thread.thread_id, "counter", { input: { until: 2 } });
+      await client.runs.join(thread.thread_id, done.run_id);
+      const replayed = [];
+      for await (const chunk of client.runs.joinStream(null, done.run_id, { lastEventId: "-1" }))
+        replayed.push(chunk);
+      expect(replayed[0]).toMatchObject({ event: "metadata", data: { run_id: done.run_id } });
+      expect(replayed.at(-1)).toMatchObject({ event: "values", data: { n: 2 } });
+      await expect(async () => {
+        for await (const _ of client.runs.joinStream(null, randomUUID())) break;
+      }).rejects.toThrow("HTTP 404");
+
+      const ticking = await client.threads.create();
+      const long = await client.runs.create(ticking.thread_id, "ticker", {
+        input: { until: 10_000 },
+        config: { recursion_limit: 20_000 },
+      });
+      const leave = new AbortController();
+      try {
+        for await (const chunk of client.runs.joinStream(null, long.run_id, {
+          cancelOnDisconnect: true,
+          signal: leave.signal,
+        }))
+          if (chunk.event === "values") leave.abort();
+      } catch (error) {
+        if (!leave.signal.aborted) throw error;
+      }
+      await vi.waitFor(
+        async () =>
+          expect((await client.runs.get(ticking.thread_id, long.run_id)).status).toBe(
+            "interrupted",
+          ),
+        { timeout: 30_000, interval: 100 },
+      );
+    },
+  );
+
+  it.skipIf(!enabled)(
     "input keys the state has not are dropped, as LangGraph drops them",
     async () => {
       const thread = await client.threads.create();

@@ -12,6 +12,7 @@ import type { AuthEvent } from "./authorize.js";
  * - `new-thread`, `thread-search`, `thread-prune` (the threads its body names),
  *   `new-run` (no thread yet), `inbox-list`, `review-link`
  *   (a decided review, whose thread is known only from the answer).
+ * - `run` (`runId`): a run named without its thread, guarded as a read of its thread.
  * - `assistant` (`assistantId`), `new-assistant`, `assistant-search`.
  * - `store`: the body or query names the namespace and key.
  * - `new-cron` (on a thread, `threadId`: the caller must be able to run on it),
@@ -38,6 +39,7 @@ export type RequestEvent =
         | "review-link";
       event: AuthEvent;
     }
+  | { kind: "run"; event: AuthEvent; runId: string }
   | { kind: "assistant"; event: AuthEvent; assistantId: string }
   | { kind: "new-assistant" | "assistant-search"; event: AuthEvent }
   | { kind: "store"; event: AuthEvent }
@@ -127,6 +129,9 @@ export function requestEvent(method: string, pathname: string): RequestEvent | u
       hidden: 404,
     };
   }
+  const run = /^\/runs\/([^/]+)\/stream\/?$/.exec(pathname);
+  if (method === "GET" && run)
+    return { kind: "run", event: "threads:read", runId: decodeURIComponent(run[1]!) };
   if (method === "POST" && /^\/(runs(\/(wait|stream|batch))?|inbox\/threads)\/?$/.test(pathname))
     return { kind: "new-run", event: "threads:create_run" };
   if (method === "GET" && /^\/inbox\/(items|events)\/?$/.test(pathname))

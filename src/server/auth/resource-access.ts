@@ -131,6 +131,13 @@ async function guard(
         replaceBody(c, { ...body, metadata: value.metadata });
       return undefined;
     }
+    case "run": {
+      // Known by its thread: guarded as that thread's read (a run that is not: the route's 404).
+      const run = await ctx.runs.get(found.runId);
+      if (!run) return undefined;
+      const asThread = { kind: "thread", event: found.event, threadId: run.threadId } as const;
+      return guard(c, ctx, auth, who, { ...asThread, hidden: "stream" });
+    }
     case "new-thread": {
       const body = await bodyOf(c);
       if (!isObject(body)) return undefined;

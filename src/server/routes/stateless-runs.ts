@@ -3,11 +3,20 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { BackgroundRun } from "../../runs/index.js";
 import type { RequestIdentity } from "../auth/identity.js";
+import { RequestError } from "../errors.js";
 import { parseBody } from "../request-body.js";
 import { readRunBody, withOwnWebhook } from "../run-webhook.js";
 import type { ServerContext } from "../server-context.js";
 import { streamRun } from "../sse.js";
-import { ALL_MODES, finalValues, runBody, startRun, toWireRun } from "./runs.js";
+import {
+  ALL_MODES,
+  cancelQuietly,
+  joinRunStream,
+  runBody,
+  startRun,
+  toWireRun,
+  waitForRun,
+} from "./runs.js";
 
 /** A stateless run's body: a thread run's, and what becomes of its thread afterwards. */
 const statelessBody = runBody.extend({
@@ -70,25 +79,28 @@ export function statelessRunRoutes(ctx: ServerContext): Hono {
       return c.json(runs);
     })
     .post("/wait", async (c) => {
-      const { run, keep } = await start(
-        await readRunBody(c, statelessBody),
-        ALL_MODES,
-        c.get("identity"),
-        c.req.raw.headers,
-      );
-      const values = await finalValues(ctx, await ctx.runs.join(run.runId));
+      const body = await readRunBody(c, statelessBody);
+      const { run, keep } = await start(body, ALL_MODES, c.get("identity"), c.req.raw.headers);
+      const values = await waitForRun(c, ctx, run, body);
       await cleanUp(run, keep);
       return c.json(values);
     })
     .post("/stream", async (c) => {
-      const { run, keep } = await start(
-        await readRunBody(c, statelessBody),
-        ["values"],
-        c.get("identity"),
-        c.req.raw.headers,
-      );
+      const body = await readRunBody(c, statelessBody);
+      const { run, keep } = await start(body, ["values"], c.get("identity"), c.req.raw.headers);
       later(run, keep);
-      return streamRun(c, ctx.runs, run.runId);
+      return streamRun(c, ctx.runs, run.runId, {
+        ...(body.on_disconnect === "cancel" && { onDisconnect: () => cancelQuietly(ctx, run) }),
+      });
+    })
+    .get("/:runId/stream", async (c) => {
+      const run = await ctx.runs.get(c.req.param("runId"));
+      if (run) return joinRunStream(c, ctx, run);
+      throw new RequestError(
+        404,
+        "RUN_NOT_FOUND",
+        `No run "${c.req.param("runId")}" (runs.list(threadId) lists a thread's runs).`,
+      );
     });
 }
 
