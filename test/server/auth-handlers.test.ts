@@ -114,6 +114,7 @@ describe("the event each request is", () => {
     ["POST", "/threads/t1/runs/wait", "threads:create_run"],
     ["GET", "/threads/t1/runs/r1/stream", "threads:read"],
     ["GET", "/runs/r1/stream", "threads:read"],
+    ["POST", "/runs/cancel", "threads:update"],
     ["POST", "/threads/t1/runs/r1/cancel", "threads:update"],
     ["DELETE", "/threads/t1/runs/r1", "threads:delete"],
     ["POST", "/runs/stream", "threads:create_run"],
@@ -262,6 +263,21 @@ describe("a server with an auth file's handlers", () => {
     expect(await events("token-bo")).toEqual([
       { event: "error", data: { error: "Error", message: "404: Thread not found" } },
     ]);
+  });
+
+  it("cancels only the runs of threads the user may see, another user's named run being a 404", async () => {
+    const { thread_id: threadId } = await client("token-ana").threads.create();
+    const anas = await client("token-ana").runs.create(threadId, "pair", {
+      input: {},
+      afterSeconds: 600,
+    });
+    await expect(client("token-bo").runs.cancelMany({ runIds: [anas.run_id] })).rejects.toThrow(
+      "HTTP 404",
+    );
+    await client("token-bo").runs.cancelMany({ status: "all" });
+    expect((await client("token-ana").runs.get(threadId, anas.run_id)).status).toBe("pending");
+    await client("token-ana").runs.cancelMany({ status: "all" });
+    expect((await client("token-ana").runs.get(threadId, anas.run_id)).status).toBe("interrupted");
   });
 
   it("prunes only the threads the user may see: another user's is skipped and kept", async () => {

@@ -466,6 +466,47 @@ describe.each(setups)("threads and runs as LangGraph's server, on %s", (_name, e
   );
 
   it.skipIf(!enabled)(
+    "runs.cancelMany cancels the runs it names, or those of a thread pending or running; rollback deletes them",
+    async () => {
+      const thread = await client.threads.create();
+      const later = (multitaskStrategy: "reject" | "enqueue" = "enqueue") =>
+        client.runs.create(thread.thread_id, "counter", {
+          input: { until: 1 },
+          afterSeconds: 600,
+          multitaskStrategy,
+        });
+      const status = async (runId: string) =>
+        (await client.runs.get(thread.thread_id, runId)).status;
+      const first = await later("reject");
+      const second = await later();
+      await client.runs.cancelMany({ threadId: thread.thread_id, runIds: [first.run_id] });
+      expect([await status(first.run_id), await status(second.run_id)]).toEqual([
+        "interrupted",
+        "pending",
+      ]);
+      await expect(
+        client.runs.cancelMany({ threadId: thread.thread_id, runIds: [randomUUID()] }),
+      ).rejects.toThrow("HTTP 404");
+      await expect(client.runs.cancelMany({ threadId: thread.thread_id })).rejects.toThrow(
+        "HTTP 400",
+      );
+      await client.runs.cancelMany({ threadId: thread.thread_id, status: "all" });
+      expect(await status(second.run_id)).toBe("interrupted");
+
+      const third = await later();
+      await client.runs.cancelMany({
+        threadId: thread.thread_id,
+        status: "pending",
+        action: "rollback",
+      });
+      await vi.waitFor(
+        () => expect(client.runs.get(thread.thread_id, third.run_id)).rejects.toThrow("HTTP 404"),
+        { timeout: 20_000 },
+      );
+    },
+  );
+
+  it.skipIf(!enabled)(
     "input keys the state has not are dropped, as LangGraph drops them",
     async () => {
       const thread = await client.threads.create();

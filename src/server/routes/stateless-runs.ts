@@ -6,11 +6,13 @@ import type { RequestIdentity } from "../auth/identity.js";
 import { RequestError } from "../errors.js";
 import { parseBody } from "../request-body.js";
 import { readRunBody, withOwnWebhook } from "../run-webhook.js";
+import { cancelManyBody, runsToCancel } from "../runs-to-cancel.js";
 import type { ServerContext } from "../server-context.js";
 import { streamRun } from "../sse.js";
 import {
   ALL_MODES,
   cancelQuietly,
+  forgetRolledBack,
   joinRunStream,
   runBody,
   startRun,
@@ -27,7 +29,8 @@ type StatelessBody = z.infer<typeof statelessBody>;
 /**
  * LangGraph's runs without a thread (`/runs`, `/runs/stream`, `/runs/wait`, `/runs/batch`,
  * what `RemoteGraph` calls): each runs on a new thread of its own, deleted when the run
- * ends unless `on_completion` is `"keep"` (LangGraph's default is to delete it too).
+ * ends unless `on_completion` is `"keep"` (LangGraph's default is to delete it too). And
+ * runs named without their thread: a joined stream (`/runs/:id/stream`), `/runs/cancel`.
  */
 export function statelessRunRoutes(ctx: ServerContext): Hono {
   const start = async (
@@ -92,6 +95,17 @@ export function statelessRunRoutes(ctx: ServerContext): Hono {
       return streamRun(c, ctx.runs, run.runId, {
         ...(body.on_disconnect === "cancel" && { onDisconnect: () => cancelQuietly(ctx, run) }),
       });
+    })
+    .post("/cancel", async (c) => {
+      const action = c.req.query("action") === "rollback" ? "rollback" : "interrupt";
+      const runs = await runsToCancel(ctx, await parseBody(c, cancelManyBody));
+      for (const run of runs) await ctx.runs.cancel(run.runId, { action });
+      if (action === "rollback")
+        void forgetRolledBack(
+          ctx,
+          runs.map((r) => r.runId),
+        );
+      return c.body(null, 204);
     })
     .get("/:runId/stream", async (c) => {
       const run = await ctx.runs.get(c.req.param("runId"));
