@@ -1,5 +1,6 @@
-// Threads and runs as LangGraph's server answers them, through the official SDK client, on
-// PGlite (with the in-process run queue) and on PostgreSQL (with the PostgreSQL run queue).
+// Threads and runs (and assistants' pages) as LangGraph's server answers them, through the
+// official SDK client, on PGlite (with the in-process run queue) and on PostgreSQL (with the
+// PostgreSQL run queue).
 import { randomUUID } from "node:crypto";
 import { Client } from "@langchain/langgraph-sdk";
 import pg from "pg";
@@ -503,6 +504,26 @@ describe.each(setups)("threads and runs as LangGraph's server, on %s", (_name, e
         () => expect(client.runs.get(thread.thread_id, third.run_id)).rejects.toThrow("HTTP 404"),
         { timeout: 20_000 },
       );
+    },
+  );
+
+  it.skipIf(!enabled)(
+    "assistants.search with includePagination says where the next page starts, until the last",
+    async () => {
+      const metadata = scope();
+      for (const name of ["a", "b", "c"])
+        await client.assistants.create({ graphId: "counter", name, metadata });
+      const first = await client.assistants.search({ metadata, limit: 2, includePagination: true });
+      expect(first.assistants).toHaveLength(2);
+      expect(first.next).toBe("2");
+      const last = await client.assistants.search({
+        metadata,
+        limit: 2,
+        offset: 2,
+        includePagination: true,
+      });
+      expect(last.assistants).toHaveLength(1);
+      expect(last.next).toBeNull();
     },
   );
 
