@@ -1,12 +1,8 @@
-import { randomUUID } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Checkpointer, PostgresCheckpointer } from "../../src/checkpoint/index.js";
-import { PostgresRunQueue, type RunQueue } from "../../src/runs/index.js";
 import {
   loadServerConfig,
   ServerConfigError,
@@ -14,51 +10,17 @@ import {
   webhookOptionsOf,
 } from "../../src/server/index.js";
 import { startReceiver, type WebhookReceiver } from "../runs/fixtures/webhook-receiver.js";
-import { dropRunQueueTables, dropStoreTables } from "../setup/store-tables.js";
-import { type RunningServer, startServer, tempDataDir } from "./fixtures/server.js";
+import { type RunningServer, startServer } from "./fixtures/server.js";
+import { type ServerStore, serverStores } from "./fixtures/server-stores.js";
 
 const SECRET = "server-webhook-secret";
 const RUN_SECRET = "run-webhook-secret";
 
-const pgUrl = process.env.STATEWEAVER_PG_URL;
-const tablePrefix = `sw_swh_${randomUUID().slice(0, 8)}_`;
-
-/** Where the server keeps threads and queues runs (and their webhooks' deliveries). */
-const stores: Array<[string, boolean, () => Promise<StoreUnderTest>]> = [
-  [
-    "PGlite, the in-process run queue and its outbox",
-    true,
-    async () => {
-      const dir = await tempDataDir();
-      return { checkpointer: dir.open(), dispose: dir.dispose };
-    },
-  ],
-  [
-    "PostgreSQL and the PostgreSQL run queue",
-    Boolean(pgUrl),
-    async () => ({
-      checkpointer: new PostgresCheckpointer({ connectionString: pgUrl!, tablePrefix }),
-      queue: await PostgresRunQueue.open({ connectionString: pgUrl!, tablePrefix }),
-      dispose: async () => {
-        const pool = new pg.Pool({ connectionString: pgUrl });
-        await dropStoreTables(pool, tablePrefix);
-        await dropRunQueueTables(pool, tablePrefix);
-        await pool.end();
-      },
-    }),
-  ],
-];
-interface StoreUnderTest {
-  checkpointer: Checkpointer;
-  queue?: RunQueue;
-  dispose(): Promise<void>;
-}
-
 // The server's webhooks, driven as users drive it: the SDK client for runs (LangGraph's
 // per-run `webhook`), the inbox's decision endpoint for reviews.
-describe.each(stores)("webhooks from the server, on %s", (_name, enabled, open) => {
+describe.each(serverStores)("webhooks from the server, on %s", (_name, enabled, open) => {
   let running: RunningServer;
-  let store: StoreUnderTest;
+  let store: ServerStore;
   let client: Client;
   let receiver: WebhookReceiver;
 
@@ -83,7 +45,6 @@ describe.each(stores)("webhooks from the server, on %s", (_name, enabled, open) 
   afterAll(async () => {
     if (!enabled) return;
     await running.stop();
-    await store.checkpointer.close?.();
     await store.dispose();
     await receiver.close();
   });
