@@ -1,7 +1,8 @@
 // LangGraph's own Agent Server end-to-end suite (langchain-ai/langgraphjs,
 // libs/langgraph-api/tests/api.test.mts), ported: the same calls through the official SDK
 // client, the same assertions; only the graphs are ours (fixtures/langgraph-suite-graphs.ts)
-// and a fresh server on a fresh PGlite directory stands in for LangGraph's `truncate`.
+// and a fresh server on a fresh store stands in for LangGraph's `truncate`: a PGlite
+// directory here, PostgreSQL tables when langgraph-api-suite-postgres.test.ts runs it.
 // A test for a part stateweaver has not built yet is `it.skip` with the reason, so this file
 // is the honest score of our parity (docs/server.md).
 
