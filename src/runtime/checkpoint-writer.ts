@@ -81,7 +81,13 @@ export class CheckpointWriter {
   /** Checkpoints queued and not yet stored. */
   #behind = 0;
   #closed = false;
-  #claim: { runId: string; release: () => void } | undefined;
+  /** The run's hold on its thread: whose it is, and how to stop renewing it. */
+  #claim: { runId: string; stopRenewal: () => void } | undefined;
+  /**
+   * The last write queued, while it is a checkpoint not yet being stored: `close()` gives
+   * it the claim's release, so the run's last write and its release are one store call.
+   */
+  #lastPut: { releasing?: string } | undefined;
 
   constructor(
     readonly checkpointer: Checkpointer,
@@ -165,7 +171,7 @@ export class CheckpointWriter {
     const lost = (error: unknown) => this.#fail(error);
     this.#claim = {
       runId,
-      release: keepClaimAlive({ checkpointer, threadId, runId, ttlMs, lost }),
+      stopRenewal: keepClaimAlive({ checkpointer, threadId, runId, ttlMs, lost }),
     };
   }
 
@@ -194,15 +200,19 @@ export class CheckpointWriter {
    */
   async close(ended: { failed?: unknown } = {}): Promise<void> {
     this.seal();
-    await this.#tail;
     const claim = this.#claim;
-    if (!claim) return;
-    claim.release();
-    this.#claim = undefined;
     const failed =
       "failed" in ended &&
       !(ended.failed instanceof AbortError) &&
       !isTransientDatabaseError(ended.failed);
+    // A failed run's release writes its error, so it goes on its own.
+    const carried = failed ? undefined : this.#carryRelease();
+    await this.#tail;
+    if (!claim) return;
+    claim.stopRenewal();
+    this.#claim = undefined;
+    // Stored, and the claim with it; a failure before or in that put leaves it to release here.
+    if (carried && !this.#failure) return;
     const release = failed ? { error: threadErrorOf(ended.failed) } : undefined;
     for (let attempt = 1; ; attempt++) {
       try {
@@ -212,6 +222,32 @@ export class CheckpointWriter {
         await new Promise((r) => setTimeout(r, 200 * 2 ** attempt));
       }
     }
+  }
+
+  /**
+   * The run's last write is queued (it paused or ended): wait until everything queued is
+   * stored, and throw the first failure, as `flush()`. The claim is released by the last
+   * checkpoint's own store call when the store can (`putAndRelease`); on a failure it is
+   * still held, for `close()` to release as a failed run's. Nothing queued later is stored.
+   */
+  async finish(): Promise<void> {
+    const claim = this.#claim;
+    const carried = this.#carryRelease();
+    if (carried) this.seal();
+    await this.flush();
+    if (carried && claim) {
+      claim.stopRenewal();
+      if (this.#claim === claim) this.#claim = undefined;
+    }
+  }
+
+  /** Give the claim's release to the last checkpoint queued, if no store call has begun for it. */
+  #carryRelease(): { releasing?: string } | undefined {
+    const claim = this.#claim;
+    const last = this.#lastPut;
+    if (!claim || !last || !this.checkpointer.putAndRelease) return undefined;
+    last.releasing = claim.runId;
+    return last;
   }
 
   /**
@@ -256,7 +292,15 @@ export class CheckpointWriter {
     // The metadata is merged once, with the run's first checkpoint; the graph goes every time.
     if (thread?.metadata) this.#thread = { graph: thread.graph };
     this.#behind++;
-    this.#enqueue(() => this.checkpointer.put(checkpoint, { expectedLatestId, thread }), true);
+    const put: { releasing?: string } = {};
+    this.#enqueue(() => {
+      if (this.#lastPut === put) this.#lastPut = undefined;
+      const options = { expectedLatestId, thread };
+      if (put.releasing === undefined) return this.checkpointer.put(checkpoint, options);
+      // No renewal may follow the release and take the thread again.
+      this.#claim?.stopRenewal();
+      return this.checkpointer.putAndRelease!(checkpoint, options, put.releasing);
+    }, put);
     this.#parentId = this.#latestId = id;
     this.#source = "loop";
     if (interrupts.length > 0) {
@@ -310,12 +354,14 @@ export class CheckpointWriter {
     if (this.#failure) throw this.#failure.error;
   }
 
-  #enqueue(write: () => Promise<void>, checkpoint = false): Promise<void> {
+  /** Queue `write`; `put` marks a checkpoint's (see `#lastPut`). */
+  #enqueue(write: () => Promise<void>, put?: { releasing?: string }): Promise<void> {
     if (this.#closed) return this.#tail;
+    this.#lastPut = put;
     this.#tail = this.#tail.then(() => {
       if (this.#failure) return;
       // One reaction for both outcomes: every extra promise costs on the hot path.
-      return write().then(checkpoint ? this.#stored : undefined, this.#failed);
+      return write().then(put ? this.#stored : undefined, this.#failed);
     });
     return this.#tail;
   }

@@ -135,7 +135,7 @@ export async function drive(
       const value = storedValue(snap.value);
       if (value === "failed") throw context.error;
       if (value === "done") {
-        await writer?.flush();
+        await writer?.finish();
         env.emit?.({ type: "done", ns: env.ns, state: context.values });
         return { status: "done", state: context.values };
       }
@@ -163,7 +163,7 @@ export async function drive(
         const parentId = writer.latestId;
         const id = writer.checkpoint(value, context, env.stepOrigin, interrupts);
         env.emit?.(checkpointEvent(env, context, id, parentId, interrupts));
-        await writer.flush();
+        await writer.finish();
       }
       if (env.emit && options.pauseValues) {
         const values = options.pauseValues(context);
