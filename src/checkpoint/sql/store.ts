@@ -175,14 +175,15 @@ export abstract class SqlCheckpointer implements Checkpointer {
     // A checkpoint's shape picks the statement; the claim's run id, if it goes too, comes last.
     const [text, shaped] =
       expected === null
-        ? [release ? sql.claimAndInsertReleasing : sql.claimAndInsert, params]
+        ? [sql.claimAndInsert, params]
         : checkpoint.parentId === expected
           ? [release ? sql.advanceAndInsertReleasing : sql.advanceAndInsert, [...params, expected]]
           : [
               release ? sql.forkAndInsertReleasing : sql.forkAndInsert,
               [...params, expected, ...encoded.kept],
             ];
-    if (release !== undefined) shaped.push(release);
+    // A thread's first checkpoint is released on its own (see statements.ts, `releasing`).
+    if (release !== undefined && expected !== null) shaped.push(release);
     let written: number;
     try {
       written = (await query(text, shaped)).rowCount;
@@ -202,6 +203,7 @@ export abstract class SqlCheckpointer implements Checkpointer {
       throw new ConcurrentUpdateError(threadId, ns, expected, actual);
     }
     this.#known.remember(checkpoint, encoded.versions, encoded.bases);
+    if (release !== undefined && expected === null) await this.releaseThread(threadId, release);
   }
 
   async putWrites(
