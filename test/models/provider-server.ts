@@ -74,7 +74,7 @@ export async function startProviderServer(): Promise<ProviderServer> {
       return;
     }
     if ("answer" in scripted) {
-      writeJson(res, 200, scripted.answer(requests.at(-1)?.body));
+      writeJson(res, 200, await scripted.answer(requests.at(-1)?.body));
       return;
     }
     writeJson(res, scripted.status ?? 200, scripted.json, scripted.headers);
