@@ -436,9 +436,9 @@ export class CompiledGraph<S extends State = State, C = unknown> {
    * `HISTORY_PAGE`), so the first item comes as soon as one small page is read, however
    * long the history, and memory holds one page. A history cut by `prune` ends at the oldest checkpoint kept.
    * A subgraph run's history has one entry per step of that run (the newest of the step:
-   * its pause, or the barrier a continued breakpoint went on from), as LangGraph.js lists
-   * it; the top level lists every checkpoint, the barrier before a pause included, since
-   * that is where a fork re-runs the paused step from.
+   * its pause), as LangGraph.js lists it; the top level lists every checkpoint, the
+   * barrier before an `interrupt()` pause included, since that is where a fork re-runs the
+   * paused step from (a static breakpoint is one checkpoint, as in LangGraph).
    */
   async *getStateHistory(
     config: RunConfig,

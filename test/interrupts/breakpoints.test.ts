@@ -73,14 +73,16 @@ describe("static breakpoints", () => {
     expect((await graph.resume(undefined, { config })).status).toBe("done");
   });
 
-  it("stops after and then before when both apply at one barrier", async () => {
-    const { graph } = debuggableFlow({ interruptAfter: ["load"], interruptBefore: ["process"] });
+  it("stops once when after and before both apply at one barrier (continuing passes the barrier, as in LangGraph)", async () => {
+    const { graph, calls } = debuggableFlow({
+      interruptAfter: ["load"],
+      interruptBefore: ["process"],
+    });
     const config = thread();
     const first = await graph.invoke({ input: "x" }, { config });
     expect(first.status === "interrupted" && first.interrupt.timing).toBe("after");
-    const second = await graph.resume(undefined, { config });
-    expect(second.status === "interrupted" && second.interrupt.timing).toBe("before");
     expect((await graph.resume(undefined, { config })).status).toBe("done");
+    expect(calls).toEqual(["load", "process"]);
   });
 
   it("pauses after the last node before the run is done", async () => {
@@ -93,5 +95,55 @@ describe("static breakpoints", () => {
     });
     expect((await graph.getState(config)).next).toEqual([]);
     expect((await graph.resume(undefined, { config })).state.result).toBe("X!");
+  });
+});
+
+describe("a static breakpoint's checkpoints (as LangGraph stores them)", () => {
+  const history = async (
+    graph: ReturnType<typeof debuggableFlow>["graph"],
+    config: ReturnType<typeof thread>,
+  ) => {
+    const out = [];
+    for await (const s of graph.getStateHistory(config)) out.push(s);
+    return out.reverse();
+  };
+
+  it("is the checkpoint of the step that scheduled the node: no checkpoint of its own", async () => {
+    const { graph } = debuggableFlow({ interruptBefore: ["process"] });
+    const config = thread();
+    await graph.invoke({ input: "x" }, { config });
+    const steps = await history(graph, config);
+    expect(steps.map((s) => [s.metadata?.step, s.next])).toEqual([
+      [0, ["__start__"]],
+      [1, ["load"]],
+      [2, ["process"]],
+    ]);
+    const paused = await graph.getState(config);
+    expect(paused.config).toEqual(steps[2]!.config);
+    expect(paused.interrupts).toMatchObject([{ node: "process", timing: "before" }]);
+    expect(paused.tasks.map((t) => t.name)).toEqual(["process"]);
+  });
+
+  it("is continued from without a checkpoint for passing it", async () => {
+    const { graph } = debuggableFlow({ interruptBefore: ["process"] });
+    const config = thread();
+    await graph.invoke({ input: "x" }, { config });
+    const paused = await graph.getState(config);
+    await graph.invoke(null, { config });
+    const steps = await history(graph, config);
+    expect(steps.map((s) => s.metadata?.step)).toEqual([0, 1, 2, 3]);
+    expect(steps[3]!.parentConfig?.configurable?.checkpoint_id).toBe(
+      paused.config.configurable?.checkpoint_id,
+    );
+  });
+
+  it("stops again on fresh input, not when continued from", async () => {
+    const { graph, calls } = debuggableFlow({ interruptAfter: ["load"] });
+    const config = thread();
+    await graph.invoke({ input: "a" }, { config });
+    expect((await graph.invoke(null, { config })).status).toBe("done");
+    const again = await graph.invoke({ input: "b" }, { config });
+    expect(again.status === "interrupted" && again.interrupt.timing).toBe("after");
+    expect(calls).toEqual(["load", "process", "load"]);
   });
 });

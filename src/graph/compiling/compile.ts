@@ -22,6 +22,7 @@ import { validateGraph } from "../definition/validate.js";
 import {
   answeredBy,
   type BarrierDecision,
+  barrierKind,
   decide,
   inWriteOrder,
   mergeStep,
@@ -237,7 +238,7 @@ function buildMachine(g: GraphInternals, options: CompileOptions) {
         context,
         graph: self,
       })),
-      checkpoint: ({ context, self }) => runEnvOf(self).atBarrier?.(context),
+      checkpoint: ({ context, self }) => runEnvOf(self).atBarrier?.(context, barrierKind(context)),
       // A run its user started (createActor with the graph's input): apply the input now.
       startRun: enqueueActions(({ context, enqueue }) => {
         if (context.start === undefined) return;

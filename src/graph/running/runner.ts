@@ -169,6 +169,7 @@ export class GraphRunner<S extends State = State, C = unknown> {
       const metadata = threadMetadata(options.metadata);
       writer = new CheckpointWriter(checkpointer, threadId, "", {
         parentId: tuple?.checkpoint.id ?? null,
+        headParentId: tuple?.checkpoint.parentId ?? null,
         latestId: latest?.checkpoint.id ?? null,
         source: forked ? "fork" : "loop",
         thread: { graph: this.#g.spec.name, metadata },
@@ -263,6 +264,7 @@ export class GraphRunner<S extends State = State, C = unknown> {
       if (latest && latest.checkpoint.metadata.parentStep === parent.stepOrigin) tuple = latest;
       writer = new CheckpointWriter(thread.checkpointer, thread.threadId, ns, {
         parentId: tuple?.checkpoint.id ?? null,
+        headParentId: tuple?.checkpoint.parentId ?? null,
         latestId: latest?.checkpoint.id ?? null,
         source: tuple ? "loop" : "input",
         metadata: { parentStep: parent.stepOrigin },
