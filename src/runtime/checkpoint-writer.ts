@@ -260,9 +260,9 @@ export class CheckpointWriter {
       step: context.step,
       source: this.#source,
     };
-    // A barrier starts the next step (its own id, left implicit), and so does a breakpoint,
-    // which is its barrier; a pause in a step belongs to the step it interrupted.
-    if (interrupts.length > 0 && !context.breakpoint) metadata.stepOrigin = stepOrigin;
+    // A barrier starts the next step (its own id, left implicit); a pause belongs to the
+    // step it interrupted, and a breakpoint keeps the origin its interrupt's id was made with.
+    if (interrupts.length > 0 || context.breakpoint) metadata.stepOrigin = stepOrigin;
     if (this.#metadata) Object.assign(metadata, this.#metadata);
     const id = checkpointId();
     const checkpoint: Checkpoint = {

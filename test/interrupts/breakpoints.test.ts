@@ -147,3 +147,45 @@ describe("a static breakpoint's checkpoints (as LangGraph stores them)", () => {
     expect(calls).toEqual(["load", "process", "load"]);
   });
 });
+
+describe("a step continued from a breakpoint", () => {
+  it("keeps what its finished tasks wrote when the run is cut short: a restart runs only the others", async () => {
+    const calls: string[] = [];
+    let stall = true;
+    let aFinished!: () => void;
+    const finished = new Promise<void>((resolve) => {
+      aFinished = resolve;
+    });
+    const graph = new Graph({ name: "ContinuedThenCut" })
+      .addNode("go", () => ({}))
+      .addNode("a", () => {
+        calls.push("a");
+        setImmediate(aFinished);
+        return { a: "done" };
+      })
+      .addNode("b", async (_s, runtime) => {
+        calls.push("b");
+        if (stall) {
+          await new Promise((_, reject) =>
+            runtime.signal.addEventListener("abort", () => reject(runtime.signal.reason)),
+          );
+        }
+        return { b: "done" };
+      })
+      .addEdge(START, "go")
+      .addEdge("go", "a")
+      .addEdge("go", "b")
+      .compile({ checkpointer: new MemoryCheckpointer(), interruptBefore: ["a"] });
+    const config = thread();
+    await graph.invoke({}, { config });
+    const cut = new AbortController();
+    const continued = graph.invoke(null, { config, signal: cut.signal });
+    await finished;
+    cut.abort();
+    await expect(continued).rejects.toThrow();
+    stall = false;
+    const done = await graph.invoke(null, { config });
+    expect(done).toMatchObject({ status: "done", state: { a: "done", b: "done" } });
+    expect(calls).toEqual(["a", "b", "b"]);
+  });
+});

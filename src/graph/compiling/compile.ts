@@ -292,7 +292,10 @@ function buildMachine(g: GraphInternals, options: CompileOptions) {
       }),
       applyUpdate: assign(({ context, event }) => {
         if (event.type !== "UPDATE") return {};
-        return { values: g.channels.apply(context.values, Object.entries(event.update)) };
+        const update = Object.entries(event.update);
+        // A subgraph run updated in place hands the update to its parent with its other writes.
+        const journal = context.journal && [...context.journal, ...update];
+        return { values: g.channels.apply(context.values, update), journal };
       }),
       applyUpdateAsNode: assign(({ context, event }) => {
         if (event.type !== "UPDATE" || event.asNode === undefined) return {};
