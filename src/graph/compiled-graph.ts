@@ -39,6 +39,7 @@ import type {
 import { retryingAttempts } from "./running/retry-record.js";
 import { GraphRunner, planFor } from "./running/runner.js";
 import { type StateSnapshot, viewCheckpoint } from "./running/state-snapshot.js";
+import { subgraphAt } from "./running/subgraph-at.js";
 import { oneCheckpointPerStep } from "./running/subgraph-history.js";
 import { threadMachine } from "./running/thread-machine.js";
 
@@ -436,9 +437,9 @@ export class CompiledGraph<S extends State = State, C = unknown> {
    * `HISTORY_PAGE`), so the first item comes as soon as one small page is read, however
    * long the history, and memory holds one page. A history cut by `prune` ends at the oldest checkpoint kept.
    * A subgraph run's history has one entry per step of that run (the newest of the step:
-   * its pause, or the barrier a continued breakpoint went on from), as LangGraph.js lists
-   * it; the top level lists every checkpoint, the barrier before a pause included, since
-   * that is where a fork re-runs the paused step from.
+   * its pause), as LangGraph.js lists it; the top level lists every checkpoint, the
+   * barrier before an `interrupt()` pause included, since that is where a fork re-runs the
+   * paused step from (a static breakpoint is one checkpoint, as in LangGraph).
    */
   async *getStateHistory(
     config: RunConfig,
@@ -488,7 +489,14 @@ export class CompiledGraph<S extends State = State, C = unknown> {
    * Write `values` into the thread as a new checkpoint, through the reducers.
    * With `asNode` the update counts as that node's output and its edges decide
    * what runs next; without it, what was next (or paused) stays so.
+   * A `configurable.checkpoint_ns` (a subgraph task's, from `getState(config).tasks`, or an
+   * interrupt's `ns`) updates that subgraph run instead, in its own namespace; the parent's
+   * paused task goes on from the update when the thread is continued.
    * Returns the config of the new checkpoint.
+   *
+   * @example
+   * const { tasks } = await graph.getState(config);
+   * await graph.updateState({ configurable: { ...config.configurable, ...tasks[0].checkpoint } }, { city: "LA" });
    */
   async updateState(
     config: RunConfig,
@@ -496,6 +504,19 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     asNode?: string,
   ): Promise<RunConfig> {
     const thread = this.#runner.thread(config, "updateState");
+    const ns = config.configurable?.checkpoint_ns ?? "";
+    const graph: CompiledGraph<any, any> = ns === "" ? this : subgraphAt<CompiledGraph>(this, ns);
+    return graph.#update(thread, config, ns, values, asNode);
+  }
+
+  /** updateState on this graph's run in namespace `ns` of the thread (`""`: the top level). */
+  async #update(
+    thread: { checkpointer: Checkpointer; threadId: string },
+    config: RunConfig,
+    ns: string,
+    values: Partial<S> | null,
+    asNode: string | undefined,
+  ): Promise<RunConfig> {
     if (asNode !== undefined && asNode !== END && !this.#g.spec.nodes.has(asNode)) {
       throw new InvalidConfigError(
         `updateState(…, asNode: "${asNode}"): no such node. Known nodes: ${this.nodes.join(", ")}, or END to end the thread's pending work.`,
@@ -508,13 +529,14 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       interruptAfter: [],
       holds: true,
     };
-    const { actor, writer, env } = await this.#runner.start({
-      config,
-      options: {},
-      thread,
-      run,
-      asNode,
-    });
+    const checkpointId = config.configurable?.checkpoint_id;
+    const { actor, writer, env, parentLatestId } =
+      ns === ""
+        ? {
+            ...(await this.#runner.start({ config, options: {}, thread, run, asNode })),
+            parentLatestId: undefined,
+          }
+        : await this.#runner.startNested({ thread, ns, checkpointId, run, asNode });
     let first: GraphEvent;
     try {
       const context = actor.getSnapshot().context as GraphContext;
@@ -528,9 +550,9 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       throw error;
     }
     writer!.startedBy("update");
-    await this.#runner.drive(actor, env, writer, { first, stopAtBarrier: true });
+    await this.#runner.drive(actor, env, writer, { first, stopAtBarrier: true }, parentLatestId);
     const checkpoint_id = writer!.latestId!;
-    return { configurable: { thread_id: thread.threadId, checkpoint_ns: "", checkpoint_id } };
+    return { configurable: { thread_id: thread.threadId, checkpoint_ns: ns, checkpoint_id } };
   }
 
   /** @internal This graph as a node of a parent graph: it runs nested and hands back its writes. */

@@ -11,6 +11,7 @@ import { checkpointId, createdAtOf } from "../checkpoint/id.js";
 import { threadErrorOf } from "../checkpoint/thread-records.js";
 import { AbortError } from "../errors/index.js";
 import { claimTtlOf, keepClaimAlive } from "./claim-renewal.js";
+import type { BarrierKind } from "./run-env.js";
 import { compactSnapshot, persistedSnapshotOf } from "./snapshot-format.js";
 import type { GraphContext, TaskOutcome, TaskRecord } from "./task.js";
 
@@ -66,6 +67,8 @@ const RELEASE_ATTEMPTS = 3;
 export class CheckpointWriter {
   /** The checkpoint the next write follows. */
   #parentId: string | null;
+  /** The parent of `#parentId`. */
+  #headParentId: string | null;
   /** What we believe the store's latest is. */
   #latestId: string | null;
   /** Source of the next checkpoint written. */
@@ -95,6 +98,8 @@ export class CheckpointWriter {
     readonly ns: string,
     start: {
       parentId: string | null;
+      /** The parent of `parentId` (the checkpoint a restored run continues from), if known. */
+      headParentId?: string | null;
       latestId: string | null;
       source: CheckpointSource;
       /** Extra metadata on every checkpoint of this run (a subgraph's parent step). */
@@ -115,6 +120,7 @@ export class CheckpointWriter {
     },
   ) {
     this.#parentId = start.parentId;
+    this.#headParentId = start.headParentId ?? null;
     this.#latestId = start.latestId;
     this.#source = start.source;
     this.#metadata =
@@ -130,6 +136,11 @@ export class CheckpointWriter {
   /** The id of the last checkpoint queued (or the store's latest when the run started). */
   get latestId(): string | null {
     return this.#latestId;
+  }
+
+  /** The checkpoint the next one written follows (the run's current one), and its parent. */
+  get head(): { id: string | null; parentId: string | null } {
+    return { id: this.#parentId, parentId: this.#headParentId };
   }
 
   /** Whether the run should wait at its barrier for the store to catch up. */
@@ -251,6 +262,22 @@ export class CheckpointWriter {
   }
 
   /**
+   * Record the barrier a run enters (see `BarrierKind`) and return the checkpoint the step
+   * it starts belongs to: a step's barrier is queued as a new checkpoint; a breakpoint's is
+   * stored as its pause, so the origin stays until then; a continued one is the checkpoint
+   * the run went on from.
+   */
+  barrier(
+    context: GraphContext,
+    kind: BarrierKind,
+    stepOrigin: string | undefined,
+  ): string | undefined {
+    if (kind === "step") return this.checkpoint("barrier", context, stepOrigin);
+    if (kind === "continued") return this.#parentId ?? stepOrigin;
+    return stepOrigin;
+  }
+
+  /**
    * Queue a checkpoint of the machine at rest (`value`: `"barrier"` or the paused
    * state) and return its id at once. A pause also stores the writes of the step's
    * tasks that finished, for inspection.
@@ -270,7 +297,7 @@ export class CheckpointWriter {
       source: this.#source,
     };
     // A barrier starts the next step (its own id, left implicit); a pause belongs to the
-    // step it interrupted.
+    // step it interrupted, and a breakpoint keeps the origin its interrupt's id was made with.
     if (interrupts.length > 0 || context.breakpoint) metadata.stepOrigin = stepOrigin;
     if (this.#metadata) Object.assign(metadata, this.#metadata);
     const id = checkpointId();
@@ -301,6 +328,7 @@ export class CheckpointWriter {
       this.#claim?.stopRenewal();
       return this.checkpointer.putAndRelease!(checkpoint, options, put.releasing);
     }, put);
+    this.#headParentId = this.#parentId;
     this.#parentId = this.#latestId = id;
     this.#source = "loop";
     if (interrupts.length > 0) {

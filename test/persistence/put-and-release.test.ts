@@ -51,7 +51,10 @@ function describeStore(
 ) {
   let opened: PGliteCheckpointer | PostgresCheckpointer | undefined;
   const storeOf = () => {
-    if (!opened) stores.push((opened = open()));
+    if (!opened) {
+      opened = open();
+      stores.push(opened);
+    }
     return opened;
   };
   describe.skipIf(skip)(

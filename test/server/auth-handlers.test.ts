@@ -113,6 +113,8 @@ describe("the event each request is", () => {
     ["DELETE", "/threads/t1", "threads:delete"],
     ["POST", "/threads/t1/runs/wait", "threads:create_run"],
     ["GET", "/threads/t1/runs/r1/stream", "threads:read"],
+    ["GET", "/runs/r1/stream", "threads:read"],
+    ["POST", "/runs/cancel", "threads:update"],
     ["POST", "/threads/t1/runs/r1/cancel", "threads:update"],
     ["DELETE", "/threads/t1/runs/r1", "threads:delete"],
     ["POST", "/runs/stream", "threads:create_run"],
@@ -240,6 +242,42 @@ describe("a server with an auth file's handlers", () => {
     expect(await client("token-ana").threads.get(thread.thread_id)).toMatchObject({
       metadata: { note: "ana's", owner: "ana" },
     });
+  });
+
+  it("joins a run's stream by the run id alone only for who may read its thread", async () => {
+    const threadId = randomUUID();
+    const run = await client("token-ana").runs.create(threadId, "pair", {
+      input: {},
+      ifNotExists: "create",
+    });
+    await client("token-ana").runs.join(threadId, run.run_id);
+    const events = async (token: string) => {
+      const out: Array<{ event: string; data: unknown }> = [];
+      for await (const chunk of client(token).runs.joinStream(null, run.run_id, {
+        lastEventId: "-1",
+      }))
+        out.push(chunk);
+      return out;
+    };
+    expect((await events("token-ana")).map((e) => e.event)).toContain("values");
+    expect(await events("token-bo")).toEqual([
+      { event: "error", data: { error: "Error", message: "404: Thread not found" } },
+    ]);
+  });
+
+  it("cancels only the runs of threads the user may see, another user's named run being a 404", async () => {
+    const { thread_id: threadId } = await client("token-ana").threads.create();
+    const anas = await client("token-ana").runs.create(threadId, "pair", {
+      input: {},
+      afterSeconds: 600,
+    });
+    await expect(client("token-bo").runs.cancelMany({ runIds: [anas.run_id] })).rejects.toThrow(
+      "HTTP 404",
+    );
+    await client("token-bo").runs.cancelMany({ status: "all" });
+    expect((await client("token-ana").runs.get(threadId, anas.run_id)).status).toBe("pending");
+    await client("token-ana").runs.cancelMany({ status: "all" });
+    expect((await client("token-ana").runs.get(threadId, anas.run_id)).status).toBe("interrupted");
   });
 
   it("prunes only the threads the user may see: another user's is skipped and kept", async () => {

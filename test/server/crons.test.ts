@@ -10,7 +10,9 @@ import pg from "pg";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { MemoryCheckpointer, PostgresCheckpointer } from "../../src/checkpoint/index.js";
 import { END, Graph, START } from "../../src/index.js";
-import { createApp } from "../../src/server/index.js";
+import { PostgresRunQueue } from "../../src/runs/index.js";
+import { createApp, startWorker } from "../../src/server/index.js";
+import { dropRunQueueTables } from "../setup/store-tables.js";
 import { type RunningServer, startServer, tempDataDir } from "./fixtures/server.js";
 
 /** One step that counts the runs of its thread. */
@@ -220,43 +222,58 @@ afterAll(async () => {
   ]);
   for (const { tablename } of rows) await pool.query(`drop table if exists "${tablename}" cascade`);
   await pool.query(`drop function if exists ${tablePrefix}notify_thread_change()`);
+  await dropRunQueueTables(pool, tablePrefix);
   await pool.end();
 });
 
 describe.skipIf(!pgUrl)("crons on PostgreSQL", () => {
-  it("of two servers on one database, exactly one fires each due cron", async () => {
-    const stores = [0, 1].map(
-      () => new PostgresCheckpointer({ connectionString: pgUrl!, tablePrefix }),
+  it("servers that run nothing fire each due time once onto the run queue, where workers run it", async () => {
+    const open = () => ({
+      checkpointer: new PostgresCheckpointer({ connectionString: pgUrl!, tablePrefix }),
+      queue: PostgresRunQueue.open({ connectionString: pgUrl!, tablePrefix }),
+    });
+    const [a, b] = await Promise.all(
+      [open(), open()].map(async ({ checkpointer, queue }) =>
+        startServer({
+          graphs: { tick: tickGraph() },
+          checkpointer,
+          queue: await queue,
+          concurrency: 0,
+        }),
+      ),
     );
-    const apps = stores.map((checkpointer) =>
-      createApp({ graphs: { tick: tickGraph() }, checkpointer, concurrency: 0, token: "t" }),
+    const workers = await Promise.all(
+      [open(), open()].map(async ({ checkpointer, queue }) =>
+        startWorker({ graphs: { tick: tickGraph() }, checkpointer, queue: await queue }),
+      ),
     );
     try {
-      for (const { context } of apps) await context.crons.stop(); // ticked by hand below
-      const [a, b] = apps.map((x) => x.context);
-      const thread = randomUUID();
-      await stores[0]!.createThread!(thread, {});
-      const cron = await a!.crons.create(
-        {
-          assistant_id: "tick",
-          thread_id: thread,
-          schedule: EVERY_SECOND,
-          payload: { input: {}, multitask_strategy: "enqueue" },
-        },
-        undefined,
-      );
+      // Ticked by hand below, both servers at the same due time.
+      for (const s of [a!, b!]) await s.server.context.crons.stop();
+      const client = new Client({ apiUrl: a!.url });
+      const thread = await client.threads.create();
+      const cron = await client.crons.createForThread(thread.thread_id, "tick", {
+        schedule: EVERY_SECOND,
+        input: {},
+        multitaskStrategy: "enqueue",
+      });
       const due = new Date(Date.parse(cron.next_run_date!) + 10);
-      await Promise.all([a!.crons.tick(due), b!.crons.tick(due)]);
-      const runs = await a!.runs.list({ threadId: thread });
+      await Promise.all([a!, b!].map((s) => s.server.context.crons.tick(due)));
+
+      const other = new Client({ apiUrl: b!.url });
+      const runs = await other.runs.list(thread.thread_id);
       expect(runs).toHaveLength(1);
       expect(runs[0]!.metadata).toMatchObject({ cron_id: cron.cron_id });
-      // Moved on to the next second, once.
-      expect(Date.parse((await b!.crons.get(cron.cron_id)).next_run_date!)).toBeGreaterThan(
-        due.getTime(),
-      );
+      expect(await other.runs.join(thread.thread_id, runs[0]!.run_id)).toEqual({ n: 1 });
+      // Moved on past the due time, once.
+      const [moved] = await other.crons.search({ threadId: thread.thread_id });
+      expect(Date.parse(moved!.next_run_date!)).toBeGreaterThan(due.getTime());
     } finally {
-      for (const { context } of apps) await context.runs.close();
-      for (const store of stores) await store.close();
+      for (const w of workers) await w.close();
+      for (const s of [a!, b!]) {
+        await s.stop();
+        await s.checkpointer.close?.();
+      }
     }
   });
 });

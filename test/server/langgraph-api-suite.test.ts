@@ -1,7 +1,8 @@
 // LangGraph's own Agent Server end-to-end suite (langchain-ai/langgraphjs,
 // libs/langgraph-api/tests/api.test.mts), ported: the same calls through the official SDK
 // client, the same assertions; only the graphs are ours (fixtures/langgraph-suite-graphs.ts)
-// and a fresh server on a fresh PGlite directory stands in for LangGraph's `truncate`.
+// and a fresh server on a fresh store stands in for LangGraph's `truncate`: a PGlite
+// directory here, PostgreSQL tables when langgraph-api-suite-postgres.test.ts runs it.
 // A test for a part stateweaver has not built yet is `it.skip` with the reason, so this file
 // is the honest score of our parity (docs/server.md).
 
@@ -12,7 +13,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vites
 import { factoryGraph } from "../../src/server/index.js";
 import { suiteDynamic, suiteGraphs } from "./fixtures/langgraph-suite-graphs.js";
 import { suiteRoutes } from "./fixtures/langgraph-suite-routes.js";
-import { type RunningServer, startServer, tempDataDir } from "./fixtures/server.js";
+import { type RunningServer, startServer } from "./fixtures/server.js";
+import { freshSuiteStore } from "./fixtures/suite-store.js";
 
 // Whole conversations on PGlite on a shared machine: more time than a unit test's default.
 vi.setConfig({ testTimeout: 60_000 });
@@ -37,18 +39,19 @@ async function gatherIterator<T>(it: AsyncIterable<T> | Promise<AsyncIterable<T>
 const findLast = <T>(list: T[], pick: (item: T) => boolean): any => [...list].reverse().find(pick);
 
 let running: RunningServer | undefined;
-let disposeDir: (() => Promise<void>) | undefined;
+let disposeStore: (() => Promise<void>) | undefined;
 let client: Client<any>;
 
-/** A new server on a new PGlite directory: LangGraph's suite truncates its store instead. */
+/** A new server on a new store (fixtures/suite-store.ts): LangGraph's suite truncates its own. */
 async function freshServer() {
   await running?.stop();
-  await disposeDir?.();
-  const dir = await tempDataDir();
-  disposeDir = dir.dispose;
+  await disposeStore?.();
+  const store = await freshSuiteStore();
+  disposeStore = store.dispose;
   running = await startServer({
     graphs: { ...suiteGraphs(), dynamic: await factoryGraph(suiteDynamic, "dynamic") },
-    checkpointer: dir.open(),
+    checkpointer: store.checkpointer,
+    ...(store.queue && { queue: store.queue }),
     // LangGraph's suite runs its server with LANGGRAPH_CONFIG and its test app as http.app.
     graphDefaults: { agent: { config: { configurable: { model_name: "openai" } } } },
     routes: suiteRoutes(),
@@ -59,7 +62,7 @@ async function freshServer() {
 beforeAll(freshServer);
 afterAll(async () => {
   await running?.stop();
-  await disposeDir?.();
+  await disposeStore?.();
 });
 
 describe("assistants", () => {
@@ -732,7 +735,7 @@ describe("runs", () => {
     expect(threadAfterContinue.status).toBe("idle");
   });
 
-  it.skip("human in the loop - modification [not yet: the history has 8 checkpoints where LangGraph has 6 — a breakpoint pause is stored besides the barrier before it, and continuing past it stores one more (graph layer); PATCH /threads/:id and the rest pass]", async () => {
+  it("human in the loop - modification", async () => {
     const assistant = await client.assistants.create({ graphId: "agent" });
     const thread = await client.threads.create();
     let messages: Msg[] = [];
@@ -1183,7 +1186,7 @@ describe("subgraphs", () => {
     expect(threadAfterContinue.status).toBe("idle");
   });
 
-  it.skip("human in the loop - modification [not yet: updateState with a subgraph task's checkpoint (its checkpoint_ns) is applied to the parent, not the subgraph, and the histories around its breakpoint are longer than LangGraph's (see the skip above); getState with a checkpoint object works]", async () => {
+  it.skip("human in the loop - modification [not yet: the parent's history has 5 checkpoints where LangGraph has 4 — a step paused by an interrupt (here the subgraph's breakpoint, through its task) is stored as a checkpoint beside that step's barrier, where LangGraph keeps the interrupt as pending writes of the barrier (graph layer); the update through the subgraph task's checkpoint_ns, the inner state and history and the continued run pass]", async () => {
     const assistant = await client.assistants.create({ graphId: "weather" });
     const thread = await client.threads.create();
     const input = { messages: [{ role: "human", content: "SF", id: "initial-message" }] };
@@ -1437,7 +1440,7 @@ it("stream debug checkpoint", async () => {
   );
 });
 
-it.skip("continue after interrupt must have checkpoint present [not yet: the history holds two checkpoints at the breakpoint's step (the barrier and the pause), the debug stream one, as in 'human in the loop - modification' (graph layer); the debug mode and a run from a checkpoint object pass]", async () => {
+it("continue after interrupt must have checkpoint present", async () => {
   const assistant = await client.assistants.create({ graphId: "weather" });
   const thread = await client.threads.create();
   const input = { messages: [{ role: "human", content: "What's weather in SF?" }] };

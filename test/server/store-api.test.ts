@@ -52,7 +52,6 @@ for (const [name, makeCheckpointer, skip] of setups) {
       await running.checkpointer.close?.();
       if (name === "PostgreSQL") {
         const pool = new pg.Pool({ connectionString: url });
-        await pool.query(`drop table if exists ${prefix}store_items`);
         await dropStoreTables(pool, prefix);
         await pool.end();
       }

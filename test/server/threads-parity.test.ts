@@ -1,5 +1,6 @@
-// Threads and runs as LangGraph's server answers them, through the official SDK client, on
-// PGlite (with the in-process run queue) and on PostgreSQL (with the PostgreSQL run queue).
+// Threads and runs (and assistants' pages) as LangGraph's server answers them, through the
+// official SDK client, on PGlite (with the in-process run queue) and on PostgreSQL (with the
+// PostgreSQL run queue).
 import { randomUUID } from "node:crypto";
 import { Client } from "@langchain/langgraph-sdk";
 import pg from "pg";
@@ -391,6 +392,138 @@ describe.each(setups)("threads and runs as LangGraph's server, on %s", (_name, e
           ),
         { timeout: 30_000, interval: 100 },
       );
+    },
+  );
+
+  it.skipIf(!enabled)(
+    'on_disconnect "cancel" stops a stateless run too when the client of its stream goes away',
+    async () => {
+      const probe = randomUUID();
+      const gone = new AbortController();
+      let threadId: string | undefined;
+      let runId: string | undefined;
+      try {
+        for await (const chunk of client.runs.stream(null, "ticker", {
+          input: { until: 10_000 },
+          config: { recursion_limit: 20_000 },
+          metadata: { probe },
+          onDisconnect: "cancel",
+          signal: gone.signal,
+        })) {
+          if (chunk.event === "metadata") runId = (chunk.data as { run_id: string }).run_id;
+          if (chunk.event !== "values") continue;
+          // Its thread of its own, found while the run holds it (it is deleted after).
+          threadId = (await client.threads.search({ metadata: { probe } }))[0]?.thread_id;
+          gone.abort();
+        }
+      } catch (error) {
+        if (!gone.signal.aborted) throw error;
+      }
+      await vi.waitFor(
+        async () => expect((await client.runs.get(threadId!, runId!)).status).toBe("interrupted"),
+        { timeout: 30_000, interval: 100 },
+      );
+    },
+  );
+
+  it.skipIf(!enabled)(
+    "runs.joinStream finds a run by its id alone, and with cancelOnDisconnect stops it when left",
+    async () => {
+      const thread = await client.threads.create();
+      const done = await client.runs.create(thread.thread_id, "counter", { input: { until: 2 } });
+      await client.runs.join(thread.thread_id, done.run_id);
+      const replayed = [];
+      for await (const chunk of client.runs.joinStream(null, done.run_id, { lastEventId: "-1" }))
+        replayed.push(chunk);
+      expect(replayed[0]).toMatchObject({ event: "metadata", data: { run_id: done.run_id } });
+      expect(replayed.at(-1)).toMatchObject({ event: "values", data: { n: 2 } });
+      await expect(async () => {
+        for await (const _ of client.runs.joinStream(null, randomUUID())) break;
+      }).rejects.toThrow("HTTP 404");
+
+      const ticking = await client.threads.create();
+      const long = await client.runs.create(ticking.thread_id, "ticker", {
+        input: { until: 10_000 },
+        config: { recursion_limit: 20_000 },
+      });
+      const leave = new AbortController();
+      try {
+        for await (const chunk of client.runs.joinStream(null, long.run_id, {
+          cancelOnDisconnect: true,
+          signal: leave.signal,
+        }))
+          if (chunk.event === "values") leave.abort();
+      } catch (error) {
+        if (!leave.signal.aborted) throw error;
+      }
+      await vi.waitFor(
+        async () =>
+          expect((await client.runs.get(ticking.thread_id, long.run_id)).status).toBe(
+            "interrupted",
+          ),
+        { timeout: 30_000, interval: 100 },
+      );
+    },
+  );
+
+  it.skipIf(!enabled)(
+    "runs.cancelMany cancels the runs it names, or those of a thread pending or running; rollback deletes them",
+    async () => {
+      const thread = await client.threads.create();
+      const later = (multitaskStrategy: "reject" | "enqueue" = "enqueue") =>
+        client.runs.create(thread.thread_id, "counter", {
+          input: { until: 1 },
+          afterSeconds: 600,
+          multitaskStrategy,
+        });
+      const status = async (runId: string) =>
+        (await client.runs.get(thread.thread_id, runId)).status;
+      const first = await later("reject");
+      const second = await later();
+      await client.runs.cancelMany({ threadId: thread.thread_id, runIds: [first.run_id] });
+      expect([await status(first.run_id), await status(second.run_id)]).toEqual([
+        "interrupted",
+        "pending",
+      ]);
+      await expect(
+        client.runs.cancelMany({ threadId: thread.thread_id, runIds: [randomUUID()] }),
+      ).rejects.toThrow("HTTP 404");
+      await expect(client.runs.cancelMany({ threadId: thread.thread_id })).rejects.toThrow(
+        "HTTP 400",
+      );
+      await client.runs.cancelMany({ threadId: thread.thread_id, status: "all" });
+      expect(await status(second.run_id)).toBe("interrupted");
+
+      const third = await later();
+      await client.runs.cancelMany({
+        threadId: thread.thread_id,
+        status: "pending",
+        action: "rollback",
+      });
+      await vi.waitFor(
+        () => expect(client.runs.get(thread.thread_id, third.run_id)).rejects.toThrow("HTTP 404"),
+        { timeout: 20_000 },
+      );
+    },
+  );
+
+  it.skipIf(!enabled)(
+    "assistants.search with includePagination says where the next page starts, until the last",
+    async () => {
+      const metadata = scope();
+      for (const name of ["a", "b", "c"])
+        await client.assistants.create({ graphId: "counter", name, metadata });
+      const first = await client.assistants.search({ metadata, limit: 2, includePagination: true });
+      expect(first.assistants).toHaveLength(2);
+      expect(first.next).toBe("2");
+      const last = await client.assistants.search({
+        metadata,
+        limit: 2,
+        offset: 2,
+        includePagination: true,
+      });
+      expect(last.assistants).toHaveLength(1);
+      expect(last.next).toBeNull();
     },
   );
 

@@ -16,8 +16,10 @@ export async function dropStoreTables(
   // The audit log's tables (src/audit) live beside them, under the same prefix.
   for (const table of Object.values(auditTables(prefix)))
     await pool.query(`drop table if exists ${table}`);
-  // The server's revoked inbox sessions (src/server/auth) too.
-  await pool.query(`drop table if exists ${prefix}session_revocations`);
+  // The server's revoked inbox sessions (src/server/auth), its crons, and the long-term
+  // stores (src/store) of items and of assistants, too: each made on first use.
+  for (const table of ["session_revocations", "crons", "store_items", "assistants_store_items"])
+    await pool.query(`drop table if exists ${prefix}${table}`);
   // The schema's trigger function (migration 5) outlives its tables.
   await pool.query(`drop function if exists ${prefix}notify_thread_change()`);
 }

@@ -109,7 +109,9 @@ export class GraphRunner<S extends State = State, C = unknown> {
         if (asNode === undefined) throw error;
         snapshot = withOnlyFinishedTasks(snapshot);
       }
-      if (snapshot.value === "barrier" && tuple.pendingWrites.length > 0) {
+      // A breakpoint is its step's barrier too: what was continued from it is recovered alike.
+      const atBarrier = snapshot.value === "barrier" || snapshot.value === "breakpoint";
+      if (atBarrier && tuple.pendingWrites.length > 0) {
         snapshot.context.tasks = recoverTasks(snapshot.context.tasks, tuple.pendingWrites);
       }
       snapshot = { ...snapshot, value: machineValue(snapshot.value) };
@@ -169,6 +171,7 @@ export class GraphRunner<S extends State = State, C = unknown> {
       const metadata = threadMetadata(options.metadata);
       writer = new CheckpointWriter(checkpointer, threadId, "", {
         parentId: tuple?.checkpoint.id ?? null,
+        headParentId: tuple?.checkpoint.parentId ?? null,
         latestId: latest?.checkpoint.id ?? null,
         source: forked ? "fork" : "loop",
         thread: { graph: this.#g.spec.name, metadata },
@@ -193,6 +196,52 @@ export class GraphRunner<S extends State = State, C = unknown> {
   }
 
   /**
+   * This graph's run as a subgraph of a thread (namespace `ns`), restored from that run's
+   * latest checkpoint (or `checkpointId`) to be updated: its checkpoints keep the parent
+   * step they belong to, so the parent's paused task goes on from the update. Driven with
+   * `parentLatestId`, the update claims the whole thread, as its parent's run would.
+   * @internal
+   */
+  async startNested(start: {
+    thread: { checkpointer: Checkpointer; threadId: string };
+    ns: string;
+    checkpointId: string | undefined;
+    run: RunOptions;
+    asNode?: string;
+  }) {
+    const { thread, ns, checkpointId } = start;
+    const { checkpointer, threadId } = thread;
+    const latest = await checkpointer.getLatest(threadId, ns);
+    const tuple = checkpointId ? await checkpointer.get(threadId, ns, checkpointId) : latest;
+    if (!tuple) {
+      throw new InvalidConfigError(
+        `Thread "${threadId}" has no checkpoint${checkpointId ? ` "${checkpointId}"` : ""} in subgraph namespace "${ns}": take checkpoint_ns from a task's checkpoint in getState(config).tasks once that subgraph has run.`,
+      );
+    }
+    const writer = new CheckpointWriter(checkpointer, threadId, ns, {
+      parentId: tuple.checkpoint.id,
+      headParentId: tuple.checkpoint.parentId,
+      latestId: latest?.checkpoint.id ?? null,
+      source: "update",
+      metadata: { parentStep: tuple.checkpoint.metadata.parentStep },
+    });
+    const env: RunEnv = {
+      config: { configurable: { thread_id: threadId, checkpoint_ns: ns } },
+      context: {},
+      store: this.#options.store,
+      signal: undefined,
+      persistent: true,
+      ns,
+      emit: undefined,
+      thread,
+      stepOrigin: stepOriginOf(tuple.checkpoint),
+    };
+    const parentLatestId = (await checkpointer.getLatest(threadId, ""))?.checkpoint.id ?? null;
+    const actor = this.#actor(tuple, env, start.run, undefined, start.asNode);
+    return { actor, writer, env, parentLatestId };
+  }
+
+  /**
    * Drive a started run to its next rest, then end it: a top-level run claims its thread
    * first, so nothing runs unless this call holds the thread; and whatever way it ends, the
    * actor stops and nothing is stored for it afterwards.
@@ -203,11 +252,16 @@ export class GraphRunner<S extends State = State, C = unknown> {
     env: RunEnv,
     writer: CheckpointWriter | undefined,
     options: DriveOptions,
+    /** A subgraph run updated on its own: the parent's latest checkpoint, which its claim expects. */
+    parentLatestId?: string | null,
   ): Promise<DriveResult> {
     // How the run ended, for the thread's record (a failure marks it "error").
     const ended: { failed?: unknown } = {};
     try {
       if (writer && env.ns === "") await writer.claim(writer.runId ?? randomUUID());
+      else if (writer && parentLatestId !== undefined) {
+        await writer.claim(randomUUID(), parentLatestId);
+      }
       // A streamed top-level run shows a paused step's finished writes before the pause.
       const pauseValues = env.emit && env.ns === "" ? this.#pauseValues : undefined;
       const result = await drive(
@@ -263,6 +317,7 @@ export class GraphRunner<S extends State = State, C = unknown> {
       if (latest && latest.checkpoint.metadata.parentStep === parent.stepOrigin) tuple = latest;
       writer = new CheckpointWriter(thread.checkpointer, thread.threadId, ns, {
         parentId: tuple?.checkpoint.id ?? null,
+        headParentId: tuple?.checkpoint.parentId ?? null,
         latestId: latest?.checkpoint.id ?? null,
         source: tuple ? "loop" : "input",
         metadata: { parentStep: parent.stepOrigin },

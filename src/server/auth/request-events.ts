@@ -12,6 +12,8 @@ import type { AuthEvent } from "./authorize.js";
  * - `new-thread`, `thread-search`, `thread-prune` (the threads its body names),
  *   `new-run` (no thread yet), `inbox-list`, `review-link`
  *   (a decided review, whose thread is known only from the answer).
+ * - `run` (`runId`): a run named without its thread, guarded as a read of its thread;
+ *   `run-cancel`: the runs the body names, each an update of its thread.
  * - `assistant` (`assistantId`), `new-assistant`, `assistant-search`.
  * - `store`: the body or query names the namespace and key.
  * - `new-cron` (on a thread, `threadId`: the caller must be able to run on it),
@@ -34,10 +36,12 @@ export type RequestEvent =
         | "thread-search"
         | "thread-prune"
         | "new-run"
+        | "run-cancel"
         | "inbox-list"
         | "review-link";
       event: AuthEvent;
     }
+  | { kind: "run"; event: AuthEvent; runId: string }
   | { kind: "assistant"; event: AuthEvent; assistantId: string }
   | { kind: "new-assistant" | "assistant-search"; event: AuthEvent }
   | { kind: "store"; event: AuthEvent }
@@ -127,6 +131,11 @@ export function requestEvent(method: string, pathname: string): RequestEvent | u
       hidden: 404,
     };
   }
+  if (method === "POST" && /^\/runs\/cancel\/?$/.test(pathname))
+    return { kind: "run-cancel", event: "threads:update" };
+  const run = /^\/runs\/([^/]+)\/stream\/?$/.exec(pathname);
+  if (method === "GET" && run)
+    return { kind: "run", event: "threads:read", runId: decodeURIComponent(run[1]!) };
   if (method === "POST" && /^\/(runs(\/(wait|stream|batch))?|inbox\/threads)\/?$/.test(pathname))
     return { kind: "new-run", event: "threads:create_run" };
   if (method === "GET" && /^\/inbox\/(items|events)\/?$/.test(pathname))

@@ -2,6 +2,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { AccessRefusedError } from "../../errors/index.js";
 import { RequestError } from "../errors.js";
+import { cancelManyBody, runsToCancel } from "../runs-to-cancel.js";
 import { findThread, type ServerContext } from "../server-context.js";
 import { type AuthFilters, bothContained, containmentOf, matchesFilters } from "./auth-filters.js";
 import { type AuthEvent, authorize } from "./authorize.js";
@@ -129,6 +130,29 @@ async function guard(
         return hiddenThread(c, found.hidden, found.threadId);
       if (isObject(body) && value.metadata !== undefined)
         replaceBody(c, { ...body, metadata: value.metadata });
+      return undefined;
+    }
+    case "run": {
+      // Known by its thread: guarded as that thread's read (a run that is not: the route's 404).
+      const run = await ctx.runs.get(found.runId);
+      if (!run) return undefined;
+      const asThread = { kind: "thread", event: found.event, threadId: run.threadId } as const;
+      return guard(c, ctx, auth, who, { ...asThread, hidden: "stream" });
+    }
+    case "run-cancel": {
+      const body = cancelManyBody.safeParse((await bodyOf(c)) ?? {});
+      if (!body.success) return undefined; // the route says what is wrong
+      const action = c.req.query("action") === "rollback" ? "rollback" : "interrupt";
+      const visible: string[] = [];
+      // Each run as an update of its thread: one the handler refuses refuses the request.
+      for (const run of await runsToCancel(ctx, body.data)) {
+        const value = { thread_id: run.threadId, run_id: run.runId, action };
+        const { filters } = await authorize(auth, who, found.event, value);
+        if (!(await hides(ctx, run.threadId, filters))) visible.push(run.runId);
+        else if (body.data.run_ids) throw notFound(`Run "${run.runId}"`);
+      }
+      if (visible.length === 0) return c.body(null, 204);
+      replaceBody(c, { run_ids: visible });
       return undefined;
     }
     case "new-thread": {

@@ -293,6 +293,45 @@ export async function forgetRolledBack(ctx: ServerContext, runIds: string[]): Pr
   );
 }
 
+/** The client that asked for the run went away: stop it (it reads "interrupted" after). */
+export function cancelQuietly(ctx: ServerContext, run: BackgroundRun): void {
+  ctx.runs.cancel(run.runId).catch(() => undefined);
+}
+
+/**
+ * What a run ended with, once it has (`runs.wait`); under `on_disconnect: "cancel"` the run
+ * is stopped if the client goes away first.
+ */
+export async function waitForRun(
+  c: Context,
+  ctx: ServerContext,
+  run: BackgroundRun,
+  body: Pick<RunBody, "on_disconnect">,
+): Promise<Record<string, unknown>> {
+  const gone = c.req.raw.signal;
+  const onGone = () => cancelQuietly(ctx, run);
+  if (body.on_disconnect === "cancel") gone.addEventListener("abort", onGone, { once: true });
+  try {
+    return await finalValues(ctx, await ctx.runs.join(run.runId));
+  } finally {
+    gone.removeEventListener("abort", onGone);
+  }
+}
+
+/**
+ * A run's stream joined (`runs.joinStream`, with or without its thread in the path): what
+ * it streamed after `Last-Event-ID`, then the rest, in the `stream_mode`s asked; with
+ * `cancel_on_disconnect=1` the run is stopped when the client goes away, as LangGraph does.
+ */
+export function joinRunStream(c: Context, ctx: ServerContext, run: BackgroundRun): Response {
+  const cancelOnDisconnect = ["1", "true"].includes(c.req.query("cancel_on_disconnect") ?? "");
+  return streamRun(c, ctx.runs, run.runId, {
+    modes: c.req.queries("stream_mode") ?? [],
+    ended: async () => finalValues(ctx, await ctx.runs.join(run.runId)),
+    ...(cancelOnDisconnect && { onDisconnect: () => cancelQuietly(ctx, run) }),
+  });
+}
+
 /** What `runs.wait` and `runs.join` return: the thread's values, with `__interrupt__` when paused. */
 export async function finalValues(
   ctx: ServerContext,
@@ -317,10 +356,6 @@ export const ALL_MODES: readonly StreamMode[] = ["values", "updates", "messages-
  */
 export function runRoutes(ctx: ServerContext): Hono {
   const location = (run: BackgroundRun) => `/threads/${run.threadId}/runs/${run.runId}`;
-  // The client that asked for the run went away: stop it (it reads "interrupted" after).
-  const cancelQuietly = (run: BackgroundRun) => {
-    ctx.runs.cancel(run.runId).catch(() => undefined);
-  };
   const endedWith = async (run: BackgroundRun) => finalValues(ctx, await ctx.runs.join(run.runId));
   const known = async (threadId: string, runId: string): Promise<BackgroundRun> => {
     const run = await ctx.runs.get(runId);
@@ -345,15 +380,7 @@ export function runRoutes(ctx: ServerContext): Hono {
       const body = await readRunBody(c, runBody);
       const run = await start(c, body, ALL_MODES);
       c.header("Content-Location", location(run));
-      const gone = c.req.raw.signal;
-      const onGone = () => cancelQuietly(run);
-      if (body.on_disconnect === "cancel") gone.addEventListener("abort", onGone, { once: true });
-      try {
-        const done = await ctx.runs.join(run.runId);
-        return c.json(await finalValues(ctx, done));
-      } finally {
-        gone.removeEventListener("abort", onGone);
-      }
+      return c.json(await waitForRun(c, ctx, run, body));
     })
     .post("/:threadId/runs/stream", async (c) => {
       const body = await readRunBody(c, runBody);
@@ -361,7 +388,7 @@ export function runRoutes(ctx: ServerContext): Hono {
       return streamRun(c, ctx.runs, run.runId, {
         headers: { "Content-Location": location(run) },
         ended: () => endedWith(run),
-        ...(body.on_disconnect === "cancel" && { onDisconnect: () => cancelQuietly(run) }),
+        ...(body.on_disconnect === "cancel" && { onDisconnect: () => cancelQuietly(ctx, run) }),
       });
     })
     .get("/:threadId/runs", async (c) => {
@@ -386,13 +413,9 @@ export function runRoutes(ctx: ServerContext): Hono {
       const run = await known(c.req.param("threadId"), c.req.param("runId"));
       return c.json(await finalValues(ctx, await ctx.runs.join(run.runId)));
     })
-    .get("/:threadId/runs/:runId/stream", async (c) => {
-      const run = await known(c.req.param("threadId"), c.req.param("runId"));
-      return streamRun(c, ctx.runs, run.runId, {
-        modes: c.req.queries("stream_mode") ?? [],
-        ended: () => endedWith(run),
-      });
-    })
+    .get("/:threadId/runs/:runId/stream", async (c) =>
+      joinRunStream(c, ctx, await known(c.req.param("threadId"), c.req.param("runId"))),
+    )
     .post("/:threadId/runs/:runId/cancel", async (c) => {
       const run = await known(c.req.param("threadId"), c.req.param("runId"));
       const action = c.req.query("action") === "rollback" ? "rollback" : "interrupt";
