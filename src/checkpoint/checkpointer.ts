@@ -318,6 +318,16 @@ export interface Checkpointer {
    */
   releaseThread(threadId: string, runId: string, release?: ThreadRelease): Promise<void>;
   /**
+   * Optional: `put`, then `releaseThread(checkpoint.threadId, runId)`, as one step, for a
+   * run's last checkpoint. The claim goes only if the checkpoint is stored; a `put` that
+   * throws leaves it held. The SQL stores do it in one statement; without it, a run makes
+   * the two calls.
+   *
+   * @example
+   * await store.putAndRelease(pause, { expectedLatestId: barrier.id }, runId);
+   */
+  putAndRelease?(checkpoint: Checkpoint, options: PutOptions, runId: string): Promise<void>;
+  /**
    * The thread's record, or `undefined` while it has no top-level checkpoint (and was not
    * made with `createThread`; such a record has `latestCheckpointId: ""`).
    */

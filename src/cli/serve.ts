@@ -55,8 +55,17 @@ export async function serveCommand(
   env: NodeJS.ProcessEnv,
 ): Promise<number> {
   const settings = serveSettings(argv, env);
-  const { graphs, seed, auth, graphDefaults, routes, unused, webhooks, configurableHeaders } =
-    await loadServerConfig(settings.configFile, importModule, env);
+  const {
+    graphs,
+    seed,
+    auth,
+    graphDefaults,
+    routes,
+    unused,
+    webhooks,
+    configurableHeaders,
+    storeIndex,
+  } = await loadServerConfig(settings.configFile, importModule, env);
   if (unused.length > 0) {
     process.stderr.write(
       `${basename(settings.configFile)}: not used by stateweaver serve: ${unused.join(", ")} (docs/server.md, "Config file").\n`,
@@ -102,6 +111,7 @@ export async function serveCommand(
     token: settings.token,
     graphDefaults,
     ...(routes && { routes }),
+    ...(storeIndex && { storeIndex }),
     ...(configurableHeaders && { configurableHeaders }),
     ...(auth && { auth }),
     // Inbox sessions signed with a shared secret survive restarts and work across servers.

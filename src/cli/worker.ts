@@ -41,7 +41,7 @@ export async function workerCommand(
     );
   }
   const tablePrefix = env.STATEWEAVER_TABLE_PREFIX || undefined;
-  const { graphs, webhooks } = await loadServerConfig(
+  const { graphs, webhooks, storeIndex } = await loadServerConfig(
     findConfigFile(process.cwd(), flag("config")),
     importModule,
     env,
@@ -61,6 +61,7 @@ export async function workerCommand(
     checkpointer,
     queue,
     concurrency,
+    ...(storeIndex && { storeIndex }),
     ...(leaseMs !== undefined && { leaseMs }),
     ...(webhookOptions && { webhooks: webhookOptions }),
   });

@@ -15,3 +15,18 @@ export class InvalidStoreRequestError extends StateweaverError {
     super("INVALID_STORE_REQUEST", message);
   }
 }
+
+/**
+ * Semantic search's embedder failed or answered wrongly: the embed function threw, or it
+ * gave back a different number of vectors than texts, or vectors whose length is not the
+ * index's `dims`. Nothing was stored; the message says which and what to check.
+ */
+export class StoreEmbeddingError extends StateweaverError {
+  static {
+    brandError(StoreEmbeddingError);
+  }
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("STORE_EMBEDDING", message, options);
+  }
+}

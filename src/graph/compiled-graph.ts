@@ -38,6 +38,7 @@ import type {
 import { retryingAttempts } from "./running/retry-record.js";
 import { GraphRunner, planFor } from "./running/runner.js";
 import { type StateSnapshot, viewCheckpoint } from "./running/state-snapshot.js";
+import { subgraphAt } from "./running/subgraph-at.js";
 import { oneCheckpointPerStep } from "./running/subgraph-history.js";
 import { checkSupersteps, type Superstep, superstepEvent } from "./running/supersteps.js";
 import { threadMachine } from "./running/thread-machine.js";
@@ -436,9 +437,9 @@ export class CompiledGraph<S extends State = State, C = unknown> {
    * `HISTORY_PAGE`), so the first item comes as soon as one small page is read, however
    * long the history, and memory holds one page. A history cut by `prune` ends at the oldest checkpoint kept.
    * A subgraph run's history has one entry per step of that run (the newest of the step:
-   * its pause, or the barrier a continued breakpoint went on from), as LangGraph.js lists
-   * it; the top level lists every checkpoint, the barrier before a pause included, since
-   * that is where a fork re-runs the paused step from.
+   * its pause), as LangGraph.js lists it; the top level lists every checkpoint, the
+   * barrier before an `interrupt()` pause included, since that is where a fork re-runs the
+   * paused step from (a static breakpoint is one checkpoint, as in LangGraph).
    */
   async *getStateHistory(
     config: RunConfig,
@@ -491,10 +492,15 @@ export class CompiledGraph<S extends State = State, C = unknown> {
    * `START` (the input as the graph's entry applies it: START's edges pick what is next),
    * `"__input__"` (the run's input, as `invoke` receives it: the thread waits to start from
    * it) or `END` (the pending work ends). One super-step of `bulkUpdateState`.
+   * A `configurable.checkpoint_ns` (a subgraph task's, from `getState(config).tasks`, or an
+   * interrupt's `ns`) updates that subgraph run instead, in its own namespace; the parent's
+   * paused task goes on from the update when the thread is continued.
    * Returns the config of the new checkpoint.
    *
    * @example
    * await graph.updateState(config, { draft: "Fixed typo" }, "write"); // as if "write" returned it
+   * const { tasks } = await graph.getState(config);
+   * await graph.updateState({ configurable: { ...config.configurable, ...tasks[0].checkpoint } }, { city: "LA" });
    */
   async updateState(
     config: RunConfig,
@@ -524,7 +530,25 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     supersteps: ReadonlyArray<Superstep<S>>,
   ): Promise<RunConfig> {
     const thread = this.#runner.thread(config, "updateState");
+    const ns = config.configurable?.checkpoint_ns ?? "";
+    const graph: CompiledGraph<any, any> = ns === "" ? this : subgraphAt<CompiledGraph>(this, ns);
+    return graph.#bulkUpdate(thread, config, ns, supersteps as ReadonlyArray<Superstep>);
+  }
+
+  /** bulkUpdateState on this graph's run in namespace `ns` of the thread (`""`: the top level). */
+  async #bulkUpdate(
+    thread: { checkpointer: Checkpointer; threadId: string },
+    config: RunConfig,
+    ns: string,
+    supersteps: ReadonlyArray<Superstep<S>>,
+  ): Promise<RunConfig> {
     checkSupersteps(supersteps as ReadonlyArray<Superstep>, this.nodes);
+    if (ns !== "" && supersteps.length > 1) {
+      // A refused later step is undone by rewinding the thread, which a subgraph's run alone cannot be.
+      throw new InvalidConfigError(
+        `bulkUpdateState on a subgraph's run (checkpoint_ns "${ns}") takes one super-step, got ${supersteps.length}: call it once per super-step.`,
+      );
+    }
     const firstUpdate = supersteps[0]!.updates[0]!;
     // No limit, no breakpoints: the update is applied, not run; it stops at the next barrier.
     const run = {
@@ -533,13 +557,15 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       interruptAfter: [],
       holds: true,
     };
-    const { actor, writer, env } = await this.#runner.start({
-      config,
-      options: {},
-      thread,
-      run,
-      asNode: firstUpdate.asNode,
-    });
+    const checkpointId = config.configurable?.checkpoint_id;
+    const asNode = firstUpdate.asNode;
+    const { actor, writer, env, parentLatestId } =
+      ns === ""
+        ? {
+            ...(await this.#runner.start({ config, options: {}, thread, run, asNode })),
+            parentLatestId: undefined,
+          }
+        : await this.#runner.startNested({ thread, ns, checkpointId, run, asNode });
     const startedAt = writer!.latestId;
     const writesOf = (context: GraphContext, values: unknown, node: string) =>
       this.#runner.writes(context, values, node);
@@ -559,7 +585,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     }
     const then = supersteps.slice(1).map((step) => (context: GraphContext) => apply(step, context));
     try {
-      await this.#runner.driveEach(actor, env, writer, first, then);
+      await this.#runner.driveEach(actor, env, writer, first, then, parentLatestId);
     } catch (error) {
       // A later step refused: the steps before it go too (a run that wrote after them
       // meanwhile would refuse the rewind, and keep its writes).
@@ -569,7 +595,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       throw error;
     }
     const checkpoint_id = writer!.latestId!;
-    return { configurable: { thread_id: thread.threadId, checkpoint_ns: "", checkpoint_id } };
+    return { configurable: { thread_id: thread.threadId, checkpoint_ns: ns, checkpoint_id } };
   }
 
   /** @internal This graph as a node of a parent graph: it runs nested and hands back its writes. */

@@ -20,6 +20,7 @@ export {
   chatModelProviders,
   initChatModel,
 } from "./init-chat-model.js";
+export { initEmbeddings } from "./init-embeddings.js";
 export {
   type AssistantMessage,
   isAssistantMessage,
@@ -35,6 +36,7 @@ export {
   type UserMessage,
 } from "./message.js";
 export { OpenAIChatModel, type OpenAIChatModelOptions } from "./openai.js";
+export { OpenAIEmbeddings, type OpenAIEmbeddingsOptions } from "./openai-embeddings.js";
 export type { ProviderOptions } from "./provider-options.js";
 export {
   isRemoveMessage,

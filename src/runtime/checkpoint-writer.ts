@@ -12,6 +12,7 @@ import { setOwn } from "../checkpoint/serde.js";
 import { threadErrorOf } from "../checkpoint/thread-records.js";
 import { AbortError } from "../errors/index.js";
 import { claimTtlOf, keepClaimAlive } from "./claim-renewal.js";
+import type { BarrierKind } from "./run-env.js";
 import { compactSnapshot, persistedSnapshotOf } from "./snapshot-format.js";
 import type { GraphContext, TaskOutcome, TaskRecord } from "./task.js";
 
@@ -67,6 +68,8 @@ const RELEASE_ATTEMPTS = 3;
 export class CheckpointWriter {
   /** The checkpoint the next write follows. */
   #parentId: string | null;
+  /** The parent of `#parentId`. */
+  #headParentId: string | null;
   /** What we believe the store's latest is. */
   #latestId: string | null;
   /** Source of the next checkpoint written. */
@@ -82,7 +85,13 @@ export class CheckpointWriter {
   /** Checkpoints queued and not yet stored. */
   #behind = 0;
   #closed = false;
-  #claim: { runId: string; release: () => void } | undefined;
+  /** The run's hold on its thread: whose it is, and how to stop renewing it. */
+  #claim: { runId: string; stopRenewal: () => void } | undefined;
+  /**
+   * The last write queued, while it is a checkpoint not yet being stored: `close()` gives
+   * it the claim's release, so the run's last write and its release are one store call.
+   */
+  #lastPut: { releasing?: string } | undefined;
   /** The merged tasks whose writes the last checkpoint recorded (see `#stepWrites`). */
   #recorded: TaskRecord[] | undefined;
 
@@ -92,6 +101,8 @@ export class CheckpointWriter {
     readonly ns: string,
     start: {
       parentId: string | null;
+      /** The parent of `parentId` (the checkpoint a restored run continues from), if known. */
+      headParentId?: string | null;
       latestId: string | null;
       source: CheckpointSource;
       /** Extra metadata on every checkpoint of this run (a subgraph's parent step). */
@@ -112,6 +123,7 @@ export class CheckpointWriter {
     },
   ) {
     this.#parentId = start.parentId;
+    this.#headParentId = start.headParentId ?? null;
     this.#latestId = start.latestId;
     this.#source = start.source;
     this.#metadata =
@@ -127,6 +139,11 @@ export class CheckpointWriter {
   /** The id of the last checkpoint queued (or the store's latest when the run started). */
   get latestId(): string | null {
     return this.#latestId;
+  }
+
+  /** The checkpoint the next one written follows (the run's current one), and its parent. */
+  get head(): { id: string | null; parentId: string | null } {
+    return { id: this.#parentId, parentId: this.#headParentId };
   }
 
   /** Whether the run should wait at its barrier for the store to catch up. */
@@ -168,7 +185,7 @@ export class CheckpointWriter {
     const lost = (error: unknown) => this.#fail(error);
     this.#claim = {
       runId,
-      release: keepClaimAlive({ checkpointer, threadId, runId, ttlMs, lost }),
+      stopRenewal: keepClaimAlive({ checkpointer, threadId, runId, ttlMs, lost }),
     };
   }
 
@@ -197,15 +214,19 @@ export class CheckpointWriter {
    */
   async close(ended: { failed?: unknown } = {}): Promise<void> {
     this.seal();
-    await this.#tail;
     const claim = this.#claim;
-    if (!claim) return;
-    claim.release();
-    this.#claim = undefined;
     const failed =
       "failed" in ended &&
       !(ended.failed instanceof AbortError) &&
       !isTransientDatabaseError(ended.failed);
+    // A failed run's release writes its error, so it goes on its own.
+    const carried = failed ? undefined : this.#carryRelease();
+    await this.#tail;
+    if (!claim) return;
+    claim.stopRenewal();
+    this.#claim = undefined;
+    // Stored, and the claim with it; a failure before or in that put leaves it to release here.
+    if (carried && !this.#failure) return;
     const release = failed ? { error: threadErrorOf(ended.failed) } : undefined;
     for (let attempt = 1; ; attempt++) {
       try {
@@ -215,6 +236,48 @@ export class CheckpointWriter {
         await new Promise((r) => setTimeout(r, 200 * 2 ** attempt));
       }
     }
+  }
+
+  /**
+   * The run's last write is queued (it paused or ended): wait until everything queued is
+   * stored, and throw the first failure, as `flush()`. The claim is released by the last
+   * checkpoint's own store call when the store can (`putAndRelease`); on a failure it is
+   * still held, for `close()` to release as a failed run's. Nothing queued later is stored.
+   */
+  async finish(): Promise<void> {
+    const claim = this.#claim;
+    const carried = this.#carryRelease();
+    if (carried) this.seal();
+    await this.flush();
+    if (carried && claim) {
+      claim.stopRenewal();
+      if (this.#claim === claim) this.#claim = undefined;
+    }
+  }
+
+  /** Give the claim's release to the last checkpoint queued, if no store call has begun for it. */
+  #carryRelease(): { releasing?: string } | undefined {
+    const claim = this.#claim;
+    const last = this.#lastPut;
+    if (!claim || !last || !this.checkpointer.putAndRelease) return undefined;
+    last.releasing = claim.runId;
+    return last;
+  }
+
+  /**
+   * Record the barrier a run enters (see `BarrierKind`) and return the checkpoint the step
+   * it starts belongs to: a step's barrier is queued as a new checkpoint; a breakpoint's is
+   * stored as its pause, so the origin stays until then; a continued one is the checkpoint
+   * the run went on from.
+   */
+  barrier(
+    context: GraphContext,
+    kind: BarrierKind,
+    stepOrigin: string | undefined,
+  ): string | undefined {
+    if (kind === "step") return this.checkpoint("barrier", context, stepOrigin);
+    if (kind === "continued") return this.#parentId ?? stepOrigin;
+    return stepOrigin;
   }
 
   /**
@@ -238,7 +301,7 @@ export class CheckpointWriter {
       writes: value === "barrier" ? this.#stepWrites(context) : null,
     };
     // A barrier starts the next step (its own id, left implicit); a pause belongs to the
-    // step it interrupted.
+    // step it interrupted, and a breakpoint keeps the origin its interrupt's id was made with.
     if (interrupts.length > 0 || context.breakpoint) metadata.stepOrigin = stepOrigin;
     if (this.#metadata) Object.assign(metadata, this.#metadata);
     const id = checkpointId();
@@ -260,7 +323,16 @@ export class CheckpointWriter {
     // The metadata is merged once, with the run's first checkpoint; the graph goes every time.
     if (thread?.metadata) this.#thread = { graph: thread.graph };
     this.#behind++;
-    this.#enqueue(() => this.checkpointer.put(checkpoint, { expectedLatestId, thread }), true);
+    const put: { releasing?: string } = {};
+    this.#enqueue(() => {
+      if (this.#lastPut === put) this.#lastPut = undefined;
+      const options = { expectedLatestId, thread };
+      if (put.releasing === undefined) return this.checkpointer.put(checkpoint, options);
+      // No renewal may follow the release and take the thread again.
+      this.#claim?.stopRenewal();
+      return this.checkpointer.putAndRelease!(checkpoint, options, put.releasing);
+    }, put);
+    this.#headParentId = this.#parentId;
     this.#parentId = this.#latestId = id;
     this.#source = "loop";
     if (interrupts.length > 0) {
@@ -341,12 +413,14 @@ export class CheckpointWriter {
     if (this.#failure) throw this.#failure.error;
   }
 
-  #enqueue(write: () => Promise<void>, checkpoint = false): Promise<void> {
+  /** Queue `write`; `put` marks a checkpoint's (see `#lastPut`). */
+  #enqueue(write: () => Promise<void>, put?: { releasing?: string }): Promise<void> {
     if (this.#closed) return this.#tail;
+    this.#lastPut = put;
     this.#tail = this.#tail.then(() => {
       if (this.#failure) return;
       // One reaction for both outcomes: every extra promise costs on the hot path.
-      return write().then(checkpoint ? this.#stored : undefined, this.#failed);
+      return write().then(put ? this.#stored : undefined, this.#failed);
     });
     return this.#tail;
   }

@@ -75,14 +75,20 @@ export async function drive(
   let entered: GraphContext | undefined;
   // Barriers passed since the event loop last ran: a run of synchronous nodes never awaits.
   let unbroken = 0;
-  env.atBarrier = (context) => {
+  env.atBarrier = (context, kind) => {
     entered = context;
     unbroken++;
     if (opensUpdate(context)) return;
     if (writer) {
-      const parentId = writer.latestId;
-      env.stepOrigin = writer.checkpoint("barrier", context, env.stepOrigin);
-      env.emit?.(checkpointEvent(env, context, env.stepOrigin, parentId, []));
+      const head = writer.head;
+      env.stepOrigin = writer.barrier(context, kind, env.stepOrigin);
+      // A breakpoint's checkpoint is announced when its pause is stored. The one a run
+      // continues from is announced again, as LangGraph's debug stream repeats it.
+      if (kind === "step") {
+        env.emit?.(checkpointEvent(env, context, env.stepOrigin!, head.id, []));
+      } else if (kind === "continued" && head.id !== null) {
+        env.emit?.(checkpointEvent(env, context, head.id, head.parentId, []));
+      }
     }
     // The barrier before the input is applied has nothing new to show.
     const beforeInput = context.tasks.length > 0 && context.tasks.every((t) => t.kind === "input");
@@ -135,14 +141,14 @@ export async function drive(
       const value = storedValue(snap.value);
       if (value === "failed") throw context.error;
       if (value === "done") {
-        await writer?.flush();
+        await writer?.finish();
         env.emit?.({ type: "done", ns: env.ns, state: context.values });
         return { status: "done", state: context.values };
       }
       if (value === "barrier") {
         // A barrier the run did not enter (restored, or updated in place) is this run's
         // too: checkpoint it as well. Either way the run waits here for STEP.
-        if (entered !== context) env.atBarrier(context);
+        if (entered !== context) env.atBarrier(context, "step");
         if (holds) await writer?.flush();
         // The flush let the run be aborted or fail meanwhile: then STEP would start a step anyway.
         if (failure !== undefined || signal?.aborted) continue;
@@ -163,7 +169,7 @@ export async function drive(
         const parentId = writer.latestId;
         const id = writer.checkpoint(value, context, env.stepOrigin, interrupts);
         env.emit?.(checkpointEvent(env, context, id, parentId, interrupts));
-        await writer.flush();
+        await writer.finish();
       }
       if (env.emit && options.pauseValues) {
         const values = options.pauseValues(context);

@@ -29,9 +29,10 @@ export interface RunEnv {
   stepOrigin: string | undefined;
   /**
    * Called as the run enters a barrier, before it steps on: the driver queues the
-   * barrier's checkpoint there and streams its values.
+   * barrier's checkpoint there (unless `kind` says the pause or an earlier run stores it)
+   * and streams its values.
    */
-  atBarrier?: ((context: GraphContext) => void) | undefined;
+  atBarrier?: ((context: GraphContext, kind: BarrierKind) => void) | undefined;
   /**
    * Called before a step's tasks start; a promise makes them wait for it (the store to catch
    * up with an async run, or a turn of the event loop after many synchronous steps).
@@ -59,6 +60,17 @@ export interface RunEnv {
    */
   failed?: ((error: unknown) => void) | undefined;
 }
+
+/**
+ * What a barrier is to the thread's checkpoints: `"step"`, stored as the run enters it;
+ * `"breakpoint"`, where the run stops at a static breakpoint, stored once as that pause
+ * (no checkpoint of its own, as in LangGraph); `"continued"`, that pause's barrier a run
+ * goes on from, already stored, so the step it starts belongs to that checkpoint.
+ *
+ * @example
+ * env.atBarrier = (context, kind) => { if (kind === "step") writer.checkpoint("barrier", context, origin); };
+ */
+export type BarrierKind = "step" | "breakpoint" | "continued";
 
 // Keyed by the graph's actor, not its actor system: graphs a parent machine invokes share
 // the parent's system, and each needs an environment of its own.

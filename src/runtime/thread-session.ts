@@ -60,10 +60,9 @@ export class ThreadSession {
     this.#binding = binding;
     this.#env = env;
     this.#latestId = binding.latestId;
-    env.atBarrier = (context) => {
+    env.atBarrier = (context, kind) => {
       if (opensUpdate(context)) return;
-      const writer = this.#open();
-      env.stepOrigin = writer.checkpoint("barrier", context, env.stepOrigin);
+      env.stepOrigin = this.#open().barrier(context, kind, env.stepOrigin);
     };
     env.beforeTasks = () => {
       const writer = this.#open();

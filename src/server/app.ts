@@ -11,7 +11,7 @@ import {
   type RunQueue,
   type WebhookOptions,
 } from "../runs/index.js";
-import { type Store, storeFor } from "../store/index.js";
+import { type Store, type StoreIndexConfig, storeFor } from "../store/index.js";
 import { Assistants, type GraphDefaults } from "./assistants.js";
 import { type AuthHandlers, authenticateRequests } from "./auth/custom-auth.js";
 import { authorizeResources } from "./auth/resource-access.js";
@@ -97,6 +97,11 @@ export interface ServerOptions {
    */
   store?: Store;
   /**
+   * Semantic search for the default store (the config file's `store.index`): items put are
+   * embedded, and a search's `query` ranks them. Ignored when you pass your own `store`.
+   */
+  storeIndex?: StoreIndexConfig;
+  /**
    * Where decisions are recorded: by default `auditLogFor(checkpointer)`, a hash-chained
    * table in the same PGlite or PostgreSQL database (memory for a `MemoryCheckpointer`).
    */
@@ -159,7 +164,9 @@ const packageInbox = () =>
 export function createApp(options: ServerOptions): { app: Hono; context: ServerContext } {
   // Checked before anything starts (the run workers below), so a refused config leaks nothing.
   const access = { token: checkToken(options.token) };
-  const store = options.store ?? storeFor(options.checkpointer);
+  const store =
+    options.store ??
+    storeFor(options.checkpointer, options.storeIndex ? { index: options.storeIndex } : {});
   const report = options.onUnexpectedError ?? ((error: unknown) => console.error(error));
   const hosted = new HostedGraphs(options.graphs, options.checkpointer, store);
   const audit = options.audit ?? auditLogFor(options.checkpointer);

@@ -18,7 +18,7 @@ export interface FieldProblem {
  * throw new RequestError(404, "THREAD_NOT_FOUND", `No thread "t1". Create it with POST /threads.`);
  */
 export class RequestError extends StateweaverError {
-  readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 422;
+  readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 422 | 502;
   readonly fields: FieldProblem[] | undefined;
   readonly extra: Record<string, unknown> | undefined;
   constructor(
@@ -64,6 +64,8 @@ const STATUS_BY_CODE: Record<string, RequestError["status"]> = {
   REWIND_TARGET_NOT_FOUND: 409,
   // LangGraph's server answers a namespace it cannot take with 422.
   INVALID_STORE_REQUEST: 422,
+  // The store's embeddings provider failed or answered wrongly: an upstream's fault, not the request's.
+  STORE_EMBEDDING: 502,
   INVALID_AUDIT_REQUEST: 400,
 };
 

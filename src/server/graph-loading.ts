@@ -7,11 +7,13 @@ import { z } from "zod";
 import { clauses, sentences } from "../errors/sentences.js";
 import type { CompiledGraph } from "../index.js";
 import { checkWebhookConfig, type WebhookConfig } from "../runs/index.js";
+import type { StoreIndexConfig } from "../store/index.js";
 import type { GraphDefaults } from "./assistants.js";
 import { type AuthHandlers, authHandlersOf } from "./auth/custom-auth.js";
 import type { ConfigurableHeaders } from "./configurable-headers.js";
 import { ServerConfigError } from "./errors.js";
 import { type FactoryGraph, factoryGraph, type GraphFactory } from "./graph-factory.js";
+import { storeIndexOf } from "./store-index-config.js";
 
 /**
  * `stateweaver.json` (or an existing `langgraph.json`, which has the same shape): the graphs
@@ -19,8 +21,9 @@ import { type FactoryGraph, factoryGraph, type GraphFactory } from "./graph-fact
  * context?, description? }`; an optional seed, a function `(graphs) => Promise<void>` run
  * once when the store has no threads yet; `auth: { path }` naming an `Auth` (LangGraph's
  * shape) that identifies callers in place of the shared token; `http: { app }` naming your
- * own Hono app, mounted beside the API; and `env`, a `.env` file or variables to set before
- * the modules load.
+ * own Hono app, mounted beside the API; `store: { index: { embed, dims, fields? } }` for
+ * semantic search in the long-term store; and `env`, a `.env` file or variables to set
+ * before the modules load.
  *
  * @example
  * const file: ServerConfigFile = { graphs: { ops: "./examples/ops-agent.ts:agent" } };
@@ -41,10 +44,9 @@ const graphEntry = z.union([
   }),
 ]);
 // What langgraph.json may hold that this server does not apply: a deployment's image and build,
-// and platform features stateweaver has not built (semantic store index, generative UI…).
+// and platform features stateweaver has not built (generative UI…).
 // Accepted, so an existing langgraph.json loads, and reported as not used.
 const DEPLOYMENT_KEYS = [
-  "store",
   "ui",
   "ui_config",
   "checkpointer",
@@ -82,6 +84,18 @@ const configFile = z
     env: z.union([z.string(), z.record(z.string(), z.string())]).optional(),
     /** Who is told what happened (docs/webhooks.md); secrets are read by `webhookOptionsOf`. */
     webhooks: z.unknown().optional(),
+    /** The long-term store: `index` turns on semantic search (other keys, e.g. `ttl`, are not used). */
+    store: z
+      .looseObject({
+        index: z
+          .object({
+            embed: z.string().min(1),
+            dims: z.number().int().positive(),
+            fields: z.array(z.string()).optional(),
+          })
+          .optional(),
+      })
+      .optional(),
     ...deploymentKeys(),
   })
   .strict();
@@ -114,6 +128,8 @@ export interface ServerConfig {
   unused: string[];
   /** `"webhooks"` as the file has it (checked; secrets named by env var not read yet). */
   webhooks: WebhookConfig | undefined;
+  /** `store.index`: semantic search for the long-term store, its embedder loaded. */
+  storeIndex: StoreIndexConfig | undefined;
 }
 
 /**
@@ -262,14 +278,30 @@ export async function loadServerConfig(
     }
     routes = value;
   }
+  const storeIndex = parsed.data.store?.index
+    ? await storeIndexOf(parsed.data.store.index, load, env)
+    : undefined;
   const unused = [
     ...DEPLOYMENT_KEYS.filter((key) => parsed.data[key] !== undefined),
+    ...Object.keys(parsed.data.store ?? {})
+      .filter((key) => key !== "index")
+      .map((key) => `store.${key}`),
     ...Object.keys(parsed.data.http ?? {})
       .filter((key) => key !== "app" && key !== "configurable_headers")
       .map((key) => `http.${key}`),
   ];
   const configurableHeaders = parsed.data.http?.configurable_headers;
-  return { graphs, seed, auth, graphDefaults, routes, unused, webhooks, configurableHeaders };
+  return {
+    graphs,
+    seed,
+    auth,
+    graphDefaults,
+    routes,
+    unused,
+    webhooks,
+    configurableHeaders,
+    storeIndex,
+  };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -2,7 +2,7 @@ import { type AuditLog, auditLogFor } from "../audit/index.js";
 import type { Checkpointer } from "../checkpoint/index.js";
 import type { CompiledGraph } from "../index.js";
 import { createRuns, type RunQueue, type Runs, type WebhookOptions } from "../runs/index.js";
-import { storeFor } from "../store/index.js";
+import { type StoreIndexConfig, storeFor } from "../store/index.js";
 import type { FactoryGraph } from "./graph-factory.js";
 import { graphRunExecutor, wireRunValues } from "./graph-runs.js";
 import { HostedGraphs } from "./hosted-graphs.js";
@@ -13,6 +13,8 @@ export interface RunWorkerOptions {
   graphs: Record<string, CompiledGraph<any, any> | FactoryGraph>;
   /** The store the servers use (the hosted graphs are rebound to it). */
   checkpointer: Checkpointer;
+  /** The servers' `storeIndex`, so what nodes put to the store here is embedded as there. */
+  storeIndex?: StoreIndexConfig;
   /** The shared queue, e.g. `await PostgresRunQueue.open({ connectionString })`. */
   queue: RunQueue;
   /** Runs executed at once in this process (default 4). */
@@ -43,7 +45,7 @@ export async function startWorker(
   const hosted = new HostedGraphs(
     options.graphs,
     options.checkpointer,
-    storeFor(options.checkpointer),
+    storeFor(options.checkpointer, options.storeIndex ? { index: options.storeIndex } : {}),
   );
   const audit = options.audit ?? auditLogFor(options.checkpointer);
   const runs = createRuns({

@@ -1,5 +1,11 @@
 /** The long-term store in this process's memory: for tests and single-process apps. */
 import { jsonClone } from "../checkpoint/serde.js";
+import {
+  EmbeddingIndex,
+  type FieldVector,
+  type StoreIndexConfig,
+  similarity,
+} from "./embedding-index.js";
 import type {
   Item,
   ListNamespacesOptions,
@@ -16,6 +22,7 @@ import {
   checkPut,
   checkSearch,
   compareItems,
+  compareScored,
   listNamespacesOf,
   matchesFilter,
 } from "./store-rules.js";
@@ -29,19 +36,28 @@ interface Stored {
   updatedAt: number;
   ttlMinutes: number | null;
   expiresAt: number | null;
+  /** Its embedded fields, when the store has an index. */
+  vectors: FieldVector[];
 }
 
 /**
- * A `Store` in memory. Items expire by their TTL like the SQL store's.
+ * A `Store` in memory. Items expire by their TTL like the SQL store's; with an `index`,
+ * a search's `query` ranks items by cosine similarity, computed here in JavaScript.
  *
  * @example
  * const store = new MemoryStore();
  * await store.put(["notes"], "n1", { text: "hi" }, { ttl: 60 });
+ * const semantic = new MemoryStore({ index: { dims: 1536, embed: initEmbeddings("openai:text-embedding-3-small") } });
  */
 export class MemoryStore implements Store {
   readonly #items = new Map<string, Stored>();
+  readonly #index: EmbeddingIndex | undefined;
   /** Monotonic "now": two writes in one millisecond still order by time. */
   #last = 0;
+
+  constructor(options: { index?: StoreIndexConfig } = {}) {
+    this.#index = options.index ? new EmbeddingIndex(options.index) : undefined;
+  }
 
   #now(): number {
     this.#last = Math.max(Date.now(), this.#last + 1);
@@ -82,7 +98,9 @@ export class MemoryStore implements Store {
     value: Record<string, unknown>,
     options: StorePutOptions = {},
   ): Promise<void> {
-    const ttlMinutes = checkPut(namespace, key, value, options.ttl);
+    const ttlMinutes = checkPut(namespace, key, value, options);
+    // Embedded before anything changes: an embedder that fails leaves the item as it was.
+    const vectors = (await this.#index?.vectorsOf(value, options.index)) ?? [];
     const at = this.#now();
     const id = idOf(namespace, key);
     const before = this.#items.get(id);
@@ -96,6 +114,7 @@ export class MemoryStore implements Store {
       updatedAt: at,
       ttlMinutes,
       expiresAt: ttlMinutes === null ? null : at + ttlMinutes * 60_000,
+      vectors,
     });
   }
 
@@ -110,15 +129,20 @@ export class MemoryStore implements Store {
     options: StoreSearchOptions = {},
   ): Promise<SearchItem[]> {
     const { limit, offset } = checkSearch(namespacePrefix, options);
+    const query =
+      this.#index && options.query ? await this.#index.queryVector(options.query) : undefined;
     const at = Date.now();
     const hits = this.#live(at)
       .filter((item) => namespacePrefix.every((label, i) => item.namespace[i] === label))
-      .map((item) => ({ item, value: JSON.parse(item.json) as Record<string, unknown> }))
-      .filter(({ value }) => matchesFilter(value, options.filter))
-      .sort((a, b) => compareItems(dated(a.item), dated(b.item)))
+      .filter((item) => matchesFilter(JSON.parse(item.json), options.filter))
+      .map((item) => ({ item, ...dated(item), score: query && scoreOf(item, query) }))
+      .sort(query ? compareScored : compareItems)
       .slice(offset, offset + limit);
     for (const { item } of hits) this.#refresh(item, options.refreshTtl, at);
-    return hits.map(({ item }) => toItem(item));
+    return hits.map(({ item, score }) => ({
+      ...toItem(item),
+      ...(score !== undefined && { score }),
+    }));
   }
 
   async listNamespaces(options: ListNamespacesOptions = {}): Promise<string[][]> {
@@ -132,7 +156,17 @@ export class MemoryStore implements Store {
 /** Labels cannot hold `.`, so joining with it names each (namespace, key) once. */
 const idOf = (namespace: Namespace, key: string) => `${namespace.join(".")}\u0000${key}`;
 
-const dated = (item: Stored) => ({ ...item, updatedAt: new Date(item.updatedAt) });
+const dated = (item: Stored) => ({
+  namespace: item.namespace,
+  key: item.key,
+  updatedAt: new Date(item.updatedAt),
+});
+
+/** The item's best field against the query; none when nothing of it was embedded. */
+function scoreOf(item: Stored, query: readonly number[]): number | undefined {
+  if (item.vectors.length === 0) return undefined;
+  return Math.max(...item.vectors.map(({ vector }) => similarity(vector, query)));
+}
 
 function toItem(item: Stored): Item {
   return {

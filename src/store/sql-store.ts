@@ -1,10 +1,13 @@
 /**
  * The long-term store in PostgreSQL or PGlite: one table, `<prefix>store_items`, beside
- * the checkpointer's tables and on its connection (`storeFor(checkpointer)`).
+ * the checkpointer's tables and on its connection (`storeFor(checkpointer)`), and with an
+ * index, its embeddings beside it (`sql-vectors.ts`).
  */
-import type { SqlDriver } from "../checkpoint/sql/index.js";
+import type { Query, SqlDriver } from "../checkpoint/sql/index.js";
 import { DEFAULT_TABLE_PREFIX } from "../checkpoint/sql/index.js";
 import { InvalidStoreRequestError } from "../errors/index.js";
+import { EmbeddingIndex, type StoreIndexConfig } from "./embedding-index.js";
+import { SqlVectors, type VectorColumn } from "./sql-vectors.js";
 import type {
   Item,
   ListNamespacesOptions,
@@ -29,6 +32,10 @@ export interface SqlStoreOptions {
   driver: () => Promise<SqlDriver>;
   /** Table name prefix, as the checkpointer's (default `stateweaver_`). */
   tablePrefix?: string;
+  /** Semantic search: how items are embedded (see `StoreIndexConfig`). */
+  index?: StoreIndexConfig;
+  /** Where embeddings are kept: pgvector or `real[]` (default `"auto"`, see `VectorColumn`). */
+  vectors?: VectorColumn;
 }
 
 /**
@@ -38,10 +45,14 @@ export interface SqlStoreOptions {
  *
  * @example
  * const store = storeFor(new PGliteCheckpointer("./data")); // a SqlStore on the same database
+ * const semantic = storeFor(checkpointer, { index: { dims: 1536, embed: initEmbeddings("openai:text-embedding-3-small") } });
  */
 export class SqlStore implements Store {
   readonly #driver: () => Promise<SqlDriver>;
   readonly #table: string;
+  readonly #index: EmbeddingIndex | undefined;
+  readonly #vectorColumn: VectorColumn;
+  #vectors: SqlVectors | undefined;
   #ready: Promise<SqlDriver> | undefined;
 
   constructor(options: SqlStoreOptions) {
@@ -53,6 +64,20 @@ export class SqlStore implements Store {
     }
     this.#driver = options.driver;
     this.#table = `${prefix}store_items`;
+    this.#index = options.index ? new EmbeddingIndex(options.index) : undefined;
+    const vectors = options.vectors ?? "auto";
+    if (!["auto", "pgvector", "array"].includes(vectors)) {
+      throw new InvalidStoreRequestError(
+        `vectors is "auto", "pgvector" or "array"; got ${JSON.stringify(vectors)}.`,
+      );
+    }
+    this.#vectorColumn = vectors;
+  }
+
+  /** How this store keeps embeddings (`"pgvector"` or `"array"`), once open; none without an index. */
+  async vectorColumn(): Promise<"pgvector" | "array" | undefined> {
+    await this.#open();
+    return this.#vectors?.kind;
   }
 
   #open(): Promise<SqlDriver> {
@@ -74,6 +99,9 @@ export class SqlStore implements Store {
       await driver.query(
         `create index if not exists ${t}_expires on ${t} (expires_at) where expires_at is not null`,
       );
+      if (this.#index) {
+        this.#vectors = await SqlVectors.open(driver, t, this.#index.dims, this.#vectorColumn);
+      }
       return driver;
     });
     starting.catch(() => {
@@ -115,21 +143,35 @@ export class SqlStore implements Store {
     value: Record<string, unknown>,
     options: StorePutOptions = {},
   ): Promise<void> {
-    const ttl = checkPut(namespace, key, value, options.ttl);
+    const ttl = checkPut(namespace, key, value, options);
     const db = await this.#open();
+    // Embedded before the transaction: an embedder that fails leaves the item as it was.
+    const vectors = await this.#index?.vectorsOf(value, options.index);
+    const prefix = namespace.join(".");
     // An expired row is replaced as new (its createdAt goes with it).
-    await db.query(
-      `insert into ${this.#table} as t (prefix, key, value, ttl_minutes, expires_at)
-       values ($1, $2, $3::jsonb, $4::double precision,
-               case when $4::double precision is null then null
-                    else now() + $4::double precision * interval '1 minute' end)
-       on conflict (prefix, key) do update
-          set value = excluded.value, updated_at = now(), ttl_minutes = excluded.ttl_minutes,
-              expires_at = excluded.expires_at,
-              created_at = case when t.expires_at is not null and t.expires_at <= now()
-                                then now() else t.created_at end`,
-      [namespace.join("."), key, JSON.stringify(value), ttl],
-    );
+    const upsert = (query: Query) =>
+      query(
+        `insert into ${this.#table} as t (prefix, key, value, ttl_minutes, expires_at)
+         values ($1, $2, $3::jsonb, $4::double precision,
+                 case when $4::double precision is null then null
+                      else now() + $4::double precision * interval '1 minute' end)
+         on conflict (prefix, key) do update
+            set value = excluded.value, updated_at = now(), ttl_minutes = excluded.ttl_minutes,
+                expires_at = excluded.expires_at,
+                created_at = case when t.expires_at is not null and t.expires_at <= now()
+                                  then now() else t.created_at end`,
+        [prefix, key, JSON.stringify(value), ttl],
+      );
+    const table = this.#vectors;
+    if (vectors && table) {
+      // The item and its embeddings change together, or neither does.
+      await db.transaction(async (query) => {
+        await upsert(query);
+        await table.replace(query, prefix, key, vectors);
+      });
+    } else {
+      await upsert((text, params) => db.query(text, params));
+    }
     await db.query(`delete from ${this.#table} where expires_at <= now()`);
   }
 
@@ -158,32 +200,42 @@ export class SqlStore implements Store {
     for (const [field, condition] of Object.entries(options.filter ?? {})) {
       where.push(...conditionSql(field, condition, params));
     }
-    params.push(limit, offset);
-    const order = "order by updated_at desc, prefix, key";
-    const page = `limit $${params.length - 1} offset $${params.length}`;
-    const selected = `select prefix, key, row_number() over (${order}) as rank
-       from ${this.#table} where ${where.join(" and ")} ${order} ${page}`;
     const db = await this.#open();
+    // A query without an index is ignored, as LangGraph's stores do.
+    const vectors = options.query ? this.#vectors : undefined;
+    let score = "null::double precision";
+    if (vectors && this.#index) {
+      params.push(vectors.literal(await this.#index.queryVector(options.query!)));
+      score = vectors.scoreSql(`$${params.length}`);
+    }
+    params.push(limit, offset);
+    const order = vectors
+      ? "order by score desc nulls last, updated_at desc, prefix, key"
+      : "order by updated_at desc, prefix, key";
+    const page = `limit $${params.length - 1} offset $${params.length}`;
+    const scored = `select ${COLUMNS}, ${score} as score from ${this.#table} t where ${where.join(" and ")}`;
     const refresh = options.refreshTtl !== false;
     const { rows } = refresh
       ? await db.query(
-          `with hit as (${selected})
+          `with hit as (
+             select prefix, key, score, row_number() over (${order}) as rank
+               from (${scored}) s ${order} ${page})
            update ${this.#table} t
               set expires_at = case when t.ttl_minutes is null then null
                                     else now() + t.ttl_minutes * interval '1 minute' end
              from hit where t.prefix = hit.prefix and t.key = hit.key
-         returning hit.rank, ${COLUMNS.split(", ")
+         returning hit.rank, hit.score, ${COLUMNS.split(", ")
            .map((c) => `t.${c}`)
            .join(", ")}`,
           params,
         )
-      : await db.query(
-          `select ${COLUMNS} from ${this.#table} where ${where.join(" and ")} ${order} ${page}`,
-          params,
-        );
+      : await db.query(`select * from (${scored}) s ${order} ${page}`, params);
     // UPDATE … RETURNING does not keep the subquery's order: put it back by rank.
     if (refresh) rows.sort((a, b) => Number(a.rank) - Number(b.rank));
-    return rows.map(toItem);
+    return rows.map((row) => ({
+      ...toItem(row),
+      ...(row.score !== null && row.score !== undefined && { score: Number(row.score) }),
+    }));
   }
 
   async listNamespaces(options: ListNamespacesOptions = {}): Promise<string[][]> {

@@ -1,6 +1,7 @@
 /** The store that goes with a checkpointer: same database when it has one. */
 import type { Checkpointer } from "../checkpoint/index.js";
 import { SqlCheckpointer } from "../checkpoint/sql/index.js";
+import type { StoreIndexConfig } from "./embedding-index.js";
 import { MemoryStore } from "./memory-store.js";
 import { SqlStore } from "./sql-store.js";
 import type { Store } from "./store.js";
@@ -13,15 +14,20 @@ import type { Store } from "./store.js";
  * const checkpointer = new PGliteCheckpointer("./.stateweaver");
  * const store = storeFor(checkpointer); // items live in ./.stateweaver too
  * const private = storeFor(checkpointer, { tables: "assistants" }); // its own table there
+ * const semantic = storeFor(checkpointer, { index: { dims: 1536, embed: initEmbeddings("openai:text-embedding-3-small") } });
  */
-export function storeFor(checkpointer: Checkpointer, options: { tables?: string } = {}): Store {
+export function storeFor(
+  checkpointer: Checkpointer,
+  options: { tables?: string; index?: StoreIndexConfig } = {},
+): Store {
   if (checkpointer instanceof SqlCheckpointer) {
     // A store of its own (the server's assistants) is a table the long-term one never reads.
     const own = options.tables === undefined ? "" : `${options.tables}_`;
     return new SqlStore({
       driver: () => checkpointer.sharedDriver(),
       tablePrefix: `${checkpointer.tablePrefix}${own}`,
+      ...(options.index && { index: options.index }),
     });
   }
-  return new MemoryStore();
+  return new MemoryStore(options.index ? { index: options.index } : {});
 }

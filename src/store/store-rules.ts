@@ -4,7 +4,7 @@
  */
 import { assertJson } from "../checkpoint/serde.js";
 import { InvalidStoreRequestError } from "../errors/index.js";
-import type { ListNamespacesOptions, Namespace, StoreFilter } from "./store.js";
+import type { ListNamespacesOptions, Namespace, StoreFilter, StorePutOptions } from "./store.js";
 
 const MAX_LIMIT = 1000;
 
@@ -58,21 +58,37 @@ export function checkPut(
   namespace: Namespace,
   key: string,
   value: unknown,
-  ttl: number | null | undefined,
+  options: StorePutOptions,
 ): number | null {
   checkNamespace(namespace);
   checkKey(key);
   checkValue(value);
-  return checkTtl(ttl);
+  const { index } = options;
+  if (
+    index !== undefined &&
+    index !== null &&
+    index !== false &&
+    !(Array.isArray(index) && index.every((path) => typeof path === "string"))
+  ) {
+    throw new InvalidStoreRequestError(
+      `index is false (embed nothing), null (the store's fields) or an array of paths such as ["text"]; got ${JSON.stringify(index)}.`,
+    );
+  }
+  return checkTtl(options.ttl);
 }
 
 /** Checks a search's arguments; returns its page. */
 export function checkSearch(
   namespacePrefix: Namespace,
-  options: { filter?: StoreFilter; limit?: number; offset?: number },
+  options: { filter?: StoreFilter; limit?: number; offset?: number; query?: string },
 ): { limit: number; offset: number } {
   checkNamespace(namespacePrefix, "namespacePrefix", true);
   checkFilter(options.filter);
+  if (options.query !== undefined && typeof options.query !== "string") {
+    throw new InvalidStoreRequestError(
+      `query is the text to search by meaning; got ${JSON.stringify(options.query)}.`,
+    );
+  }
   return paging(options.limit, options.offset, 10);
 }
 
@@ -221,4 +237,15 @@ export function compareItems(
   const nb = b.namespace.join(".");
   if (na !== nb) return na < nb ? -1 : 1;
   return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+}
+
+/** A semantic search's order: scored items best first, then the unscored, each by `compareItems`. */
+export function compareScored(
+  a: { namespace: readonly string[]; key: string; updatedAt: Date; score?: number | undefined },
+  b: { namespace: readonly string[]; key: string; updatedAt: Date; score?: number | undefined },
+): number {
+  if (a.score !== undefined && b.score !== undefined && a.score !== b.score)
+    return b.score - a.score;
+  if ((a.score === undefined) !== (b.score === undefined)) return a.score === undefined ? 1 : -1;
+  return compareItems(a, b);
 }

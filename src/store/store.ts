@@ -23,7 +23,10 @@ export interface Item {
   updatedAt: Date;
 }
 
-/** A search hit; `score` is set only by a semantic search, which no store here does yet. */
+/**
+ * A search hit. A search with a `query` on a store with an index sets `score`: the cosine
+ * similarity of the query to the item's best-matching field (-1 to 1, higher is closer).
+ */
 export interface SearchItem extends Item {
   score?: number;
 }
@@ -31,8 +34,12 @@ export interface SearchItem extends Item {
 export interface StorePutOptions {
   /** Minutes until the item expires (reads refresh it unless told not to); `null`: never. */
   ttl?: number | null;
-  /** Fields to index for semantic search: accepted for LangGraph's API, not used yet. */
-  index?: false | string[] | null;
+  /**
+   * What to embed for semantic search: `false` nothing (the item is found by `query` only
+   * after the scored ones), paths such as `["text"]` in place of the index's `fields`.
+   * Ignored by a store without an index, as in LangGraph.
+   */
+  index?: false | readonly string[] | null;
 }
 
 export interface StoreGetOptions {
@@ -54,7 +61,11 @@ export interface StoreSearchOptions extends StoreGetOptions {
   /** At most this many items (default 10). */
   limit?: number;
   offset?: number;
-  /** Natural-language query for semantic search: accepted and ignored until an index exists. */
+  /**
+   * Ranks the items by similarity to this text (best first, each with its `score`; items
+   * with nothing embedded come after them, newest first). A store without an index ignores
+   * it and answers as without, as LangGraph's stores do.
+   */
   query?: string;
 }
 
@@ -76,7 +87,8 @@ export interface ListNamespacesOptions {
  * conformance suite (`describeStoreConformance` in `stateweaver/testing`) holds them to
  * the same behaviour.
  *
- * Search results come newest-updated first (ties by namespace, then key).
+ * Search results come newest-updated first (ties by namespace, then key), or by score for
+ * a semantic search. Give a store an `index` (`StoreIndexConfig`) to search by meaning.
  */
 export interface Store {
   /** The item, or `null` when there is none (or it expired). */

@@ -12,4 +12,6 @@ export {
   type PausedRun,
   pathCoverage,
 } from "./path-coverage.js";
+export type { MakeIndexedStore } from "./semantic-search-cases.js";
 export { describeStoreConformance } from "./store-conformance.js";
+export { wordEmbeddings } from "./word-embeddings.js";

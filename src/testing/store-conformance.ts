@@ -2,20 +2,28 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InvalidStoreRequestError, NonSerializableError } from "../errors/index.js";
 import type { Store } from "../store/index.js";
+import { describeSemanticSearch, type MakeIndexedStore } from "./semantic-search-cases.js";
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 /**
  * The behaviour every long-term store shares, as one vitest suite. Each store joins it in
  * one line; every case works under a namespace of its own, so a shared database is fine.
+ * With `makeIndexedStore` (a store of the same kind built with a `StoreIndexConfig`), the
+ * semantic-search cases run too.
  *
  * @example
- * describeStoreConformance("MemoryStore", () => new MemoryStore());
+ * describeStoreConformance("MemoryStore", () => new MemoryStore(), {
+ *   makeIndexedStore: (index) => new MemoryStore({ index }),
+ * });
  */
 export function describeStoreConformance(
   name: string,
   makeStore: () => Store | Promise<Store>,
-  options: { cleanup?: (store: Store) => Promise<void> | void } = {},
+  options: {
+    cleanup?: (store: Store) => Promise<void> | void;
+    makeIndexedStore?: MakeIndexedStore;
+  } = {},
 ): void {
   describe(`${name} (store conformance)`, () => {
     let store: Store;
@@ -192,5 +200,7 @@ export function describeStoreConformance(
       await refused(store.listNamespaces({ maxDepth: 0 }));
       expect(await store.search([r])).toEqual([]);
     });
+
+    if (options.makeIndexedStore) describeSemanticSearch(options.makeIndexedStore, () => store);
   });
 }

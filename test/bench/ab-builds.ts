@@ -32,11 +32,12 @@ type Op = () => Promise<void>;
 /** One build's module, loaded by path (its types are not this checkout's). */
 type Module = any;
 
-async function load(dir: string): Promise<{ core: Module; checkpoint: Module }> {
+async function load(dir: string): Promise<{ core: Module; checkpoint: Module; side: string }> {
   const at = (p: string) => pathToFileURL(join(resolve(dir), "dist/src", p)).href;
   return {
     core: await import(at("index.js")),
     checkpoint: await import(at("checkpoint/index.js")),
+    side: dir === dirs[0] ? "a" : "b",
   };
 }
 
@@ -45,7 +46,15 @@ function check(ok: boolean, what: string): void {
 }
 
 /** The bench's graphs (test/bench/graphs/ours.ts), built from one build's modules. */
-function scenarios({ core, checkpoint }: { core: Module; checkpoint: Module }): Map<string, Op> {
+function scenarios({
+  core,
+  checkpoint,
+  side,
+}: {
+  core: Module;
+  checkpoint: Module;
+  side: string;
+}): Map<string, Op> {
   const { Graph, START, END, interrupt } = core;
   const chain = (length: number, checkpointer?: unknown) => {
     const graph = new Graph({ name: `Chain${length}` });
@@ -56,7 +65,8 @@ function scenarios({ core, checkpoint }: { core: Module; checkpoint: Module }): 
     return graph.compile(checkpointer ? { checkpointer } : {});
   };
   let thread = 0;
-  const config = () => ({ configurable: { thread_id: `ab-${thread++}` } });
+  // Unique per process: the PostgreSQL side's tables outlive it.
+  const config = () => ({ configurable: { thread_id: `ab-${process.pid}-${thread++}` } });
   const ops = new Map<string, Op>();
   const s1 = chain(10);
   ops.set("S1", async () => check((await s1.invoke({ n: 0 })).state.n === 10, "S1"));
@@ -64,19 +74,35 @@ function scenarios({ core, checkpoint }: { core: Module; checkpoint: Module }): 
   ops.set("S2", async () =>
     check((await s2.invoke({ n: 0 }, { config: config() })).state.n === 10, "S2"),
   );
-  const s3 = new Graph({ name: "Approval" })
-    .addNode("approval", (s: { details: string }) => ({
-      approved: interrupt({ question: "Go ahead with this?", details: s.details }),
-    }))
-    .addEdge(START, "approval")
-    .addEdge("approval", END)
-    .compile({ checkpointer: new checkpoint.MemoryCheckpointer() });
-  ops.set("S3", async () => {
-    const c = config();
-    check((await s3.invoke({ details: "x" }, { config: c })).status === "interrupted", "S3 paused");
-    const done = await s3.resume(true, { config: c });
-    check(done.status === "done" && done.state.approved === true, "S3 resumed");
-  });
+  const cycle = (checkpointer: unknown): Op => {
+    const graph = new Graph({ name: "Approval" })
+      .addNode("approval", (s: { details: string }) => ({
+        approved: interrupt({ question: "Go ahead with this?", details: s.details }),
+      }))
+      .addEdge(START, "approval")
+      .addEdge("approval", END)
+      .compile({ checkpointer });
+    return async () => {
+      const c = config();
+      const paused = await graph.invoke({ details: "x" }, { config: c });
+      check(paused.status === "interrupted", "S3 paused");
+      const done = await graph.resume(true, { config: c });
+      check(done.status === "done" && done.state.approved === true, "S3 resumed");
+    };
+  };
+  ops.set("S3", cycle(new checkpoint.MemoryCheckpointer()));
+  // The S3 cycle on the SQL stores (S6's workload; S3pg on the local PostgreSQL, each side
+  // with tables of its own).
+  const pglite = new checkpoint.PGliteCheckpointer("memory://");
+  stores.push(pglite);
+  ops.set("S3pglite", cycle(pglite));
+  const url = process.env.STATEWEAVER_PG_URL;
+  if (url) {
+    const tablePrefix = `bench_ab_${side}_`;
+    const postgres = new checkpoint.PostgresCheckpointer({ connectionString: url, tablePrefix });
+    stores.push(postgres);
+    ops.set("S3pg", cycle(postgres));
+  }
   const fan = new Graph({ name: "FanOut50" }).addReducer(
     "items",
     (existing: number[] = [], update: number[]) => existing.concat(update),
@@ -99,6 +125,9 @@ function scenarios({ core, checkpoint }: { core: Module; checkpoint: Module }): 
   });
   return ops;
 }
+
+/** The stores the scenarios opened, closed at the end. */
+const stores: Array<{ close(): Promise<void> }> = [];
 
 /** µs per operation, wall and CPU, over `n` operations. */
 async function batch(op: Op, n: number): Promise<{ wall: number; cpu: number }> {
@@ -149,3 +178,4 @@ for (const id of only) {
     `${id.padEnd(4)} ${fmt(median(wall.a))}  ${fmt(median(wall.b))}  ${spread(wallRatios).padEnd(20)} ${fmt(median(cpu.a))}  ${fmt(median(cpu.b))}  ${spread(cpuRatios).padEnd(20)} ${lower(wall)} ${lower(cpu)}`,
   );
 }
+for (const store of stores) await store.close();

@@ -224,6 +224,50 @@ describe.skipIf(!url)("PostgresCheckpointer", () => {
     }
   });
 
+  // A run's last checkpoint and its release commit together (putAndRelease). A claim that
+  // started before that commit waits for it, then must see the checkpoint, not its own
+  // older snapshot in which the thread was still at the latest it expects.
+  it("a claim waiting on a run's last checkpoint and release is refused: it sees that checkpoint", async () => {
+    const store = new PostgresCheckpointer({ connectionString: url!, tablePrefix });
+    const threadId = `lock-${randomUUID()}`;
+    const runner = await sharedPool.connect();
+    try {
+      const head = checkpoint(threadId, null, -1);
+      await store.put(head, { expectedLatestId: null });
+      const holder = randomUUID();
+      await store.claimThread(threadId, {
+        runId: holder,
+        expectedLatestId: head.id,
+        ttlMs: 60_000,
+      });
+      // The holder's last write and release, as one transaction still open.
+      await runner.query("begin");
+      await runner.query(
+        `update ${tablePrefix}threads set latest_id = 'last' where thread_id = $1 and ns = ''`,
+        [threadId],
+      );
+      await runner.query(`delete from ${tablePrefix}claims where thread_id = $1 and run_id = $2`, [
+        threadId,
+        holder,
+      ]);
+      const claim = store
+        .claimThread(threadId, { runId: randomUUID(), expectedLatestId: head.id, ttlMs: 60_000 })
+        .then(
+          () => "claimed",
+          (error: unknown) => error,
+        );
+      await blockedBy(runner);
+      await runner.query("commit");
+      const result = await claim;
+      expect(result).toBeInstanceOf(ConcurrentUpdateError);
+      expect((result as Error).message).toContain("last");
+    } finally {
+      runner.release();
+      await store.deleteThread(threadId);
+      await store.close();
+    }
+  });
+
   it("a duplicate id rolls back the head-row change made by the same statement", async () => {
     const store = new PostgresCheckpointer({ pool: sharedPool, tablePrefix });
     const threadId = `dup-${randomUUID()}`;

@@ -167,3 +167,13 @@ export function chatChunk(delta: object | null, extra: object = {}): SseEvent {
 }
 
 export const chatDone: SseEvent = { data: "[DONE]" };
+
+/** What `POST /v1/embeddings` answers: one embedding per input, each with its index. */
+export function embeddingsObject(vectors: number[][], model = "text-embedding-test") {
+  return {
+    object: "list",
+    data: vectors.map((embedding, index) => ({ object: "embedding", index, embedding })),
+    model,
+    usage: { prompt_tokens: vectors.length, total_tokens: vectors.length },
+  };
+}

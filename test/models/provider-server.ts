@@ -35,9 +35,11 @@ export interface SseEvent {
   data: unknown;
 }
 
+/** A reply: fixed JSON, SSE events, or JSON made from the request's body (an embeddings answer). */
 export type ScriptedReply =
   | { status?: number; json: unknown; headers?: Record<string, string> }
-  | { sse: SseEvent[] };
+  | { sse: SseEvent[] }
+  | { answer: (body: any) => unknown };
 
 export async function startProviderServer(): Promise<ProviderServer> {
   const requests: RecordedRequest[] = [];
@@ -69,6 +71,10 @@ export async function startProviderServer(): Promise<ProviderServer> {
         await new Promise((resolve) => setImmediate(resolve));
       }
       res.end();
+      return;
+    }
+    if ("answer" in scripted) {
+      writeJson(res, 200, await scripted.answer(requests.at(-1)?.body));
       return;
     }
     writeJson(res, scripted.status ?? 200, scripted.json, scripted.headers);

@@ -735,7 +735,7 @@ describe("runs", () => {
     expect(threadAfterContinue.status).toBe("idle");
   });
 
-  it.skip("human in the loop - modification [not yet: the history has 8 checkpoints where LangGraph has 6 — a breakpoint pause is stored besides the barrier before it, and continuing past it stores one more (graph layer); PATCH /threads/:id and the rest pass]", async () => {
+  it("human in the loop - modification", async () => {
     const assistant = await client.assistants.create({ graphId: "agent" });
     const thread = await client.threads.create();
     let messages: Msg[] = [];
@@ -1186,7 +1186,7 @@ describe("subgraphs", () => {
     expect(threadAfterContinue.status).toBe("idle");
   });
 
-  it.skip("human in the loop - modification [not yet: updateState with a subgraph task's checkpoint (its checkpoint_ns) is applied to the parent, not the subgraph, and the histories around its breakpoint are longer than LangGraph's (see the skip above); getState with a checkpoint object works]", async () => {
+  it.skip("human in the loop - modification [not yet: the parent's history has 5 checkpoints where LangGraph has 4 — a step paused by an interrupt (here the subgraph's breakpoint, through its task) is stored as a checkpoint beside that step's barrier, where LangGraph keeps the interrupt as pending writes of the barrier (graph layer); the update through the subgraph task's checkpoint_ns, the inner state and history and the continued run pass]", async () => {
     const assistant = await client.assistants.create({ graphId: "weather" });
     const thread = await client.threads.create();
     const input = { messages: [{ role: "human", content: "SF", id: "initial-message" }] };
@@ -1440,7 +1440,7 @@ it("stream debug checkpoint", async () => {
   );
 });
 
-it.skip("continue after interrupt must have checkpoint present [not yet: the history holds two checkpoints at the breakpoint's step (the barrier and the pause), the debug stream one, as in 'human in the loop - modification' (graph layer); the debug mode and a run from a checkpoint object pass]", async () => {
+it("continue after interrupt must have checkpoint present", async () => {
   const assistant = await client.assistants.create({ graphId: "weather" });
   const thread = await client.threads.create();
   const input = { messages: [{ role: "human", content: "What's weather in SF?" }] };

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { MemoryCheckpointer } from "../../src/checkpoint/index.js";
 import { END, Graph, START } from "../../src/index.js";
 import { MemoryStore } from "../../src/store/index.js";
+import { wordEmbeddings } from "../../src/testing/index.js";
 
 type S = { user: string; theme?: string; seen?: boolean };
 
@@ -48,5 +49,21 @@ describe("runtime.store", () => {
       .invoke({ user: "u2" }, { config: { configurable: { thread_id: "t" } } });
     expect(r.state).toMatchObject({ theme: "dark", seen: true });
     expect(await store.search(["users"])).toHaveLength(1);
+  });
+
+  it("searches by meaning from a node when the store has an index", async () => {
+    const store = new MemoryStore({ index: { dims: 32, embed: wordEmbeddings(32) } });
+    await store.put(["facts"], "f1", { text: "the deploy runs on fridays" });
+    await store.put(["facts"], "f2", { text: "lunch is at noon" });
+    const recall = new Graph<{ question: string; found?: string }>({ name: "recall" })
+      .addNode("search", async (s, runtime) => {
+        const [best] = (await runtime.store?.search(["facts"], { query: s.question })) ?? [];
+        return { found: best?.key };
+      })
+      .addEdge(START, "search")
+      .addEdge("search", END)
+      .compile({ store });
+    const r = await recall.invoke({ question: "when does the deploy run" });
+    expect(r.state.found).toBe("f1");
   });
 });

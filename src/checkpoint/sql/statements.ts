@@ -145,25 +145,32 @@ export function statements(t: Tables) {
       select $1, $2, $3, $4::text, $5::integer, $6::text, $7::timestamptz, $8::text,
         $13::text[], $14::text[]
       from head`;
+  // A run's last checkpoint may also end its claim (`putAndRelease`): the claim row of run
+  // $n goes in the same statement, only if the checkpoint was written (`head` returned one).
+  // Not for a thread's first checkpoint: a claim waiting on that release would find no head
+  // row to lock (see `claim`), and read the thread as new.
+  const releasing = (run: number) => `, released as (
+        delete from ${t.claims} where thread_id = $1 and run_id = $${run}
+          and exists (select 1 from head))
+      `;
   const topNow = `case when $2 = '' then ${NOW_MS} end`;
   // Under READ COMMITTED an UPDATE blocked on the head row's lock re-evaluates its WHERE
   // against the row the other writer committed, so of two writers expecting the same
   // latest exactly one matches. No head row (new or deleted thread): nothing matches.
   // A checkpoint ends an `error` status: the thread has moved on.
-  const advance = (check: string) => `with head as (
+  const advance = (check: string, release = "") => `with head as (
         update ${t.threads} set latest_id = $3, graph = coalesce($9::text, graph),
           status = $10::text, interrupts = $11::text, error = null,
           metadata = case when $12::jsonb is null then metadata else metadata || $12::jsonb end,
           updated_at = ${topNow}
         where thread_id = $1 and ns = $2 and latest_id = $20${check}
         returning 1)
-      ${insertCheckpointFrom}`;
-  return {
-    // ON CONFLICT waits for a concurrent claim of the same (thread, ns) to end: if it
-    // commits, this one claims nothing; only one first checkpoint of a thread wins. A head
-    // row with no checkpoint yet (createThread, latest_id '') is taken over, keeping its
-    // metadata and creation time.
-    claimAndInsert: `with head as (
+      ${release}${insertCheckpointFrom}`;
+  const keptVersionsStored = `
+          and not exists (select 1 from unnest($21::text[], $22::text[]) r(channel, version)
+            where not exists (select 1 from ${t.values} b where b.thread_id = $1 and b.ns = $2
+              and b.channel = r.channel and b.version = r.version))`;
+  const claimFirst = `with head as (
         insert into ${t.threads}
           (thread_id, ns, latest_id, graph, status, interrupts, metadata, created_at, updated_at)
         values ($1, $2, $3, $9::text, $10::text, $11::text,
@@ -173,20 +180,25 @@ export function statements(t: Tables) {
           metadata = ${t.threads}.metadata || excluded.metadata, updated_at = excluded.updated_at
           where ${t.threads}.latest_id = ''
         returning 1)
-      ${insertCheckpointFrom}`,
+      ${insertCheckpointFrom}`;
+  return {
+    // ON CONFLICT waits for a concurrent claim of the same (thread, ns) to end: if it
+    // commits, this one claims nothing; only one first checkpoint of a thread wins. A head
+    // row with no checkpoint yet (createThread, latest_id '') is taken over, keeping its
+    // metadata and creation time.
+    claimAndInsert: claimFirst,
     createThread: `insert into ${t.threads}
         (thread_id, ns, latest_id, status, interrupts, metadata, created_at, updated_at)
       values ($1, '', '', 'idle', '[]', $2::jsonb, ${NOW_MS}, ${NOW_MS})
       on conflict do nothing`,
     advanceAndInsert: advance(""),
+    advanceAndInsertReleasing: advance("", releasing(21)),
     // A checkpoint that follows another than the latest (a fork, or time travel) keeps
     // versions of a checkpoint a prune in another process may have deleted since it was
     // read: each must still be stored ($21, $22), or nothing is written. One that follows
     // the latest needs no check: a prune keeps the latest and every version it reads.
-    forkAndInsert: advance(`
-          and not exists (select 1 from unnest($21::text[], $22::text[]) r(channel, version)
-            where not exists (select 1 from ${t.values} b where b.thread_id = $1 and b.ns = $2
-              and b.channel = r.channel and b.version = r.version))`),
+    forkAndInsert: advance(keptVersionsStored),
+    forkAndInsertReleasing: advance(keptVersionsStored, releasing(23)),
     latestId: `select latest_id from ${t.threads} where thread_id = $1 and ns = $2`,
     upsertWrite: `insert into ${t.writes}
         (thread_id, ns, checkpoint_id, task_id, node, payload, run_id)
@@ -203,12 +215,15 @@ export function statements(t: Tables) {
     // Inserted only while the thread's latest top-level checkpoint is the one expected
     // (none: no head row); an existing claim is taken over only once it has expired. A
     // claim that succeeds merges the run's metadata ($5) into the thread's record, if any.
-    // Returns one row when claimed.
-    claim: `with claimed as (
+    // Returns one row when claimed. The head row is read under a lock: a claim that waited
+    // for a run's last checkpoint and release (one transaction, `putAndRelease`) then sees
+    // that checkpoint, not the statement's older snapshot.
+    claim: `with head as (
+        select latest_id from ${t.threads} where thread_id = $1 and ns = '' for share),
+      claimed as (
         insert into ${t.claims} (thread_id, run_id, expires_at)
         select $1, $2, now() + $4::integer * interval '1 millisecond'
-        where coalesce((select latest_id from ${t.threads} where thread_id = $1 and ns = ''), '')
-          = coalesce($3::text, '')
+        where coalesce((select latest_id from head), '') = coalesce($3::text, '')
         on conflict (thread_id) do update
           set run_id = excluded.run_id, expires_at = excluded.expires_at
           where ${t.claims}.expires_at <= now()

@@ -123,7 +123,20 @@ export abstract class SqlCheckpointer implements Checkpointer {
     return starting;
   }
 
-  async put(checkpoint: Checkpoint, options: PutOptions): Promise<void> {
+  put(checkpoint: Checkpoint, options: PutOptions): Promise<void> {
+    return this.#put(checkpoint, options, undefined);
+  }
+
+  /** See `Checkpointer.putAndRelease`: the put's statement also deletes the run's claim. */
+  putAndRelease(checkpoint: Checkpoint, options: PutOptions, runId: string): Promise<void> {
+    return this.#put(checkpoint, options, runId);
+  }
+
+  async #put(
+    checkpoint: Checkpoint,
+    options: PutOptions,
+    release: string | undefined,
+  ): Promise<void> {
     assertPutIds(checkpoint, options);
     const thread = options.thread;
     if (thread?.graph !== undefined) assertStoreId("thread.graph", thread.graph);
@@ -166,14 +179,21 @@ export abstract class SqlCheckpointer implements Checkpointer {
       ...columnsOf(encoded.stored),
     ];
     const query = driver.queryPrepared ?? driver.query;
+    // A checkpoint's shape picks the statement; the claim's run id, if it goes too, comes last.
+    const [text, shaped] =
+      expected === null
+        ? [sql.claimAndInsert, params]
+        : checkpoint.parentId === expected
+          ? [release ? sql.advanceAndInsertReleasing : sql.advanceAndInsert, [...params, expected]]
+          : [
+              release ? sql.forkAndInsertReleasing : sql.forkAndInsert,
+              [...params, expected, ...encoded.kept],
+            ];
+    // A thread's first checkpoint is released on its own (see statements.ts, `releasing`).
+    if (release !== undefined && expected !== null) shaped.push(release);
     let written: number;
     try {
-      written =
-        expected === null
-          ? (await query(sql.claimAndInsert, params)).rowCount
-          : checkpoint.parentId === expected
-            ? (await query(sql.advanceAndInsert, [...params, expected])).rowCount
-            : (await query(sql.forkAndInsert, [...params, expected, ...encoded.kept])).rowCount;
+      written = (await query(text, shaped)).rowCount;
     } catch (error) {
       if (sqlState(error) !== UNIQUE_VIOLATION) throw error;
       throw new DuplicateCheckpointError(threadId, ns, id, { cause: error });
@@ -185,11 +205,12 @@ export abstract class SqlCheckpointer implements Checkpointer {
       if (actual === expected && checkpoint.parentId !== expected && encoded.kept[0].length > 0) {
         // The versions it kept are gone (pruned elsewhere): store it whole instead.
         this.#known.forget(threadId);
-        return this.put(checkpoint, options);
+        return this.#put(checkpoint, options, release);
       }
       throw new ConcurrentUpdateError(threadId, ns, expected, actual);
     }
     this.#known.remember(checkpoint, encoded.versions, encoded.bases);
+    if (release !== undefined && expected === null) await this.releaseThread(threadId, release);
   }
 
   async putWrites(

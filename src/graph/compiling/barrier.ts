@@ -1,4 +1,5 @@
 // The barrier's rules as pure functions: what a run does after each step, and how a step's writes merge.
+import type { BarrierKind } from "../../runtime/run-env.js";
 import type { GraphContext, TaskOutcome, TaskRecord, TaskSeed } from "../../runtime/task.js";
 import type { Channels } from "../definition/channels.js";
 import { END } from "../definition/constants.js";
@@ -72,18 +73,33 @@ export function newTask(step: number, seed: TaskSeed, ordinal: number): TaskReco
   return task;
 }
 
-/** A static breakpoint the run is at, if any (each timing stops once per step). */
+/**
+ * A static breakpoint the run is at, if any. A barrier continued past a breakpoint stops at
+ * none (as LangGraph marks the barrier seen when a run resumes from it): interruptAfter on
+ * the last node and interruptBefore on the next stop once between them.
+ */
 function breakpointAt(context: GraphContext): { node: string; timing: "before" | "after" } | null {
+  if (context.passed.length > 0) return null;
   const { interruptAfter, interruptBefore } = context.run;
-  if (interruptAfter.length > 0 && !context.passed.includes("after")) {
+  if (interruptAfter.length > 0) {
     const node = context.lastRan.find((n) => interruptAfter.includes(n));
     if (node) return { node, timing: "after" };
   }
-  if (interruptBefore.length > 0 && !context.passed.includes("before")) {
+  if (interruptBefore.length > 0) {
     const task = context.tasks.find((t) => !isInternal(t) && interruptBefore.includes(t.node));
     if (task) return { node: task.node, timing: "before" };
   }
   return null;
+}
+
+/**
+ * What the barrier the run enters is to the thread's checkpoints: one stopping at a
+ * breakpoint is stored as that pause (one checkpoint, as LangGraph's), and one a run
+ * continues from past its breakpoint is stored already.
+ */
+export function barrierKind(context: GraphContext): BarrierKind {
+  if (context.passed.length > 0) return "continued";
+  return breakpointAt(context) ? "breakpoint" : "step";
 }
 
 /** What the run does at the barrier: stop, finish, or start the step (see `machines/run.machine.ts`). */

@@ -22,6 +22,7 @@ import { validateGraph } from "../definition/validate.js";
 import {
   answeredBy,
   type BarrierDecision,
+  barrierKind,
   decide,
   inWriteOrder,
   mergeStep,
@@ -243,7 +244,7 @@ function buildMachine(g: GraphInternals, options: CompileOptions) {
         context,
         graph: self,
       })),
-      checkpoint: ({ context, self }) => runEnvOf(self).atBarrier?.(context),
+      checkpoint: ({ context, self }) => runEnvOf(self).atBarrier?.(context, barrierKind(context)),
       // A run its user started (createActor with the graph's input): apply the input now.
       startRun: enqueueActions(({ context, enqueue }) => {
         if (context.start === undefined) return;
@@ -297,7 +298,10 @@ function buildMachine(g: GraphInternals, options: CompileOptions) {
       }),
       applyUpdate: assign(({ context, event }) => {
         if (event.type !== "UPDATE") return {};
-        return { values: g.channels.apply(context.values, Object.entries(event.update)) };
+        const update = Object.entries(event.update);
+        // A subgraph run updated in place hands the update to its parent with its other writes.
+        const journal = context.journal && [...context.journal, ...update];
+        return { values: g.channels.apply(context.values, update), journal };
       }),
       applyUpdateAsNode: assign(({ context, event }) => {
         if (event.type !== "UPDATE" || event.asNode === undefined) return {};

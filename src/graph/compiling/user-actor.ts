@@ -76,7 +76,7 @@ function goOn(snapshot: AnyMachineSnapshot, self: AnyActorRef, env: RunEnv): voi
   const value = storedValue(snapshot.value);
   if (value === "barrier") {
     // As invoke continuing from a barrier: checkpoint it for this run, then step on.
-    env.atBarrier?.(context);
+    env.atBarrier?.(context, "step");
     self.send({ type: "STEP" });
     return;
   }

@@ -109,7 +109,9 @@ export class GraphRunner<S extends State = State, C = unknown> {
         if (asNode === undefined) throw error;
         snapshot = withOnlyFinishedTasks(snapshot);
       }
-      if (snapshot.value === "barrier" && tuple.pendingWrites.length > 0) {
+      // A breakpoint is its step's barrier too: what was continued from it is recovered alike.
+      const atBarrier = snapshot.value === "barrier" || snapshot.value === "breakpoint";
+      if (atBarrier && tuple.pendingWrites.length > 0) {
         snapshot.context.tasks = recoverTasks(snapshot.context.tasks, tuple.pendingWrites);
       }
       snapshot = { ...snapshot, value: machineValue(snapshot.value) };
@@ -169,6 +171,7 @@ export class GraphRunner<S extends State = State, C = unknown> {
       const metadata = threadMetadata(options.metadata);
       writer = new CheckpointWriter(checkpointer, threadId, "", {
         parentId: tuple?.checkpoint.id ?? null,
+        headParentId: tuple?.checkpoint.parentId ?? null,
         latestId: latest?.checkpoint.id ?? null,
         source: forked ? "fork" : "loop",
         thread: { graph: this.#g.spec.name, metadata },
@@ -190,6 +193,52 @@ export class GraphRunner<S extends State = State, C = unknown> {
     };
     const actor = this.#actor(tuple, env, start.run, options.inspect, start.asNode);
     return { actor, writer, env };
+  }
+
+  /**
+   * This graph's run as a subgraph of a thread (namespace `ns`), restored from that run's
+   * latest checkpoint (or `checkpointId`) to be updated: its checkpoints keep the parent
+   * step they belong to, so the parent's paused task goes on from the update. Driven with
+   * `parentLatestId`, the update claims the whole thread, as its parent's run would.
+   * @internal
+   */
+  async startNested(start: {
+    thread: { checkpointer: Checkpointer; threadId: string };
+    ns: string;
+    checkpointId: string | undefined;
+    run: RunOptions;
+    asNode?: string;
+  }) {
+    const { thread, ns, checkpointId } = start;
+    const { checkpointer, threadId } = thread;
+    const latest = await checkpointer.getLatest(threadId, ns);
+    const tuple = checkpointId ? await checkpointer.get(threadId, ns, checkpointId) : latest;
+    if (!tuple) {
+      throw new InvalidConfigError(
+        `Thread "${threadId}" has no checkpoint${checkpointId ? ` "${checkpointId}"` : ""} in subgraph namespace "${ns}": take checkpoint_ns from a task's checkpoint in getState(config).tasks once that subgraph has run.`,
+      );
+    }
+    const writer = new CheckpointWriter(checkpointer, threadId, ns, {
+      parentId: tuple.checkpoint.id,
+      headParentId: tuple.checkpoint.parentId,
+      latestId: latest?.checkpoint.id ?? null,
+      source: "update",
+      metadata: { parentStep: tuple.checkpoint.metadata.parentStep },
+    });
+    const env: RunEnv = {
+      config: { configurable: { thread_id: threadId, checkpoint_ns: ns } },
+      context: {},
+      store: this.#options.store,
+      signal: undefined,
+      persistent: true,
+      ns,
+      emit: undefined,
+      thread,
+      stepOrigin: stepOriginOf(tuple.checkpoint),
+    };
+    const parentLatestId = (await checkpointer.getLatest(threadId, ""))?.checkpoint.id ?? null;
+    const actor = this.#actor(tuple, env, start.run, undefined, start.asNode);
+    return { actor, writer, env, parentLatestId };
   }
 
   /**
@@ -233,15 +282,23 @@ export class GraphRunner<S extends State = State, C = unknown> {
     writer: CheckpointWriter | undefined,
     first: GraphEvent,
     then: ReadonlyArray<(context: GraphContext) => GraphEvent>,
+    /** A subgraph run updated on its own: the parent's latest checkpoint, which its claim expects. */
+    parentLatestId?: string | null,
   ): Promise<DriveResult> {
-    return this.#claimed(actor, env, writer, async () => {
-      let result = await drive(actor, env, writer, { first, stopAtBarrier: true });
-      for (const eventAt of then) {
-        const next = eventAt(actor.getSnapshot().context as GraphContext);
-        result = await drive(actor, env, writer, { first: next, stopAtBarrier: true });
-      }
-      return result;
-    });
+    return this.#claimed(
+      actor,
+      env,
+      writer,
+      async () => {
+        let result = await drive(actor, env, writer, { first, stopAtBarrier: true });
+        for (const eventAt of then) {
+          const next = eventAt(actor.getSnapshot().context as GraphContext);
+          result = await drive(actor, env, writer, { first: next, stopAtBarrier: true });
+        }
+        return result;
+      },
+      parentLatestId,
+    );
   }
 
   /**
@@ -254,11 +311,16 @@ export class GraphRunner<S extends State = State, C = unknown> {
     env: RunEnv,
     writer: CheckpointWriter | undefined,
     body: () => Promise<DriveResult>,
+    /** A subgraph run updated on its own: the parent's latest checkpoint, which its claim expects. */
+    parentLatestId?: string | null,
   ): Promise<DriveResult> {
     // How the run ended, for the thread's record (a failure marks it "error").
     const ended: { failed?: unknown } = {};
     try {
       if (writer && env.ns === "") await writer.claim(writer.runId ?? randomUUID());
+      else if (writer && parentLatestId !== undefined) {
+        await writer.claim(randomUUID(), parentLatestId);
+      }
       return await body();
     } catch (error) {
       ended.failed = error;
@@ -303,6 +365,7 @@ export class GraphRunner<S extends State = State, C = unknown> {
       if (latest && latest.checkpoint.metadata.parentStep === parent.stepOrigin) tuple = latest;
       writer = new CheckpointWriter(thread.checkpointer, thread.threadId, ns, {
         parentId: tuple?.checkpoint.id ?? null,
+        headParentId: tuple?.checkpoint.parentId ?? null,
         latestId: latest?.checkpoint.id ?? null,
         source: tuple ? "loop" : "input",
         metadata: { parentStep: parent.stepOrigin },

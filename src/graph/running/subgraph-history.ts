@@ -4,9 +4,10 @@ import type { Checkpoint } from "../../checkpoint/checkpointer.js";
 /**
  * A subgraph run's checkpoints as its history lists them: one per step, newest first, as
  * LangGraph.js lists a child's. A step of ours can leave more than one checkpoint: the
- * barrier that starts it, the pause it came to (an interrupt or a breakpoint) and, once a
- * breakpoint is continued, the barrier passed again. Only the newest of a step is listed
- * (the pause, with its interrupts; past a breakpoint, the barrier it went on from), and
+ * barrier that starts it and the pause an `interrupt()` came to (a static breakpoint is
+ * one checkpoint, as LangGraph's), or, in threads written before that, a breakpoint's
+ * barrier, its pause and the barrier passed again. Only the newest of a step is listed
+ * (the pause, with its interrupts; an update, which is an entry of its own, aside), and
  * `parentId` skips the ones left out, so the parent links stay within the list. Only a
  * checkpoint's own parent of the same step is left out: a run started afresh in the same
  * namespace (a fork re-running the parent's step) keeps its own chain.
@@ -23,8 +24,14 @@ export async function* oneCheckpointPerStep(
   let held: Checkpoint | undefined;
   let parentId: string | null = null;
   for await (const checkpoint of newestFirst) {
-    // An older checkpoint of the held one's step, in its own chain: left out, its parent inherited.
-    if (held && checkpoint.id === parentId && checkpoint.metadata.step === held.metadata.step) {
+    // An older checkpoint of the held one's step, in its own chain: left out, its parent
+    // inherited. An update is an entry of its own, as each of LangGraph's updates is.
+    if (
+      held &&
+      held.metadata.source !== "update" &&
+      checkpoint.id === parentId &&
+      checkpoint.metadata.step === held.metadata.step
+    ) {
       parentId = checkpoint.parentId;
       continue;
     }

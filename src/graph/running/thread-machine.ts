@@ -107,7 +107,10 @@ function restoredCheckpoint(tuple: CheckpointTuple, run: RunOptions) {
     value: unknown;
     context: GraphContext;
   };
-  if (snapshot.value === "barrier" && tuple.pendingWrites.length > 0) {
+  if (
+    (snapshot.value === "barrier" || snapshot.value === "breakpoint") &&
+    tuple.pendingWrites.length > 0
+  ) {
     snapshot.context.tasks = recoverTasks(snapshot.context.tasks, tuple.pendingWrites);
   }
   if (tuple.checkpoint.interrupts.length > 0) {

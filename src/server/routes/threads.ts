@@ -91,6 +91,15 @@ const refId = (ref: z.infer<typeof checkpointRef> | null | undefined): string | 
   return (ref as { checkpoint_id?: string }).checkpoint_id;
 };
 
+/** The subgraph namespace a checkpoint object names (a subgraph task's `checkpoint`), if any. */
+const refNs = (ref: z.infer<typeof checkpointRef> | null | undefined): string | undefined => {
+  if (ref == null || typeof ref === "string") return undefined;
+  const at = ("configurable" in ref ? ref.configurable : ref) as { checkpoint_ns?: unknown };
+  return typeof at.checkpoint_ns === "string" && at.checkpoint_ns !== ""
+    ? at.checkpoint_ns
+    : undefined;
+};
+
 /** `POST /threads/:id/state/checkpoint`: which checkpoint (its id, its namespace) to show. */
 const stateAtBody = z.looseObject({
   checkpoint: z.looseObject({
@@ -416,11 +425,14 @@ export function threadRoutes(ctx: ServerContext): Hono {
           );
         }
         const checkpointId = body.checkpoint_id ?? refId(body.checkpoint);
+        // A subgraph task's checkpoint (its checkpoint_ns) updates that subgraph's run.
+        const checkpointNs = refNs(body.checkpoint);
         const config = await graph.updateState(
           {
             configurable: {
               thread_id: view.record.threadId,
               ...(checkpointId && { checkpoint_id: checkpointId }),
+              ...(checkpointNs && { checkpoint_ns: checkpointNs }),
             },
           },
           (values.values ?? null) as never,
@@ -431,7 +443,7 @@ export function threadRoutes(ctx: ServerContext): Hono {
         return c.json({
           checkpoint: {
             thread_id: view.record.threadId,
-            checkpoint_ns: "",
+            checkpoint_ns: config.configurable?.checkpoint_ns ?? "",
             checkpoint_id: config.configurable?.checkpoint_id ?? null,
             checkpoint_map: null,
           },
