@@ -40,8 +40,8 @@ export interface TimelineEntry {
  * history page as `getStateHistory` yields it (newest first); `decisions` the thread's
  * recorded decisions, each shown under the step it let run.
  *
- * A checkpoint stores values, not a step's writes, so each entry's writes are read from the
- * values: a list that grew shows only its new items (a conversation's timeline stays the
+ * Each entry's writes are read from the values, not from `metadata.writes` (which holds
+ * each node's whole update): a list that grew shows only its new items (a conversation's timeline stays the
  * size of its messages). A pause (inside a node or before it) and its resume write
  * checkpoints of their own at the same step number; they are folded into the step that
  * runs on the answer (`pausedAt`, `decisions`), so step numbers do not repeat and the model
@@ -75,6 +75,8 @@ export function timelineOf(
     const startedAt = again.at(-1) ?? from;
     const stepDecisions = answered([from, ...again]);
     const pause = [from, ...again].findLast((c) => c.interrupts.length > 0);
+    // `metadata.writes` (by node, as LangGraph records them) names the nodes that wrote;
+    // what changed is still read from the values, so a list shows only its new items.
     const written = s.metadata?.writes;
     entries.push({
       step: stepOf(s),
@@ -82,7 +84,7 @@ export function timelineOf(
       createdAt: s.createdAt,
       status: "ran",
       nodes: written ? Object.keys(written) : startedAt.tasks.map((t) => t.name),
-      writes: written ?? changes(from.values, s.values),
+      writes: changes(from.values, s.values),
       next: s.next,
       ...(pause && { pausedAt: idOf(pause) }),
       decisions: stepDecisions,
