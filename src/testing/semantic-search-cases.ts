@@ -151,6 +151,8 @@ export function describeSemanticSearch(makeIndexedStore: MakeIndexedStore, plain
     it("a store without an index ignores a query: newest first, no score (as LangGraph)", async () => {
       const r = root();
       await plain().put([r], "a", { text: "first" });
+      // Newest by update time: two puts in one millisecond would tie.
+      await new Promise((done) => setTimeout(done, 5));
       await plain().put([r], "b", { text: "second" });
       const hits = await plain().search([r], { query: "first" });
       expect(hits.map((i) => i.key)).toEqual(["b", "a"]);
