@@ -1,13 +1,8 @@
-import { createRequire } from "node:module";
 import type OpenAI from "openai";
 import type { Embeddings } from "../store/index.js";
-import { resolveApiKey } from "./api-key.js";
+import { openAIClient } from "./openai.js";
 import { type ProviderIdentity, toModelError } from "./provider-error.js";
 import type { ProviderOptions } from "./provider-options.js";
-
-// Loaded on first use, as in openai.ts: importing the models does not pay for the SDK.
-const require = createRequire(import.meta.url);
-const loadOpenAI = (): typeof OpenAI => (require("openai") as { default: typeof OpenAI }).default;
 
 /**
  * Options for `OpenAIEmbeddings`: the connection options every provider takes, the model,
@@ -42,14 +37,7 @@ export class OpenAIEmbeddings implements Embeddings {
     this.model = options.model;
     this.#dimensions = options.dimensions;
     this.#identity = { provider: "openai", model: options.model, apiKeyEnv: "OPENAI_API_KEY" };
-    this.client =
-      options.client ??
-      new (loadOpenAI())({
-        apiKey: resolveApiKey("openai", options.apiKey, "OPENAI_API_KEY"),
-        baseURL: options.baseURL,
-        timeout: options.timeout,
-        maxRetries: options.maxRetries,
-      });
+    this.client = openAIClient(options);
   }
 
   async embedDocuments(texts: string[]): Promise<number[][]> {

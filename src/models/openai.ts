@@ -25,6 +25,27 @@ const require = createRequire(import.meta.url);
 const loadOpenAI = (): typeof OpenAI => (require("openai") as { default: typeof OpenAI }).default;
 
 /**
+ * The `openai` client a chat model or embeddings of ours uses: `options.client` when given,
+ * else one made from the connection options (the key from `OPENAI_API_KEY` when not set).
+ * @internal
+ */
+export function openAIClient(
+  options: Pick<ProviderOptions, "apiKey" | "baseURL" | "timeout" | "maxRetries"> & {
+    client?: OpenAI;
+  },
+): OpenAI {
+  return (
+    options.client ??
+    new (loadOpenAI())({
+      apiKey: resolveApiKey("openai", options.apiKey, "OPENAI_API_KEY"),
+      baseURL: options.baseURL,
+      timeout: options.timeout,
+      maxRetries: options.maxRetries,
+    })
+  );
+}
+
+/**
  * Options for `OpenAIChatModel`. `api` picks the endpoint: the Responses API (default)
  * or Chat Completions, which most OpenAI-compatible servers implement.
  *
@@ -59,14 +80,7 @@ export class OpenAIChatModel implements ChatModel {
     this.api = options.api ?? "responses";
     this.#options = options;
     this.#identity = { provider: "openai", model: options.model, apiKeyEnv: "OPENAI_API_KEY" };
-    this.client =
-      options.client ??
-      new (loadOpenAI())({
-        apiKey: resolveApiKey("openai", options.apiKey, "OPENAI_API_KEY"),
-        baseURL: options.baseURL,
-        timeout: options.timeout,
-        maxRetries: options.maxRetries,
-      });
+    this.client = openAIClient(options);
   }
 
   /**
