@@ -255,10 +255,24 @@ export interface ThreadClaim {
   metadata?: Record<string, unknown>;
 }
 
+/**
+ * A run's hold on a thread taken with its read (`Checkpointer.claimLatest`): nothing is
+ * expected, since the checkpoint it holds the thread at is the one it reads.
+ *
+ * @example
+ * const tuple = await store.claimLatest?.("t1", { runId: randomUUID(), ttlMs: 4_000 });
+ */
+export type LatestClaim = Pick<ThreadClaim, "runId" | "ttlMs">;
+
 /** How a run ended, for `releaseThread`. */
 export interface ThreadRelease {
   /** The run failed: the thread's status becomes `"error"` with this record. */
   error?: ThreadError;
+  /**
+   * Merged into the metadata of the thread's record (if it has one), as a claim's is: the
+   * metadata of a run that took its thread with `claimLatest` and stored no checkpoint.
+   */
+  metadata?: Record<string, unknown>;
 }
 
 /**
@@ -306,6 +320,20 @@ export interface Checkpointer {
    */
   claimThread(threadId: string, claim: ThreadClaim): Promise<void>;
   /**
+   * Optional: take the thread for one run and read its latest top-level checkpoint (with
+   * its pending writes), as one atomic step, before any node runs: what it returns is the
+   * checkpoint the claim holds the thread at (`undefined`: a thread with none yet), so no
+   * other run can have moved it in between. Throws `ThreadBusyError` while another run
+   * holds an unexpired claim, and changes nothing. Merges no metadata (the run may still
+   * be refused): the run's first checkpoint, or its release, carries it. Without it, a run
+   * makes the two calls, `getLatest` then `claimThread`.
+   *
+   * @example
+   * const latest = await store.claimLatest("t1", { runId, ttlMs: 4_000 }); // held at latest?.checkpoint.id
+   * await store.releaseThread("t1", runId); // a refused run lets go, and the thread is as it was
+   */
+  claimLatest?(threadId: string, claim: LatestClaim): Promise<CheckpointTuple | undefined>;
+  /**
    * Extend a claim this run holds by `ttlMs` from now (the run's own writes have moved the
    * latest checkpoint, so it is not checked). Throws `ThreadBusyError` if another run holds
    * the thread now; a claim that expired with nobody else taking it is taken again.
@@ -314,7 +342,7 @@ export interface Checkpointer {
   /**
    * End a run's claim (no-op if another run holds the thread now). With `error`, in the
    * same statement, the thread's record (if it has one) gets status `"error"` and the
-   * error, until its next checkpoint.
+   * error, until its next checkpoint; with `metadata`, that metadata merged into its own.
    */
   releaseThread(threadId: string, runId: string, release?: ThreadRelease): Promise<void>;
   /**

@@ -9,6 +9,7 @@ export type {
   CheckpointSource,
   CheckpointTuple,
   InterruptRecord,
+  LatestClaim,
   ListOptions,
   PendingWrite,
   PruneOptions,

@@ -11,6 +11,7 @@ import type {
   Checkpoint,
   Checkpointer,
   CheckpointTuple,
+  LatestClaim,
   ListOptions,
   PendingWrite,
   PruneOptions,
@@ -223,6 +224,18 @@ export class MemoryCheckpointer implements Checkpointer {
     if (record && claim.metadata) record.metadata = mergeMetadata(record.metadata, claim.metadata);
   }
 
+  async claimLatest(threadId: string, claim: LatestClaim): Promise<CheckpointTuple | undefined> {
+    assertStoreId("threadId", threadId);
+    const now = Date.now();
+    const held = this.#claims.get(threadId);
+    const history = this.#history(threadId, "");
+    if (held && held.runId !== claim.runId && held.until > now) {
+      throw new ThreadBusyError(threadId, history?.ids.at(-1) ?? null);
+    }
+    this.#claims.set(threadId, { runId: claim.runId, until: now + claim.ttlMs });
+    return history && tuple(history, threadId, "", history.ids.length - 1);
+  }
+
   async renewThreadClaim(threadId: string, runId: string, ttlMs: number): Promise<void> {
     assertStoreId("threadId", threadId);
     const now = Date.now();
@@ -235,9 +248,15 @@ export class MemoryCheckpointer implements Checkpointer {
 
   async releaseThread(threadId: string, runId: string, release?: ThreadRelease): Promise<void> {
     assertStoreId("threadId", threadId);
+    if (release?.metadata !== undefined) {
+      assertThreadMetadata("release.metadata", release.metadata);
+    }
     if (this.#claims.get(threadId)?.runId !== runId) return;
     this.#claims.delete(threadId);
     const record = this.#records.get(threadId);
+    if (record && release?.metadata) {
+      record.metadata = mergeMetadata(record.metadata, release.metadata);
+    }
     if (record && release?.error) {
       record.status = "error";
       record.error = { name: release.error.name, message: release.error.message };

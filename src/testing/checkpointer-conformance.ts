@@ -709,6 +709,101 @@ export function describeCheckpointerConformance(
         );
       });
 
+      /** The store's `claimLatest`; a store without it lists the cases that use it in skip. */
+      const claimLatest = (threadId: string, runId = randomUUID(), ttlMs = 60_000) => {
+        if (!store.claimLatest) {
+          throw new Error(`${name} has no claimLatest: list this case in skip with the reason.`);
+        }
+        return store.claimLatest(threadId, { runId, ttlMs });
+      };
+
+      it("a claim that reads its thread in one call returns the latest checkpoint with its pending writes, and holds the thread at it (claimLatest)", async () => {
+        const threadId = newThreadId();
+        const [, latest] = await putChain(store, threadId, "", 2);
+        const write: PendingWrite = { taskId: "t1", node: "a", writes: [["x", 1]] };
+        await store.putWrites(threadId, "", latest!.id, write);
+        await putChain(store, threadId, "child:1", 1);
+        const runId = randomUUID();
+        const read = await claimLatest(threadId, runId);
+        expect(read).toEqual(await store.getLatest(threadId));
+        expect(read).toEqual({ checkpoint: latest, pendingWrites: [write] });
+        expect((await store.getThread(threadId))?.status).toBe("busy");
+        // Held: another run's claim of either kind is refused until this one lets go.
+        await expect(claimLatest(threadId)).rejects.toBeInstanceOf(ThreadBusyError);
+        await expect(store.claimThread(threadId, claim(latest!.id))).rejects.toBeInstanceOf(
+          ThreadBusyError,
+        );
+        // The run writes on from what it read, as a claim's holder.
+        const next = makeCheckpoint(threadId, "", latest!.id, 2);
+        await store.put(next, { expectedLatestId: latest!.id });
+        await store.releaseThread(threadId, runId);
+        expect(await claimLatest(threadId)).toEqual({ checkpoint: next, pendingWrites: [] });
+      });
+
+      it("a claim that reads a thread with no checkpoint returns undefined and holds it, so one first checkpoint is written (claimLatest)", async () => {
+        const threadId = newThreadId();
+        const runId = randomUUID();
+        expect(await claimLatest(threadId, runId)).toBeUndefined();
+        await expect(claimLatest(threadId)).rejects.toBeInstanceOf(ThreadBusyError);
+        const first = makeCheckpoint(threadId, "", null, -1);
+        await store.put(first, { expectedLatestId: null });
+        await store.releaseThread(threadId, runId);
+        expect(await claimLatest(threadId)).toMatchObject({ checkpoint: first });
+      });
+
+      it("a claim that reads its thread is refused with ThreadBusyError while another run holds it, and changes nothing; an expired one frees it (claimLatest)", async () => {
+        const threadId = newThreadId();
+        const [latest] = await putChain(store, threadId, "", 1);
+        const holder = randomUUID();
+        await store.claimThread(threadId, claim(latest!.id, holder, 50));
+        const before = await store.getThread(threadId);
+        const error = await claimLatest(threadId).catch((e) => e);
+        expect(error).toBeInstanceOf(ThreadBusyError);
+        expect(await store.getThread(threadId)).toEqual(before);
+        // The holder's renewal still works: the refused claim took nothing.
+        await store.renewThreadClaim(threadId, holder, 50);
+        await new Promise((resolve) => setTimeout(resolve, 120));
+        const taker = randomUUID();
+        expect(await claimLatest(threadId, taker)).toMatchObject({ checkpoint: latest });
+        await expect(store.renewThreadClaim(threadId, holder, 60_000)).rejects.toBeInstanceOf(
+          ThreadBusyError,
+        );
+      });
+
+      it("of two concurrent claims that read the same thread exactly one succeeds (claimLatest)", async () => {
+        const threadId = newThreadId();
+        await putChain(store, threadId, "", 1);
+        expectOneWinner(await Promise.allSettled([claimLatest(threadId), claimLatest(threadId)]));
+      });
+
+      it("a claim that reads its thread merges no metadata; the release of a run that stored no checkpoint carries it (claimLatest)", async () => {
+        const threadId = newThreadId();
+        const first = makeCheckpoint(threadId, "", null, -1);
+        await store.put(first, { expectedLatestId: null, thread: { metadata: { user: "u1" } } });
+        const before = await store.getThread(threadId);
+        const refused = randomUUID();
+        await claimLatest(threadId, refused);
+        // A refused run lets go and leaves the record as it was (busy aside).
+        await store.releaseThread(threadId, refused);
+        expect(await store.getThread(threadId)).toEqual(before);
+        const failing = randomUUID();
+        await claimLatest(threadId, failing);
+        await store.releaseThread(threadId, failing, {
+          error: { name: "NodeError", message: "boom" },
+          metadata: { reviewer: "r1" },
+        });
+        expect(await store.getThread(threadId)).toMatchObject({
+          status: "error",
+          error: { name: "NodeError", message: "boom" },
+          metadata: { user: "u1", reviewer: "r1" },
+          latestCheckpointId: first.id,
+        });
+        // Someone else's release changes nothing, metadata included.
+        await claimLatest(threadId);
+        await store.releaseThread(threadId, randomUUID(), { metadata: { reviewer: "r2" } });
+        expect((await store.getThread(threadId))?.metadata).toEqual({ user: "u1", reviewer: "r1" });
+      });
+
       it("deleteThread removes the claim with the thread", async () => {
         const threadId = newThreadId();
         await putChain(store, threadId, "", 1);
@@ -1830,7 +1925,7 @@ function randomText(bytes: number): string {
 }
 
 /** Asserts one fulfilled and one ConcurrentUpdateError; returns the winner's index. */
-function expectOneWinner(settled: PromiseSettledResult<void>[]): number {
+function expectOneWinner(settled: PromiseSettledResult<unknown>[]): number {
   const winners = settled.flatMap((result, i) => (result.status === "fulfilled" ? [i] : []));
   expect(winners).toHaveLength(1);
   const loser = settled.find((result) => result.status === "rejected");

@@ -268,6 +268,50 @@ describe.skipIf(!url)("PostgresCheckpointer", () => {
     }
   });
 
+  // The same race for a claim that reads its thread (claimLatest): the checkpoint committed
+  // with the release is not in the waiting statement's snapshot, yet it is what the claim
+  // must hold the thread at and hand back, never the one before it, nor "no checkpoint".
+  it("a claim that reads its thread in one call, waiting on a run's last checkpoint and release, returns that checkpoint", async () => {
+    const store = new PostgresCheckpointer({ connectionString: url!, tablePrefix });
+    const threadId = `lock-latest-${randomUUID()}`;
+    const runner = await sharedPool.connect();
+    // The holder's store, on one connection, so its last write can stay uncommitted.
+    const oneConnection = {
+      query: (text: string, params?: unknown[]) => runner.query(text, params),
+      connect: async () => ({ query: runner.query.bind(runner), release: () => {} }),
+    };
+    const holderStore = new PostgresCheckpointer({
+      pool: oneConnection as unknown as pg.Pool,
+      tablePrefix,
+    });
+    try {
+      const head = checkpoint(threadId, null, -1);
+      await store.put(head, { expectedLatestId: null });
+      const holder = randomUUID();
+      expect(await holderStore.claimLatest(threadId, { runId: holder, ttlMs: 60_000 })).toEqual({
+        checkpoint: head,
+        pendingWrites: [],
+      });
+      // The holder's last write and release, as one transaction still open.
+      await runner.query("begin");
+      const last = checkpoint(threadId, head.id, 0);
+      await holderStore.putAndRelease(last, { expectedLatestId: head.id }, holder);
+      const claim = store.claimLatest(threadId, { runId: randomUUID(), ttlMs: 60_000 }).then(
+        (tuple) => tuple,
+        (error: unknown) => error,
+      );
+      await blockedBy(runner);
+      await runner.query("commit");
+      expect(await claim).toEqual({ checkpoint: last, pendingWrites: [] });
+      expect((await store.getThread(threadId))?.status).toBe("busy");
+    } finally {
+      await runner.query("rollback").catch(() => {});
+      runner.release();
+      await store.deleteThread(threadId);
+      await store.close();
+    }
+  });
+
   it("a duplicate id rolls back the head-row change made by the same statement", async () => {
     const store = new PostgresCheckpointer({ pool: sharedPool, tablePrefix });
     const threadId = `dup-${randomUUID()}`;

@@ -107,6 +107,40 @@ export function statements(t: Tables) {
     union all
     ${values[read].rows}
     order by kind, seq`;
+  // A run's claim taken with its read of the latest top-level checkpoint (`claimLatest`):
+  // $1 thread, $2 ns (''), $3 run id, $4 lifetime in ms. The head row is read `for share`,
+  // so a claim that waits on a run's last checkpoint and release sees that checkpoint's id;
+  // that row, committed after this statement began, is not in its snapshot, so the claim
+  // is taken only where the checkpoint the head names is (a kind-3 row says it was). A
+  // refusal returns nothing: busy, or (that race only) to be run again.
+  const claimLatest = `
+    with recursive head as (
+      select latest_id from ${t.threads} where thread_id = $1 and ns = '' for share),
+    claimed as (
+      insert into ${t.claims} (thread_id, run_id, expires_at)
+      select $1, $3::text, now() + $4::integer * interval '1 millisecond'
+      where coalesce((select latest_id from head), '') = ''
+        or exists (select 1 from ${t.checkpoints}
+          where thread_id = $1 and ns = '' and id = (select latest_id from head))
+      on conflict (thread_id) do update
+        set run_id = excluded.run_id, expires_at = excluded.expires_at
+        where ${t.claims}.expires_at <= now()
+      returning 1),
+    c as (
+      select id, parent_id, payload, channels, versions from ${t.checkpoints}
+      where thread_id = $1 and ns = '' and id = (select latest_id from head)
+        and exists (select 1 from claimed)),
+    ${values.one.with}
+    select 0 as kind, 0::bigint as seq, c.id as key, ${checkpointColumns} from c
+    union all
+    select 1, w.seq, w.task_id, null, w.payload, null, null, null, null, null, null
+      from ${t.writes} w join c on w.checkpoint_id = c.id
+      where w.thread_id = $1 and w.ns = $2
+    union all
+    ${values.one.rows}
+    union all
+    select 3, 0, null, null, null, null, null, null, null, null, null from claimed
+    order by kind, seq`;
   // A page of history, newest first, with the versions its values are assembled from.
   const list = (read: Read) => `
     with recursive c as (
@@ -205,6 +239,7 @@ export function statements(t: Tables) {
       values ($1, $2, $3, $4, $5, $6, $7)
       on conflict (thread_id, ns, checkpoint_id, task_id)
       do update set node = excluded.node, payload = excluded.payload, run_id = excluded.run_id`,
+    claimLatest,
     latestTuple: tuple("thread_id = $1 and ns = $2 order by seq desc limit 1", "one"),
     tupleById: tuple("thread_id = $1 and ns = $2 and id = $3", "one"),
     list: list("range"),
@@ -239,12 +274,17 @@ export function statements(t: Tables) {
         set run_id = excluded.run_id, expires_at = excluded.expires_at
         where ${t.claims}.run_id = excluded.run_id or ${t.claims}.expires_at <= now()`,
     liveClaim: `select 1 from ${t.claims} where thread_id = $1 and expires_at > now()`,
-    // Ends the run's claim; a failed run's error ($3, JSON) goes on the thread's record in
-    // the same statement, only if this run still held the thread.
+    // Ends the run's claim; a failed run's error ($3, JSON) and the metadata of a run that
+    // stored no checkpoint ($4) go on the thread's record in the same statement, only if
+    // this run still held the thread.
     releaseClaim: `with released as (
         delete from ${t.claims} where thread_id = $1 and run_id = $2 returning 1)
-      update ${t.threads} set status = 'error', error = $3::text, updated_at = ${NOW_MS}
-      where $3::text is not null and thread_id = $1 and ns = ''
+      update ${t.threads} set
+        status = case when $3::text is null then status else 'error' end,
+        error = coalesce($3::text, error),
+        metadata = case when $4::jsonb is null then metadata else metadata || $4::jsonb end,
+        updated_at = case when $3::text is null then updated_at else ${NOW_MS} end
+      where ($3::text is not null or $4::jsonb is not null) and thread_id = $1 and ns = ''
         and exists (select 1 from released)`,
     getThread: `select ${recordColumns(t)} from ${t.threads} t
       where t.thread_id = $1 and t.ns = ''`,

@@ -4,11 +4,13 @@ import {
   CheckpointNotFoundError,
   ConcurrentUpdateError,
   DuplicateCheckpointError,
+  ThreadBusyError,
 } from "../../errors/index.js";
 import type {
   Checkpoint,
   Checkpointer,
   CheckpointTuple,
+  LatestClaim,
   ListOptions,
   PendingWrite,
   PruneOptions,
@@ -32,7 +34,7 @@ import { stringifyStored } from "../serde.js";
 import { compactWrites, KnownValues } from "../stored-values.js";
 import { assertThreadMetadata, storedStatusOf } from "../thread-records.js";
 import * as claims from "./claims.js";
-import type { SqlDriver } from "./driver.js";
+import type { Query, SqlDriver } from "./driver.js";
 import { type MigrationOptions, migrate } from "./migrations.js";
 import * as retention from "./retention.js";
 import { assemblyOf, columnsOf, INCOMPLETE, readRow, toTuple, versionsOf } from "./rows.js";
@@ -47,6 +49,12 @@ import {
 import type { StoreParts } from "./store-parts.js";
 import * as threads from "./threads.js";
 
+/** The row kind `claimLatest`'s statement adds when it took the claim (see statements.ts). */
+const CLAIMED = 3;
+
+/** How often `claimLatest` runs again when it met a checkpoint committed after it began. */
+const CLAIM_ATTEMPTS = 3;
+
 /**
  * A `Checkpointer` over PostgreSQL SQL. Subclasses say how to connect; the first call
  * connects and creates or migrates the tables, later calls reuse that connection.
@@ -54,7 +62,8 @@ import * as threads from "./threads.js";
  * Every call a run makes on its hot path is one statement, one round trip: `put` (the
  * head-row check, the thread record and the checkpoint insert in one statement, no
  * transaction), `putWrites`, `getLatest` and `get` (the checkpoint and its writes in one
- * result), `claimThread` and `releaseThread`.
+ * result), `claimLatest` (the claim and that read together), `claimThread`, `releaseThread`
+ * and `putAndRelease`.
  */
 export abstract class SqlCheckpointer implements Checkpointer {
   readonly #tables: Tables;
@@ -258,15 +267,53 @@ export abstract class SqlCheckpointer implements Checkpointer {
     [range, walk]: [string, string],
     params: [string, string, ...string[]],
   ): Promise<CheckpointTuple | undefined> {
-    const [threadId, ns] = params;
     const driver = await this.#ready();
     const query = driver.queryPrepared ?? driver.query;
-    let read = toTuple(await query(range, params), threadId, ns, false);
+    return this.#tupleOf(await query(range, params), query, walk, params);
+  }
+
+  /** A tuple read (`rows`), completed by `walk` if a chain's link fell outside its range. */
+  async #tupleOf(
+    rows: { rows: Array<Record<string, unknown>> },
+    query: Query,
+    walk: string,
+    params: [string, string, ...string[]],
+  ): Promise<CheckpointTuple | undefined> {
+    const [threadId, ns] = params;
+    let read = toTuple(rows, threadId, ns, false);
     // A link outside its chain's range (see statements.ts): follow the chains link by link.
     if (read === INCOMPLETE) read = toTuple(await query(walk, params), threadId, ns, true);
     if (!read || read === INCOMPLETE) return undefined;
     this.#known.remember(read.tuple.checkpoint, read.versions, read.bases);
     return read.tuple;
+  }
+
+  /**
+   * See `Checkpointer.claimLatest`: the claim and the read of the checkpoint it holds the
+   * thread at, one statement. Only a refusal reads why: busy, or the statement met a run's
+   * last checkpoint committed after it began (then it runs again, seeing that checkpoint).
+   */
+  async claimLatest(threadId: string, claim: LatestClaim): Promise<CheckpointTuple | undefined> {
+    assertStoreId("threadId", threadId);
+    const sql = this.#sql;
+    const driver = await this.#ready();
+    const query = driver.queryPrepared ?? driver.query;
+    const params = [threadId, "", claim.runId, Math.ceil(claim.ttlMs)];
+    for (let attempt = 1; ; attempt++) {
+      const read = await query(sql.claimLatest, params);
+      if (read.rows.at(-1)?.kind === CLAIMED) {
+        const id = read.rows[0]?.kind === 0 ? (read.rows[0].key as string) : undefined;
+        if (id === undefined) return undefined;
+        return this.#tupleOf(read, query, sql.tupleByIdWalk, [threadId, "", id]);
+      }
+      const { rows } = await driver.query(sql.latestId, [threadId, ""]);
+      const actual = (rows[0]?.latest_id as string | undefined) || null;
+      if ((await driver.query(sql.liveClaim, [threadId])).rows.length > 0) {
+        throw new ThreadBusyError(threadId, actual);
+      }
+      // The head names a checkpoint that is not there: only a passing race, so a few tries.
+      if (attempt >= CLAIM_ATTEMPTS) throw new ConcurrentUpdateError(threadId, "", null, actual);
+    }
   }
 
   async list(threadId: string, options: ListOptions = {}): Promise<Checkpoint[]> {
