@@ -577,10 +577,12 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     };
     let first: GraphEvent;
     try {
-      // Checked before the claim: a refused first step leaves the thread as it was.
+      // Checked before anything runs: a refused first step leaves the thread as it was.
       first = apply(supersteps[0]!, actor.getSnapshot().context as GraphContext);
     } catch (error) {
       actor.stop();
+      // A claim taken with the thread's read goes with the refusal.
+      await writer!.close({ refused: true });
       throw error;
     }
     const then = supersteps.slice(1).map((step) => (context: GraphContext) => apply(step, context));

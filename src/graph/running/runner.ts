@@ -6,6 +6,7 @@ import { toJsonValue } from "../../checkpoint/serde.js";
 import { assertThreadMetadata } from "../../checkpoint/thread-records.js";
 import { AbortError, InvalidConfigError } from "../../errors/index.js";
 import { CheckpointWriter } from "../../runtime/checkpoint-writer.js";
+import { claimTtlOf } from "../../runtime/claim-renewal.js";
 import {
   type DriveOptions,
   type DriveResult,
@@ -132,7 +133,10 @@ export class GraphRunner<S extends State = State, C = unknown> {
 
   /**
    * A run on the thread `config` names (or none): its checkpoint restored into a started
-   * actor, the writer its checkpoints go through, and what its nodes can reach.
+   * actor, the writer its checkpoints go through, and what its nodes can reach. A store
+   * that reads and claims in one call (`claimLatest`) is claimed here, with the read: then
+   * every refusal from here until the run is driven releases that claim (`close` with
+   * `refused`), so a refused run leaves the thread as it was.
    * @internal
    */
   async start(start: {
@@ -146,14 +150,22 @@ export class GraphRunner<S extends State = State, C = unknown> {
     resuming?: boolean;
   }) {
     const { config, options, thread } = start;
-    let tuple: CheckpointTuple | undefined;
+    if (!thread) return this.#started(start, undefined, undefined, undefined);
+    const { checkpointer, threadId } = thread;
+    // Checked before the thread is claimed: a refusal here has nothing to release.
+    const metadata = threadMetadata(options.metadata);
+    const held = checkpointer.claimLatest ? (options.runId ?? randomUUID()) : undefined;
+    const latest =
+      held === undefined
+        ? await checkpointer.getLatest(threadId, "")
+        : await checkpointer.claimLatest!(threadId, {
+            runId: held,
+            ttlMs: claimTtlOf(checkpointer),
+          });
     let writer: CheckpointWriter | undefined;
-    let priorAttempts: RunEnv["priorAttempts"];
-    if (thread) {
-      const { checkpointer, threadId } = thread;
+    try {
       const wanted = config.configurable?.checkpoint_id;
-      const latest = await checkpointer.getLatest(threadId, "");
-      tuple = wanted ? await checkpointer.get(threadId, "", wanted) : latest;
+      let tuple = wanted ? await checkpointer.get(threadId, "", wanted) : latest;
       if (wanted && !tuple) {
         throw new InvalidConfigError(
           `Thread "${threadId}" has no checkpoint "${wanted}"; pick one from getStateHistory().`,
@@ -165,10 +177,10 @@ export class GraphRunner<S extends State = State, C = unknown> {
       }
       const forked = wanted !== undefined && tuple?.checkpoint.id !== latest?.checkpoint.id;
       // A fork starts its retries afresh; graphs without retry policies never look.
-      if (tuple && !forked && this.#g.policies.size > 0) {
-        priorAttempts = await retryingAttempts(checkpointer, tuple);
-      }
-      const metadata = threadMetadata(options.metadata);
+      const priorAttempts =
+        tuple && !forked && this.#g.policies.size > 0
+          ? await retryingAttempts(checkpointer, tuple)
+          : undefined;
       writer = new CheckpointWriter(checkpointer, threadId, "", {
         parentId: tuple?.checkpoint.id ?? null,
         headParentId: tuple?.checkpoint.parentId ?? null,
@@ -178,7 +190,23 @@ export class GraphRunner<S extends State = State, C = unknown> {
         ...(options.runId !== undefined && { runId: options.runId }),
         ...(metadata && { runMetadata: metadata }),
       });
+      if (held !== undefined) writer.hold(held);
+      return this.#started(start, tuple, writer, priorAttempts);
+    } catch (error) {
+      if (writer) await writer.close({ refused: true });
+      else if (held !== undefined) await checkpointer.releaseThread(threadId, held);
+      throw error;
     }
+  }
+
+  /** `start`'s actor and run environment, once the thread (if any) is read. */
+  #started(
+    start: Parameters<GraphRunner<S, C>["start"]>[0],
+    tuple: CheckpointTuple | undefined,
+    writer: CheckpointWriter | undefined,
+    priorAttempts: RunEnv["priorAttempts"],
+  ) {
+    const { config, options, thread } = start;
     const env: RunEnv = {
       config: withNamespace(config, ""),
       context: options.context ?? {},
@@ -317,9 +345,10 @@ export class GraphRunner<S extends State = State, C = unknown> {
     // How the run ended, for the thread's record (a failure marks it "error").
     const ended: { failed?: unknown } = {};
     try {
-      if (writer && env.ns === "") await writer.claim(writer.runId ?? randomUUID());
-      else if (writer && parentLatestId !== undefined) {
-        await writer.claim(randomUUID(), parentLatestId);
+      // A thread read with its claim (see `start`) is held already.
+      if (writer && !writer.holdsClaim) {
+        if (env.ns === "") await writer.claim(writer.runId ?? randomUUID());
+        else if (parentLatestId !== undefined) await writer.claim(randomUUID(), parentLatestId);
       }
       return await body();
     } catch (error) {
@@ -531,7 +560,9 @@ export class GraphRunner<S extends State = State, C = unknown> {
         first = this.#input(actor, plan.update, { goto: plan.goto });
       }
     } catch (error) {
+      // Refused before anything ran: a claim taken with the read goes, and nothing else.
       actor.stop();
+      await writer?.close({ refused: true });
       throw error;
     }
     return (await this.drive(actor, env, writer, { first })) as RunResult<S>;
