@@ -268,11 +268,6 @@ export type LatestClaim = Pick<ThreadClaim, "runId" | "ttlMs">;
 export interface ThreadRelease {
   /** The run failed: the thread's status becomes `"error"` with this record. */
   error?: ThreadError;
-  /**
-   * Merged into the metadata of the thread's record (if it has one), as a claim's is: the
-   * metadata of a run that took its thread with `claimLatest` and stored no checkpoint.
-   */
-  metadata?: Record<string, unknown>;
 }
 
 /**
@@ -324,9 +319,9 @@ export interface Checkpointer {
    * its pending writes), as one atomic step, before any node runs: what it returns is the
    * checkpoint the claim holds the thread at (`undefined`: a thread with none yet), so no
    * other run can have moved it in between. Throws `ThreadBusyError` while another run
-   * holds an unexpired claim, and changes nothing. Merges no metadata (the run may still
-   * be refused): the run's first checkpoint, or its release, carries it. Without it, a run
-   * makes the two calls, `getLatest` then `claimThread`.
+   * holds an unexpired claim, and changes nothing. Merges no metadata: the run may still
+   * be refused after it reads (a run with metadata reads, checks, then `claimThread`s).
+   * Without it, a run makes the two calls, `getLatest` then `claimThread`.
    *
    * @example
    * const latest = await store.claimLatest("t1", { runId, ttlMs: 4_000 }); // held at latest?.checkpoint.id
@@ -342,7 +337,7 @@ export interface Checkpointer {
   /**
    * End a run's claim (no-op if another run holds the thread now). With `error`, in the
    * same statement, the thread's record (if it has one) gets status `"error"` and the
-   * error, until its next checkpoint; with `metadata`, that metadata merged into its own.
+   * error, until its next checkpoint.
    */
   releaseThread(threadId: string, runId: string, release?: ThreadRelease): Promise<void>;
   /**

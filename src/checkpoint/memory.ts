@@ -248,15 +248,9 @@ export class MemoryCheckpointer implements Checkpointer {
 
   async releaseThread(threadId: string, runId: string, release?: ThreadRelease): Promise<void> {
     assertStoreId("threadId", threadId);
-    if (release?.metadata !== undefined) {
-      assertThreadMetadata("release.metadata", release.metadata);
-    }
     if (this.#claims.get(threadId)?.runId !== runId) return;
     this.#claims.delete(threadId);
     const record = this.#records.get(threadId);
-    if (record && release?.metadata) {
-      record.metadata = mergeMetadata(record.metadata, release.metadata);
-    }
     if (record && release?.error) {
       record.status = "error";
       record.error = { name: release.error.name, message: release.error.message };

@@ -582,7 +582,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     } catch (error) {
       actor.stop();
       // A claim taken with the thread's read goes with the refusal.
-      await writer!.close({ refused: true });
+      await writer!.close();
       throw error;
     }
     const then = supersteps.slice(1).map((step) => (context: GraphContext) => apply(step, context));

@@ -4,7 +4,6 @@ import type {
   CheckpointSource,
   InterruptRecord,
   PendingWrite,
-  ThreadRelease,
   ThreadWrite,
 } from "../checkpoint/checkpointer.js";
 import { isTransientDatabaseError } from "../checkpoint/database-faults.js";
@@ -88,11 +87,6 @@ export class CheckpointWriter {
   #closed = false;
   /** The run's hold on its thread: whose it is, and how to stop renewing it. */
   #claim: { runId: string; stopRenewal: () => void } | undefined;
-  /**
-   * The run's metadata while no store call has recorded it on the thread: a claim taken
-   * with the read (`hold`) merges none, so the first checkpoint or else the release does.
-   */
-  #unrecordedMetadata: Record<string, unknown> | undefined;
   /**
    * The last write queued, while it is a checkpoint not yet being stored: `close()` gives
    * it the claim's release, so the run's last write and its release are one store call.
@@ -194,11 +188,9 @@ export class CheckpointWriter {
   /**
    * Hold the claim the run took with its read of the thread (`Checkpointer.claimLatest`,
    * under `runId`) as this writer's own: renewed in the background until `close()`, which
-   * releases it. That claim merged no metadata, so the run's first checkpoint carries it,
-   * or, if the run stores none, its release.
+   * releases it.
    */
   hold(runId: string): void {
-    this.#unrecordedMetadata = this.#thread?.metadata;
     this.#keep(runId, claimTtlOf(this.checkpointer));
   }
 
@@ -237,10 +229,10 @@ export class CheckpointWriter {
    * through its signal did not fail, and neither did one that met a passing database
    * fault (it is tried again from its latest checkpoint): both leave the status of their
    * latest checkpoint. A release that meets such a fault is tried again a few times; if
-   * the database stays away, the claim runs out by itself. A run `refused` before anything
-   * ran (a resume that does not fit its thread) releases its claim and changes nothing else.
+   * the database stays away, the claim runs out by itself. A run refused before anything
+   * ran (a resume that does not fit its thread) closes with nothing: it only lets go.
    */
-  async close(ended: { failed?: unknown; refused?: true } = {}): Promise<void> {
+  async close(ended: { failed?: unknown } = {}): Promise<void> {
     this.seal();
     const claim = this.#claim;
     const failed =
@@ -255,11 +247,7 @@ export class CheckpointWriter {
     this.#claim = undefined;
     // Stored, and the claim with it; a failure before or in that put leaves it to release here.
     if (carried && !this.#failure) return;
-    // Metadata no checkpoint recorded goes with the release, unless the run was refused.
-    const metadata = ended.refused ? undefined : this.#unrecordedMetadata;
-    let release: ThreadRelease | undefined;
-    if (failed) release = { error: threadErrorOf(ended.failed) };
-    if (metadata) release = { ...release, metadata };
+    const release = failed ? { error: threadErrorOf(ended.failed) } : undefined;
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.checkpointer.releaseThread(this.threadId, claim.runId, release);
@@ -359,17 +347,10 @@ export class CheckpointWriter {
     this.#enqueue(() => {
       if (this.#lastPut === put) this.#lastPut = undefined;
       const options = { expectedLatestId, thread };
-      let stored: Promise<void>;
-      if (put.releasing === undefined) stored = this.checkpointer.put(checkpoint, options);
-      else {
-        // No renewal may follow the release and take the thread again.
-        this.#claim?.stopRenewal();
-        stored = this.checkpointer.putAndRelease!(checkpoint, options, put.releasing);
-      }
-      if (thread?.metadata === undefined || this.#unrecordedMetadata === undefined) return stored;
-      return stored.then(() => {
-        this.#unrecordedMetadata = undefined;
-      });
+      if (put.releasing === undefined) return this.checkpointer.put(checkpoint, options);
+      // No renewal may follow the release and take the thread again.
+      this.#claim?.stopRenewal();
+      return this.checkpointer.putAndRelease!(checkpoint, options, put.releasing);
     }, put);
     this.#headParentId = this.#parentId;
     this.#parentId = this.#latestId = id;

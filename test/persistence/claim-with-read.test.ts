@@ -102,13 +102,55 @@ function describeStore(name: string, open: () => Checkpointer, skip = false) {
       expect((await storeOf().getThread(config.configurable.thread_id))?.status).toBe("idle");
     }, 30_000);
 
-    it("a refused resume releases the claim it took with the read, and its metadata changes nothing in the thread", async () => {
+    it("a refused resume releases the claim it took with the read, and changes nothing in the thread", async () => {
+      const { graph, config, unchanged } = await paused();
+      const error = await graph.resume(undefined, { config }).catch((e) => e);
+      expect(error).toBeInstanceOf(InvalidResumeError);
+      await unchanged();
+    }, 30_000);
+
+    it("a refused resume with metadata changes nothing in the thread: a run with metadata claims after its checks", async () => {
       const { graph, config, unchanged } = await paused();
       const error = await graph
         .resume(undefined, { config, metadata: { reviewer: "r1" } })
         .catch((e) => e);
       expect(error).toBeInstanceOf(InvalidResumeError);
       await unchanged();
+    }, 30_000);
+
+    it("a run with metadata reads, then claims: its metadata is on the thread's record while it holds the thread", async () => {
+      const { store, calls } = counted(storeOf());
+      let arrived!: () => void;
+      const running = new Promise<void>((resolve) => {
+        arrived = resolve;
+      });
+      let finish!: () => void;
+      const gate = new Promise<void>((resolve) => {
+        finish = resolve;
+      });
+      const graph = new Graph({ name: "Slow" })
+        .addNode("work", async () => {
+          arrived();
+          await gate;
+          return { done: true };
+        })
+        .addEdge(START, "work")
+        .compile({ checkpointer: store });
+      const threadId = `claim-read-${randomUUID()}`;
+      const config = { configurable: { thread_id: threadId } };
+      // A thread with a record before the run, as the server makes one.
+      expect(await storeOf().createThread!(threadId, {})).toBe(true);
+      const run = graph.invoke({}, { config, metadata: { probe: threadId } });
+      await running;
+      expect(await storeOf().getThread(threadId)).toMatchObject({
+        status: "busy",
+        metadata: { probe: threadId },
+      });
+      finish();
+      expect((await run).state).toEqual({ done: true });
+      expect(calls.get("claimLatest")).toBeUndefined();
+      expect(calls.get("getLatest")).toBe(1);
+      expect(calls.get("claimThread")).toBe(1);
     }, 30_000);
 
     it("a resume from a checkpoint the thread does not have releases the claim it took with the read", async () => {
@@ -146,7 +188,7 @@ function describeStore(name: string, open: () => Checkpointer, skip = false) {
       await unchanged();
     }, 30_000);
 
-    it("a run that fails before storing a checkpoint records its metadata with its release", async () => {
+    it("a run with metadata that fails before storing a checkpoint keeps that metadata on the thread", async () => {
       const { graph, config, threadId, before } = await paused();
       const error = await graph
         .resume("fail", { config, metadata: { reviewer: "r1" } })

@@ -49,7 +49,7 @@ export async function renewThreadClaim(
   if (rowCount !== 1) throw new ThreadBusyError(threadId, null);
 }
 
-/** `Checkpointer.releaseThread`: lets go of the run's claim, keeping its error and metadata on the record. */
+/** `Checkpointer.releaseThread`: lets go of the run's claim, keeping its error on the record. */
 export async function releaseThread(
   parts: StoreParts,
   threadId: string,
@@ -58,14 +58,11 @@ export async function releaseThread(
 ): Promise<void> {
   assertStoreId("threadId", threadId);
   const error = release?.error;
-  const metadata = release?.metadata;
-  if (metadata !== undefined) assertThreadMetadata("release.metadata", metadata);
   const driver = await parts.ready();
   await (driver.queryPrepared ?? driver.query)(parts.sql.releaseClaim, [
     threadId,
     runId,
     error ? JSON.stringify({ name: String(error.name), message: String(error.message) }) : null,
-    metadata ? JSON.stringify(metadata) : null,
   ]);
 }
 

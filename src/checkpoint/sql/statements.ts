@@ -274,17 +274,12 @@ export function statements(t: Tables) {
         set run_id = excluded.run_id, expires_at = excluded.expires_at
         where ${t.claims}.run_id = excluded.run_id or ${t.claims}.expires_at <= now()`,
     liveClaim: `select 1 from ${t.claims} where thread_id = $1 and expires_at > now()`,
-    // Ends the run's claim; a failed run's error ($3, JSON) and the metadata of a run that
-    // stored no checkpoint ($4) go on the thread's record in the same statement, only if
-    // this run still held the thread.
+    // Ends the run's claim; a failed run's error ($3, JSON) goes on the thread's record in
+    // the same statement, only if this run still held the thread.
     releaseClaim: `with released as (
         delete from ${t.claims} where thread_id = $1 and run_id = $2 returning 1)
-      update ${t.threads} set
-        status = case when $3::text is null then status else 'error' end,
-        error = coalesce($3::text, error),
-        metadata = case when $4::jsonb is null then metadata else metadata || $4::jsonb end,
-        updated_at = case when $3::text is null then updated_at else ${NOW_MS} end
-      where ($3::text is not null or $4::jsonb is not null) and thread_id = $1 and ns = ''
+      update ${t.threads} set status = 'error', error = $3::text, updated_at = ${NOW_MS}
+      where $3::text is not null and thread_id = $1 and ns = ''
         and exists (select 1 from released)`,
     getThread: `select ${recordColumns(t)} from ${t.threads} t
       where t.thread_id = $1 and t.ns = ''`,

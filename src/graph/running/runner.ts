@@ -135,8 +135,9 @@ export class GraphRunner<S extends State = State, C = unknown> {
    * A run on the thread `config` names (or none): its checkpoint restored into a started
    * actor, the writer its checkpoints go through, and what its nodes can reach. A store
    * that reads and claims in one call (`claimLatest`) is claimed here, with the read: then
-   * every refusal from here until the run is driven releases that claim (`close` with
-   * `refused`), so a refused run leaves the thread as it was.
+   * every refusal from here until the run is driven releases that claim, and only that,
+   * so a refused run leaves the thread as it was. Otherwise (and for a run with
+   * metadata) the thread is read here and claimed when the run is driven.
    * @internal
    */
   async start(start: {
@@ -154,7 +155,10 @@ export class GraphRunner<S extends State = State, C = unknown> {
     const { checkpointer, threadId } = thread;
     // Checked before the thread is claimed: a refusal here has nothing to release.
     const metadata = threadMetadata(options.metadata);
-    const held = checkpointer.claimLatest ? (options.runId ?? randomUUID()) : undefined;
+    // A run with metadata claims after its checks, as the claim merges that metadata into
+    // the thread's record (searchable while the run holds it) and a refusal must not.
+    const held =
+      checkpointer.claimLatest && !hasKeys(metadata) ? (options.runId ?? randomUUID()) : undefined;
     const latest =
       held === undefined
         ? await checkpointer.getLatest(threadId, "")
@@ -193,7 +197,7 @@ export class GraphRunner<S extends State = State, C = unknown> {
       if (held !== undefined) writer.hold(held);
       return this.#started(start, tuple, writer, priorAttempts);
     } catch (error) {
-      if (writer) await writer.close({ refused: true });
+      if (writer) await writer.close();
       else if (held !== undefined) await checkpointer.releaseThread(threadId, held);
       throw error;
     }
@@ -562,7 +566,7 @@ export class GraphRunner<S extends State = State, C = unknown> {
     } catch (error) {
       // Refused before anything ran: a claim taken with the read goes, and nothing else.
       actor.stop();
-      await writer?.close({ refused: true });
+      await writer?.close();
       throw error;
     }
     return (await this.drive(actor, env, writer, { first })) as RunResult<S>;
@@ -583,6 +587,11 @@ function threadMetadata(metadata: unknown): Record<string, unknown> | undefined 
   const json = toJsonValue(metadata, "metadata");
   assertThreadMetadata("metadata", json);
   return json as Record<string, unknown>;
+}
+
+function hasKeys(metadata: Record<string, unknown> | undefined): boolean {
+  for (const _ in metadata) return true;
+  return false;
 }
 
 /** The writes a nested run's steps merged so far, in order. */
