@@ -9,7 +9,7 @@
  * how long it waited in the queue (created → started), ran (started → ended) and how long
  * its caller heard of it after it ended; the CPU time each process spent (this process is
  * the server and the 200 SDK clients; the workers; every PostgreSQL backend), per resume;
- * and the statements PostgreSQL executed (`pg_stat_statements`), by total time.
+ * and the statements PostgreSQL executed (`pg_stat_statements`), most called first.
  */
 import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -117,7 +117,7 @@ try {
   );
   const statements = await admin.query<{ calls: string; total: number; query: string }>(
     `select calls, total_exec_time as total, query from pg_stat_statements
-      order by total_exec_time desc limit 15`,
+      order by calls desc, total_exec_time desc limit 40`,
   );
   const callsAll = await admin.query<{ calls: string; total: number }>(
     "select sum(calls) as calls, sum(total_exec_time) as total from pg_stat_statements",
@@ -139,7 +139,7 @@ try {
     `statements: ${calls} (${f(calls / n)} per resume), ${f(Number(callsAll.rows[0]!.total))} ms executing in all`,
   );
   for (const s of statements.rows) {
-    const text = s.query.replace(/\s+/g, " ").slice(0, 110);
+    const text = s.query.replace(/\s+/g, " ").slice(0, 150);
     console.log(
       `  ${String(s.calls).padStart(6)} calls ${f(Number(s.total)).padStart(8)} ms  ${text}`,
     );
