@@ -25,6 +25,8 @@ const UNIQUE_VIOLATION = "23505";
 const DUPLICATE_TABLE = "42P07";
 /** Appends tried before giving up on a seq another writer keeps taking (never, with the lock). */
 const APPEND_ATTEMPTS = 5;
+/** Entries written by one append transaction at most (ten parameters each). */
+const BATCH_LIMIT = 100;
 
 const sqlState = (error: unknown) => (error as { code?: unknown } | null)?.code;
 
@@ -34,7 +36,10 @@ const COLUMNS = "seq, at, kind, thread_id, interrupt_id, entry_key, actor, data,
  * An `AuditLog` over SQL. An append takes the table's write lock for its transaction, reads
  * the last entry and writes the next, so appenders in any number of processes or machines
  * form one chain; `seq` is the primary key besides, so even a writer that skipped the lock
- * could not fork it (its insert fails and is retried).
+ * could not fork it (its insert fails and is retried). Appends made while one is being
+ * written go together in the next transaction, in the order they were made: the lock is
+ * held once for all of them (a burst of 200 review answers otherwise queued 200
+ * transactions, one after another, on that lock).
  *
  * @example
  * const log = new SqlAuditLog({ driver: () => checkpointer.sharedDriver(), tablePrefix: checkpointer.tablePrefix });
@@ -44,6 +49,14 @@ export class SqlAuditLog implements AuditLog {
   readonly #driver: () => Promise<SqlDriver>;
   readonly #t: ReturnType<typeof auditTables>;
   #ready: Promise<SqlDriver> | undefined;
+  /** Appends not yet written, in the order they were made. */
+  #waiting: Array<{
+    draft: AuditDraft;
+    resolve: (entry: AuditEntry) => void;
+    reject: (error: unknown) => void;
+  }> = [];
+  /** The loop writing `#waiting`, while it runs. */
+  #writing: Promise<void> | undefined;
 
   constructor(options: SqlAuditLogOptions) {
     const prefix = options.tablePrefix ?? DEFAULT_TABLE_PREFIX;
@@ -83,40 +96,85 @@ export class SqlAuditLog implements AuditLog {
 
   async append(draft: AuditDraft): Promise<AuditEntry> {
     assertJson(draft.data, "audit entry data");
-    const db = await this.#open();
+    return new Promise((resolve, reject) => {
+      this.#waiting.push({ draft, resolve, reject });
+      this.#writing ??= this.#writeWaiting();
+    });
+  }
+
+  async #writeWaiting(): Promise<void> {
+    while (this.#waiting.length > 0) {
+      const batch = this.#waiting.splice(0, BATCH_LIMIT);
+      try {
+        const db = await this.#open();
+        const entries = await this.#appendWithRetry(
+          db,
+          batch.map((b) => b.draft),
+        );
+        for (const [i, b] of batch.entries()) b.resolve(entries[i]!);
+      } catch (error) {
+        for (const b of batch) b.reject(error);
+      }
+    }
+    this.#writing = undefined;
+  }
+
+  async #appendWithRetry(db: SqlDriver, drafts: AuditDraft[]): Promise<AuditEntry[]> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await db.transaction((query) => this.#appendIn(query, draft));
+        return await db.transaction((query) => this.#appendIn(query, drafts));
       } catch (error) {
         if (sqlState(error) !== UNIQUE_VIOLATION || attempt >= APPEND_ATTEMPTS) throw error;
       }
     }
   }
 
-  async #appendIn(query: Query, draft: AuditDraft): Promise<AuditEntry> {
+  async #appendIn(query: Query, drafts: AuditDraft[]): Promise<AuditEntry[]> {
     const t = this.#t.log;
     // Readers go on; other appenders wait here until this transaction ends.
     await query(`lock table ${t} in share row exclusive mode`);
-    if (draft.key !== undefined) {
-      const { rows } = await query(`select ${COLUMNS} from ${t} where entry_key = $1`, [draft.key]);
-      if (rows[0]) return entryOf(rows[0]);
+    // An entry with a key is written once: a later append with that key gets it back.
+    const byKey = new Map<string, AuditEntry>();
+    const keys = drafts.flatMap((d) => (d.key === undefined ? [] : [d.key]));
+    if (keys.length > 0) {
+      const { rows } = await query(`select ${COLUMNS} from ${t} where entry_key = any($1)`, [keys]);
+      for (const row of rows) byKey.set(String(row.entry_key), entryOf(row));
     }
     const { rows } = await query(`select seq, hash from ${t} order by seq desc limit 1`);
-    const last = rows[0] && { seq: Number(rows[0].seq), hash: String(rows[0].hash) };
-    const entry = nextEntry(draft, last);
-    await query(`insert into ${t} (${COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, [
-      entry.seq,
-      entry.at,
-      entry.kind,
-      entry.threadId,
-      entry.interruptId,
-      entry.key,
-      JSON.stringify(entry.actor),
-      JSON.stringify(entry.data),
-      entry.prevHash,
-      entry.hash,
-    ]);
-    return { ...entry, data: JSON.parse(JSON.stringify(entry.data)) };
+    let last = rows[0] && { seq: Number(rows[0].seq), hash: String(rows[0].hash) };
+    const entries: AuditEntry[] = [];
+    const params: unknown[] = [];
+    const values: string[] = [];
+    for (const draft of drafts) {
+      const known = draft.key === undefined ? undefined : byKey.get(draft.key);
+      if (known) {
+        entries.push(known);
+        continue;
+      }
+      const entry = nextEntry(draft, last);
+      last = entry;
+      if (draft.key !== undefined) byKey.set(draft.key, entry);
+      entries.push(entry);
+      const at = params.length;
+      values.push(`(${Array.from({ length: 10 }, (_, i) => `$${at + i + 1}`).join(", ")})`);
+      params.push(
+        entry.seq,
+        entry.at,
+        entry.kind,
+        entry.threadId,
+        entry.interruptId,
+        entry.key,
+        JSON.stringify(entry.actor),
+        JSON.stringify(entry.data),
+        entry.prevHash,
+        entry.hash,
+      );
+    }
+    if (values.length > 0) {
+      await query(`insert into ${t} (${COLUMNS}) values ${values.join(", ")}`, params);
+    }
+    // Each caller gets its own copy: nothing handed back is shared with another append.
+    return entries.map((entry) => JSON.parse(JSON.stringify(entry)) as AuditEntry);
   }
 
   async find(key: string): Promise<AuditEntry | undefined> {

@@ -64,6 +64,44 @@ function describeAuditLog(name: string, database: () => () => AuditLog) {
       expect(await log.list()).toHaveLength(1);
     });
 
+    it("appends made at once form one chain in the order they were made", async () => {
+      const log = open();
+      const made = await Promise.all(
+        Array.from({ length: 150 }, (_, n) =>
+          log.append(draft(n, n % 50 === 7 ? { key: "decision:t1:burst" } : {})),
+        ),
+      );
+      // The three appends with one key get the first of them back; the rest follow in order.
+      const keyed = made.filter((e) => e.key === "decision:t1:burst");
+      expect(keyed).toHaveLength(3);
+      expect(new Set(keyed.map((e) => e.seq)).size).toBe(1);
+      expect(keyed[0]!.interruptId).toBe("i7");
+      const written = made.filter((_e, n) => n % 50 !== 7 || n === 7);
+      expect(written.map((e) => e.seq)).toEqual(Array.from({ length: 148 }, (_, i) => i + 1));
+      expect(written.map((e) => e.interruptId)).toEqual(
+        Array.from({ length: 150 }, (_, n) => n)
+          .filter((n) => n % 50 !== 7 || n === 7)
+          .map((n) => `i${n}`),
+      );
+      expect(await log.verify()).toMatchObject({ ok: true, entries: 148 });
+      // What each caller got is its own: changing one changes no other, nor the log.
+      (keyed[1]!.data as { n: number }).n = -1;
+      expect((keyed[2]!.data as { n: number }).n).toBe(7);
+    });
+
+    it("a refused append is refused alone; the appends beside it are written", async () => {
+      const log = open();
+      const cyclic: Record<string, unknown> = {};
+      cyclic.self = cyclic;
+      const results = await Promise.allSettled([
+        log.append(draft(1)),
+        log.append(draft(2, { data: cyclic })),
+        log.append(draft(3)),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+      expect((await log.list()).map((e) => e.interruptId)).toEqual(["i1", "i3"]);
+    });
+
     it("reads entries by thread, interrupt, kind and time, oldest first", async () => {
       const log = open();
       for (let n = 1; n <= 6; n++) await log.append(draft(n));

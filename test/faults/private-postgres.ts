@@ -38,11 +38,14 @@ export class PrivatePostgres {
   readonly dir: string;
   readonly port: number;
   readonly #bin: string;
+  /** More server settings (`name=value`), e.g. a benchmark's `shared_preload_libraries`. */
+  readonly #settings: readonly string[];
 
-  private constructor(bin: string, dir: string, port: number) {
+  private constructor(bin: string, dir: string, port: number, settings: readonly string[]) {
     this.#bin = bin;
     this.dir = dir;
     this.port = port;
+    this.#settings = settings;
   }
 
   /** `postgres://postgres@127.0.0.1:<port>/postgres`, with `application_name` if given. */
@@ -51,7 +54,7 @@ export class PrivatePostgres {
     return applicationName ? `${base}?application_name=${applicationName}` : base;
   }
 
-  static async create(): Promise<PrivatePostgres> {
+  static async create(settings: readonly string[] = []): Promise<PrivatePostgres> {
     const bin = postgresBinaries();
     if (!bin) throw new Error("No PostgreSQL server binaries under /usr/lib/postgresql.");
     const dir = mkdtempSync(join(tmpdir(), "stateweaver-pg-"));
@@ -61,7 +64,7 @@ export class PrivatePostgres {
       const { stdout: gid } = await run("id", ["-g", "postgres"]);
       chownSync(dir, Number(stdout.trim()), Number(gid.trim()));
     }
-    const pg = new PrivatePostgres(bin, dir, await freePort());
+    const pg = new PrivatePostgres(bin, dir, await freePort(), settings);
     await pg.#as(join(bin, "initdb"), [
       "-D",
       join(dir, "data"),
@@ -87,7 +90,7 @@ export class PrivatePostgres {
       // No fsync: the faults tested are the server process's, not the machine's, and the
       // kernel keeps what was written. (Not synchronous_commit=off: an immediate stop would
       // then lose commits that clients were told of.)
-      `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=200`,
+      `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=200${this.#settings.map((s) => ` -c ${s}`).join("")}`,
       "start",
     ]);
   }

@@ -32,11 +32,11 @@ import { check, result, round, type Scenario } from "../scenario.js";
 
 export const TARGET = 0.5;
 
-const quantile = (xs: number[], q: number) =>
+export const quantile = (xs: number[], q: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
 
-/** Pause `n` new threads at the question, then resume them all at once; ms per call. */
-async function burst(client: Client, n: number): Promise<number[]> {
+/** Pause `n` new threads at the question; their ids. */
+export async function pauseThreads(client: Client, n: number): Promise<string[]> {
   const threads: string[] = [];
   for (let i = 0; i < n; i++) {
     const id = randomUUID();
@@ -47,6 +47,11 @@ async function burst(client: Client, n: number): Promise<number[]> {
     check(paused.__interrupt__?.length === 1, "S14 thread paused", paused);
     threads.push(id);
   }
+  return threads;
+}
+
+/** Resume every thread at once; ms from the burst's start to each call's return. */
+export function resumeAll(client: Client, threads: string[]): Promise<number[]> {
   const start = performance.now();
   return Promise.all(
     threads.map(async (id) => {
@@ -59,7 +64,12 @@ async function burst(client: Client, n: number): Promise<number[]> {
   );
 }
 
-const sdk = (url: string) =>
+/** Pause `n` new threads at the question, then resume them all at once; ms per call. */
+async function burst(client: Client, n: number): Promise<number[]> {
+  return resumeAll(client, await pauseThreads(client, n));
+}
+
+export const sdk = (url: string) =>
   new Client({ apiUrl: url, callerOptions: { maxRetries: 0, maxConcurrency: 1000 } });
 
 async function oursOnPGlite(n: number): Promise<number[]> {
@@ -75,7 +85,11 @@ async function oursOnPGlite(n: number): Promise<number[]> {
 }
 
 /** Two `stateweaver worker` processes hosting test/bench/graphs/question.ts. */
-function startWorker(config: string, url: string, tablePrefix: string): Promise<ChildProcess> {
+export function startWorker(
+  config: string,
+  url: string,
+  tablePrefix: string,
+): Promise<ChildProcess> {
   const child = spawn(
     process.execPath,
     [...WORKER_BIN.build, "worker", "--config", config, "--concurrency", "8"],
