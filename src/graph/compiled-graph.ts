@@ -581,8 +581,9 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       first = apply(supersteps[0]!, actor.getSnapshot().context as GraphContext);
     } catch (error) {
       actor.stop();
-      // A claim taken with the thread's read goes with the refusal.
-      await writer!.close();
+      // A claim taken with the thread's read goes with the refusal (or runs out, if the
+      // release fails: the refusal is what the caller must see).
+      await writer!.close().catch(() => {});
       throw error;
     }
     const then = supersteps.slice(1).map((step) => (context: GraphContext) => apply(step, context));

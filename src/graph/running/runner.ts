@@ -197,8 +197,11 @@ export class GraphRunner<S extends State = State, C = unknown> {
       if (held !== undefined) writer.hold(held);
       return this.#started(start, tuple, writer, priorAttempts);
     } catch (error) {
-      if (writer) await writer.close();
-      else if (held !== undefined) await checkpointer.releaseThread(threadId, held);
+      // The refusal is what the caller must see; a release that fails lets the claim run out.
+      if (writer) await writer.close().catch(ignoreError);
+      else if (held !== undefined) {
+        await checkpointer.releaseThread(threadId, held).catch(ignoreError);
+      }
       throw error;
     }
   }
@@ -564,9 +567,10 @@ export class GraphRunner<S extends State = State, C = unknown> {
         first = this.#input(actor, plan.update, { goto: plan.goto });
       }
     } catch (error) {
-      // Refused before anything ran: a claim taken with the read goes, and nothing else.
+      // Refused before anything ran: a claim taken with the read goes, and nothing else (if
+      // that release fails, the claim runs out; the refusal is what the caller must see).
       actor.stop();
-      await writer?.close();
+      await writer?.close().catch(ignoreError);
       throw error;
     }
     return (await this.drive(actor, env, writer, { first })) as RunResult<S>;
@@ -589,6 +593,7 @@ function threadMetadata(metadata: unknown): Record<string, unknown> | undefined 
   return json as Record<string, unknown>;
 }
 
+/** Whether run metadata has anything to merge into the thread's record (`{}` has not). */
 function hasKeys(metadata: Record<string, unknown> | undefined): boolean {
   for (const _ in metadata) return true;
   return false;
