@@ -6,6 +6,7 @@ import type { CompiledGraph } from "../../index.js";
 import { RequestError } from "../errors.js";
 import { parseBody } from "../request-body.js";
 import { findThread, type ServerContext, type ThreadView } from "../server-context.js";
+import { extracted, extractSchema, readsValues } from "../thread-extract.js";
 import {
   countThreads,
   currentValues,
@@ -71,6 +72,8 @@ const searchBody = countBody.extend({
   sort_by: z.enum(THREAD_SORTS).nullish(),
   sort_order: z.enum(["asc", "desc"]).nullish(),
   select: z.array(z.enum(THREAD_FIELDS)).min(1).nullish(),
+  /** Values picked by path into each thread's `extracted` (LangGraph Platform's). */
+  extract: extractSchema.nullish(),
 });
 
 const pruneBody = z.looseObject({
@@ -300,13 +303,16 @@ export function threadRoutes(ctx: ServerContext): Hono {
           ? await byIds(ctx, body.ids, body.offset, body.limit)
           : await searchThreads(ctx, queryOf(body), body);
         const select = body.select ?? undefined;
+        const extract = body.extract ?? undefined;
+        // Only read the state when the answer shows it, or a path reads it.
+        const withValues =
+          !select || select.includes("values") || (extract !== undefined && readsValues(extract));
         return c.json(
           await Promise.all(
             found.map(async ({ view, values }) => {
-              // Only read the state when the answer shows it.
-              const withValues = !select || select.includes("values");
               const thread = await wireThread(ctx, view, withValues ? values : null);
-              return select ? pick(thread, select) : thread;
+              const shown = select ? pick(thread, select) : thread;
+              return extract ? { ...shown, extracted: extracted(thread, extract) } : shown;
             }),
           ),
         );
