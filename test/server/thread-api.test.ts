@@ -90,4 +90,56 @@ describe.each(serverStores)("the thread API's last routes, on %s", (_name, enabl
       );
     },
   );
+  it.skipIf(!enabled)(
+    "threads.patchState merges metadata into the latest checkpoint's; values and history stay",
+    async () => {
+      const thread = await client.threads.create();
+      await client.runs.wait(thread.thread_id, "notes", { input: { word: "one" } });
+      await client.runs.wait(thread.thread_id, "notes", { input: { word: "two" } });
+      const before = await client.threads.getState(thread.thread_id);
+      const historyBefore = await client.threads.getHistory(thread.thread_id);
+      await client.threads.patchState(thread.thread_id, { reviewed: true, by: "ana" });
+      // The SDK also takes a config naming the thread.
+      await client.threads.patchState(
+        { configurable: { thread_id: thread.thread_id } },
+        { by: "bo" },
+      );
+      const after = await client.threads.getState(thread.thread_id);
+      expect(after).toEqual({
+        ...before,
+        metadata: { ...before.metadata, reviewed: true, by: "bo" },
+      });
+      const historyAfter = await client.threads.getHistory(thread.thread_id);
+      expect(historyAfter.slice(1)).toEqual(historyBefore.slice(1));
+      expect(historyAfter.map((s) => s.checkpoint.checkpoint_id)).toEqual(
+        historyBefore.map((s) => s.checkpoint.checkpoint_id),
+      );
+      // Found by the metadata it was given, as any checkpoint's.
+      const found = await client.threads.getHistory(thread.thread_id, {
+        metadata: { reviewed: true },
+      });
+      expect(found.map((s) => s.checkpoint.checkpoint_id)).toEqual([
+        before.checkpoint.checkpoint_id,
+      ]);
+    },
+  );
+
+  it.skipIf(!enabled)(
+    "threads.patchState refuses what it cannot patch, writing nothing",
+    async () => {
+      const thread = await client.threads.create();
+      await expect(client.threads.patchState(thread.thread_id, { x: 1 })).rejects.toThrow(
+        /HTTP 409: .*no checkpoint yet/s,
+      );
+      await client.runs.wait(thread.thread_id, "notes", { input: { word: "one" } });
+      const before = await client.threads.getState(thread.thread_id);
+      await expect(client.threads.patchState(thread.thread_id, { step: 7 })).rejects.toThrow(
+        /HTTP 400: .*"step" is the runtime's own/s,
+      );
+      await expect(client.threads.patchState(crypto.randomUUID(), { x: 1 })).rejects.toThrow(
+        /HTTP 404/,
+      );
+      expect(await client.threads.getState(thread.thread_id)).toEqual(before);
+    },
+  );
 });

@@ -119,6 +119,13 @@ const updateBody = z.looseObject({
   checkpoint: checkpointRef.nullish(),
 });
 
+/** `PATCH /threads/:id/state` (the SDK's `patchState`): metadata for one checkpoint, the latest by default. */
+const patchStateBody = z.looseObject({
+  metadata: metadataSchema,
+  checkpoint_id: z.string().min(1).nullish(),
+  checkpoint: checkpointRef.nullish(),
+});
+
 const historyBody = z.looseObject({
   limit: z.number().int().min(1).max(1000).default(10),
   before: checkpointRef.nullish(),
@@ -454,6 +461,39 @@ export function threadRoutes(ctx: ServerContext): Hono {
             checkpoint_map: null,
           },
         });
+      })
+      // Metadata merged into a checkpoint's, as LangGraph Platform's server does; the
+      // checkpoint's values and place in the history stay (see patchCheckpointMetadata).
+      .patch("/:threadId/state", async (c) => {
+        const body = await parseBody(c, patchStateBody);
+        const view = await findThread(ctx, threadId(c));
+        const id = view.record.threadId;
+        const patch = ctx.checkpointer.patchCheckpointMetadata?.bind(ctx.checkpointer);
+        if (!patch) {
+          throw new RequestError(
+            501,
+            "PATCH_STATE_UNSUPPORTED",
+            "This server's checkpointer cannot patch a checkpoint's metadata (it has no patchCheckpointMetadata); serve on MemoryCheckpointer, PGlite or PostgreSQL, or keep the metadata on the thread with PATCH /threads/:id.",
+          );
+        }
+        const checkpointId =
+          body.checkpoint_id ?? refId(body.checkpoint) ?? view.record.latestCheckpointId;
+        if (!checkpointId) {
+          throw new RequestError(
+            409,
+            "THREAD_HAS_NO_CHECKPOINT",
+            `Thread "${id}" has no checkpoint yet, so there is no state to patch; start a run on it first, or set the thread's own metadata with PATCH /threads/${id}.`,
+          );
+        }
+        const ns = refNs(body.checkpoint) ?? "";
+        if ((await patch(id, ns, checkpointId, body.metadata)) === undefined) {
+          throw new RequestError(
+            404,
+            "CHECKPOINT_NOT_FOUND",
+            `Thread "${id}" has no checkpoint "${checkpointId}"${ns ? ` in namespace "${ns}"` : ""}; threads.getHistory lists its checkpoints. Nothing was written.`,
+          );
+        }
+        return c.body(null, 204);
       })
       .post("/:threadId/history", async (c) => {
         const body = await parseBody(c, historyBody);
