@@ -258,6 +258,29 @@ describe("a server with an auth file's handlers", () => {
     });
   });
 
+  it("joins a thread's stream only for who may read the thread", async () => {
+    const threadId = randomUUID();
+    const run = await client("token-ana").runs.create(threadId, "pair", {
+      input: {},
+      ifNotExists: "create",
+    });
+    await client("token-ana").runs.join(threadId, run.run_id);
+    const first = async (token: string) => {
+      const stop = new AbortController();
+      try {
+        for await (const chunk of client(token).threads.joinStream(threadId, {
+          lastEventId: "-",
+          signal: stop.signal,
+        }))
+          return chunk;
+      } finally {
+        stop.abort();
+      }
+    };
+    expect(await first("token-ana")).toMatchObject({ event: "metadata" });
+    await expect(first("token-bo")).rejects.toThrow("HTTP 404");
+  });
+
   it("joins a run's stream by the run id alone only for who may read its thread", async () => {
     const threadId = randomUUID();
     const run = await client("token-ana").runs.create(threadId, "pair", {

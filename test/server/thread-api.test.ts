@@ -27,6 +27,38 @@ const notes = () =>
     .addEdge("note", END)
     .compile();
 
+type Chunk = { id?: string; event: string; data: any };
+
+/**
+ * Reads `threads.joinStream` until `enough` says so, then closes it (the stream itself
+ * stays open for ever, as LangGraph's does).
+ */
+async function joined(
+  client: Client<any>,
+  threadId: string,
+  enough: (chunks: Chunk[]) => boolean,
+  options: { lastEventId?: string; streamMode?: any } = {},
+): Promise<Chunk[]> {
+  const stop = new AbortController();
+  const chunks: Chunk[] = [];
+  try {
+    for await (const chunk of client.threads.joinStream(threadId, {
+      ...options,
+      signal: stop.signal,
+    })) {
+      chunks.push(chunk);
+      if (enough(chunks)) break;
+    }
+  } finally {
+    stop.abort();
+  }
+  return chunks;
+}
+
+const ends = (n: number) => (chunks: Chunk[]) =>
+  chunks.filter((c) => c.event === "end").length >= n;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 describe.each(serverStores)("the thread API's last routes, on %s", (_name, enabled, open) => {
   let server: RunningServer | undefined;
   let dispose: (() => Promise<void>) | undefined;
@@ -142,4 +174,93 @@ describe.each(serverStores)("the thread API's last routes, on %s", (_name, enabl
       expect(await client.threads.getState(thread.thread_id)).toEqual(before);
     },
   );
+  it.skipIf(!enabled)(
+    "threads.joinStream relays the active run, then each run that starts while joined",
+    async () => {
+      const thread = await client.threads.create();
+      const id = thread.thread_id;
+      const watching = joined(client, id, ends(2), { streamMode: ["run_modes", "lifecycle"] });
+      await sleep(300);
+      const first = await client.runs.create(id, "notes", { input: { word: "one", slow: 300 } });
+      const second = await client.runs.create(id, "notes", {
+        input: { word: "two" },
+        multitaskStrategy: "enqueue",
+      });
+      const chunks = await watching;
+      const byRun = (runId: string) => chunks.filter((c) => c.id?.startsWith(`${runId}:`));
+      for (const [run, words] of [
+        [first, ["one"]],
+        [second, ["one", "two"]],
+      ] as const) {
+        const own = byRun(run.run_id);
+        expect(own[0]).toEqual({
+          id: `${run.run_id}:0`,
+          event: "metadata",
+          data: { run_id: run.run_id, attempt: 1 },
+        });
+        expect(own.at(-1)).toEqual({
+          id: `${run.run_id}:end`,
+          event: "end",
+          data: { run_id: run.run_id, status: "success" },
+        });
+        expect(own.filter((c) => c.event === "values").at(-1)?.data).toMatchObject({ words });
+      }
+      // One run after the other, each whole.
+      expect(chunks).toEqual([...byRun(first.run_id), ...byRun(second.run_id)]);
+
+      // Resumed after the first run's metadata: the rest of that run, then the next.
+      const resumed = await joined(client, id, ends(2), {
+        lastEventId: `${first.run_id}:0`,
+        streamMode: ["run_modes", "lifecycle"],
+      });
+      expect(resumed).toEqual(chunks.slice(1));
+      // "-" replays every run kept; after an end, the next run.
+      expect(
+        await joined(client, id, ends(2), {
+          lastEventId: "-",
+          streamMode: ["run_modes", "lifecycle"],
+        }),
+      ).toEqual(chunks);
+      expect(
+        await joined(client, id, ends(1), {
+          lastEventId: `${first.run_id}:end`,
+          streamMode: ["run_modes", "lifecycle"],
+        }),
+      ).toEqual(byRun(second.run_id));
+    },
+  );
+
+  it.skipIf(!enabled)(
+    "threads.joinStream modes: lifecycle is each run's start and end, state_update its values",
+    async () => {
+      const thread = await client.threads.create();
+      const run = await client.runs.create(thread.thread_id, "notes", { input: { word: "w" } });
+      await client.runs.join(thread.thread_id, run.run_id);
+      const lifecycle = await joined(client, thread.thread_id, ends(1), {
+        lastEventId: "-",
+        streamMode: "lifecycle",
+      });
+      expect(lifecycle.map((c) => c.event)).toEqual(["metadata", "end"]);
+      const states = await joined(
+        client,
+        thread.thread_id,
+        (chunks) => chunks.some((c) => c.data?.words?.length === 1),
+        { lastEventId: "-", streamMode: "state_update" },
+      );
+      expect(new Set(states.map((c) => c.event))).toEqual(new Set(["values"]));
+      expect(states.at(-1)?.data).toMatchObject({ words: ["w"] });
+    },
+  );
+
+  it.skipIf(!enabled)("threads.joinStream refuses what it cannot join, saying why", async () => {
+    const thread = await client.threads.create();
+    const first = (options: { lastEventId?: string; streamMode?: any }) =>
+      joined(client, thread.thread_id, () => true, options);
+    await expect(first({ streamMode: "values" })).rejects.toThrow(/HTTP 400: .*no mode "values"/s);
+    await expect(first({ lastEventId: "17" })).rejects.toThrow(
+      /HTTP 400: .*Last-Event-ID "17" is not an id/s,
+    );
+    await expect(first({ lastEventId: "no-such-run:3" })).rejects.toThrow(/HTTP 404/);
+    await expect(joined(client, crypto.randomUUID(), () => true)).rejects.toThrow(/HTTP 404/);
+  });
 });

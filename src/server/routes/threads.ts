@@ -16,6 +16,7 @@ import {
 } from "../thread-search.js";
 import { fromWireValues, holdsMessages } from "../wire/messages.js";
 import { toWireState, toWireThread } from "../wire/threads.js";
+import { joinThreadStream } from "./thread-stream.js";
 
 const metadataSchema = z.record(z.string(), z.unknown());
 const statusSchema = z.enum(["idle", "busy", "interrupted", "error"]);
@@ -377,6 +378,7 @@ export function threadRoutes(ctx: ServerContext): Hono {
         await deleteThread(ctx, id);
         return c.body(null, 204);
       })
+      .get("/:threadId/stream", (c) => joinThreadStream(c, ctx, threadId(c)))
       .get("/:threadId/state", async (c) => {
         const view = await findThread(ctx, threadId(c));
         const graph = await graphOf(ctx, view);
