@@ -179,8 +179,10 @@ describe.each(serverStores)("the thread API's last routes, on %s", (_name, enabl
     async () => {
       const thread = await client.threads.create();
       const id = thread.thread_id;
+      const listening = server!.server.context.events.listenerCount;
       const watching = joined(client, id, ends(2), { streamMode: ["run_modes", "lifecycle"] });
-      await sleep(300);
+      // Joined once the stream listens for the thread's new runs.
+      while (server!.server.context.events.listenerCount === listening) await sleep(10);
       const first = await client.runs.create(id, "notes", { input: { word: "one", slow: 300 } });
       const second = await client.runs.create(id, "notes", {
         input: { word: "two" },
