@@ -55,8 +55,8 @@ async function joined(
   return chunks;
 }
 
-const ends = (n: number) => (chunks: Chunk[]) =>
-  chunks.filter((c) => c.event === "end").length >= n;
+const isRunDone = (c: Chunk) => c.event === "metadata" && c.data?.status === "run_done";
+const runsDone = (n: number) => (chunks: Chunk[]) => chunks.filter(isRunDone).length >= n;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.each(serverStores)("the thread API's last routes, on %s", (_name, enabled, open) => {
@@ -180,7 +180,7 @@ describe.each(serverStores)("the thread API's last routes, on %s", (_name, enabl
       const thread = await client.threads.create();
       const id = thread.thread_id;
       const listening = server!.server.context.events.listenerCount;
-      const watching = joined(client, id, ends(2), { streamMode: ["run_modes", "lifecycle"] });
+      const watching = joined(client, id, runsDone(2), { streamMode: "run_modes" });
       // Joined once the stream listens for the thread's new runs.
       while (server!.server.context.events.listenerCount === listening) await sleep(10);
       const first = await client.runs.create(id, "notes", { input: { word: "one", slow: 300 } });
@@ -201,9 +201,9 @@ describe.each(serverStores)("the thread API's last routes, on %s", (_name, enabl
           data: { run_id: run.run_id, attempt: 1 },
         });
         expect(own.at(-1)).toEqual({
-          id: `${run.run_id}:end`,
-          event: "end",
-          data: { run_id: run.run_id, status: "success" },
+          id: `${run.run_id}:done`,
+          event: "metadata",
+          data: { status: "run_done", run_id: run.run_id },
         });
         expect(own.filter((c) => c.event === "values").at(-1)?.data).toMatchObject({ words });
       }
@@ -211,46 +211,57 @@ describe.each(serverStores)("the thread API's last routes, on %s", (_name, enabl
       expect(chunks).toEqual([...byRun(first.run_id), ...byRun(second.run_id)]);
 
       // Resumed after the first run's metadata: the rest of that run, then the next.
-      const resumed = await joined(client, id, ends(2), {
+      const resumed = await joined(client, id, runsDone(2), {
         lastEventId: `${first.run_id}:0`,
-        streamMode: ["run_modes", "lifecycle"],
+        streamMode: "run_modes",
       });
       expect(resumed).toEqual(chunks.slice(1));
-      // "-" replays every run kept; after an end, the next run.
+      // "-" replays every run kept; after a run_done, the next run.
       expect(
-        await joined(client, id, ends(2), {
+        await joined(client, id, runsDone(2), {
           lastEventId: "-",
-          streamMode: ["run_modes", "lifecycle"],
+          streamMode: "run_modes",
         }),
       ).toEqual(chunks);
       expect(
-        await joined(client, id, ends(1), {
-          lastEventId: `${first.run_id}:end`,
-          streamMode: ["run_modes", "lifecycle"],
+        await joined(client, id, runsDone(1), {
+          lastEventId: `${first.run_id}:done`,
+          streamMode: "run_modes",
         }),
       ).toEqual(byRun(second.run_id));
     },
   );
 
   it.skipIf(!enabled)(
-    "threads.joinStream modes: lifecycle is each run's start and end, state_update its values",
+    "threads.joinStream modes: lifecycle is each run's start and run_done, state_update the updates outside runs",
     async () => {
       const thread = await client.threads.create();
       const run = await client.runs.create(thread.thread_id, "notes", { input: { word: "w" } });
       await client.runs.join(thread.thread_id, run.run_id);
-      const lifecycle = await joined(client, thread.thread_id, ends(1), {
+      const lifecycle = await joined(client, thread.thread_id, runsDone(1), {
         lastEventId: "-",
         streamMode: "lifecycle",
       });
-      expect(lifecycle.map((c) => c.event)).toEqual(["metadata", "end"]);
-      const states = await joined(
-        client,
-        thread.thread_id,
-        (chunks) => chunks.some((c) => c.data?.words?.length === 1),
-        { lastEventId: "-", streamMode: "state_update" },
-      );
-      expect(new Set(states.map((c) => c.event))).toEqual(new Set(["values"]));
-      expect(states.at(-1)?.data).toMatchObject({ words: ["w"] });
+      expect(lifecycle.map((c) => c.data)).toEqual([
+        { run_id: run.run_id, attempt: 1 },
+        { status: "run_done", run_id: run.run_id },
+      ]);
+
+      const listening = server!.server.context.stateUpdates.listening(thread.thread_id);
+      expect(listening).toBe(false);
+      const watching = joined(client, thread.thread_id, (chunks) => chunks.length >= 1, {
+        streamMode: "state_update",
+      });
+      while (!server!.server.context.stateUpdates.listening(thread.thread_id)) await sleep(10);
+      await client.threads.updateState(thread.thread_id, { values: { words: ["edited"] } });
+      const [update] = await watching;
+      const state = await client.threads.getState(thread.thread_id);
+      expect(update).toEqual({
+        id: undefined,
+        event: "state_update",
+        data: { state, thread_id: thread.thread_id },
+      });
+      expect(state.values).toMatchObject({ words: ["edited"] });
     },
   );
 
@@ -258,9 +269,9 @@ describe.each(serverStores)("the thread API's last routes, on %s", (_name, enabl
     const thread = await client.threads.create();
     const first = (options: { lastEventId?: string; streamMode?: any }) =>
       joined(client, thread.thread_id, () => true, options);
-    await expect(first({ streamMode: "values" })).rejects.toThrow(/HTTP 400: .*no mode "values"/s);
+    await expect(first({ streamMode: "values" })).rejects.toThrow(/HTTP 422: .*no mode "values"/s);
     await expect(first({ lastEventId: "17" })).rejects.toThrow(
-      /HTTP 400: .*Last-Event-ID "17" is not an id/s,
+      /HTTP 422: .*Last-Event-ID "17" is not an id/s,
     );
     await expect(first({ lastEventId: "no-such-run:3" })).rejects.toThrow(/HTTP 404/);
     await expect(joined(client, crypto.randomUUID(), () => true)).rejects.toThrow(/HTTP 404/);

@@ -5,7 +5,8 @@ import { FINAL_RUN_STATUSES } from "../../runs/index.js";
 import { RequestError } from "../errors.js";
 import { findThread, type ServerContext } from "../server-context.js";
 import { relayRun } from "../sse.js";
-import { finalValues, toWireRun } from "./runs.js";
+import type { StateUpdate } from "../thread-state-updates.js";
+import { finalValues } from "./runs.js";
 
 /** What a thread's stream may carry, as LangGraph Platform names it (`ThreadStreamMode`). */
 export const THREAD_STREAM_MODES = ["run_modes", "lifecycle", "state_update"] as const;
@@ -22,31 +23,32 @@ const HEARTBEAT_MS = 15_000;
 type Start =
   | { from: "active" }
   | { from: "beginning" }
-  | { from: "event"; runId: string; after: number | "end" };
+  | { from: "event"; runId: string; after: number | "done" };
 
 function startOf(lastEventId: string | undefined): Start {
   if (lastEventId === undefined || lastEventId === "") return { from: "active" };
   if (lastEventId === "-" || lastEventId === "-1") return { from: "beginning" };
-  const id = /^(.+):(-?\d+|end)$/.exec(lastEventId);
+  const id = /^(.+):(-?\d+|done)$/.exec(lastEventId);
   if (!id) {
     throw new RequestError(
-      400,
+      422,
       "INVALID_LAST_EVENT_ID",
-      `Last-Event-ID ${JSON.stringify(lastEventId)} is not an id a thread's stream sent (they read "<run id>:<n>" or "<run id>:end"); send the last one you got, "-" to replay what this server keeps of the thread's runs, or none to start with the runs active now.`,
+      `Last-Event-ID ${JSON.stringify(lastEventId)} is not an id a thread's stream sent (they read "<run id>:<n>" or "<run id>:done"); send the last one you got, "-" to replay what this server keeps of the thread's runs, or none to start with the runs active now.`,
     );
   }
-  return { from: "event", runId: id[1]!, after: id[2] === "end" ? "end" : Number(id[2]) };
+  return { from: "event", runId: id[1]!, after: id[2] === "done" ? "done" : Number(id[2]) };
 }
 
 function modesOf(c: Context): Set<ThreadStreamMode> {
-  // The SDK sends `stream_mode`; LangGraph Platform's reference names it `stream_modes`.
+  // LangGraph's server reads `stream_modes` (a list, or comma-separated); the SDK sends `stream_mode`.
   const asked = [...(c.req.queries("stream_mode") ?? []), ...(c.req.queries("stream_modes") ?? [])]
     .flatMap((m) => m.split(","))
+    .map((m) => m.trim())
     .filter((m) => m !== "");
   const unknown = asked.filter((m) => !(THREAD_STREAM_MODES as readonly string[]).includes(m));
   if (unknown.length > 0) {
     throw new RequestError(
-      400,
+      422,
       "INVALID_STREAM_MODE",
       `A thread's stream has no mode ${unknown.map((m) => JSON.stringify(m)).join(", ")}; ask for ${THREAD_STREAM_MODES.join(", ")} (a run's own modes, such as "values", are chosen when the run is created).`,
       { fields: unknown.map((m) => ({ path: "stream_mode", message: `unknown mode ${m}` })) },
@@ -56,16 +58,18 @@ function modesOf(c: Context): Set<ThreadStreamMode> {
 }
 
 /**
- * `GET /threads/:id/stream` (LangGraph Platform's join thread stream): the thread's runs
- * one after another as their own streams carry them, the runs active now first and then
- * each run that starts while joined, until the client goes away. Event ids read
- * `<run id>:<n>` (`n` the run's own event id) and `<run id>:end`, so `Last-Event-ID`
- * resumes after that event, then goes on with the runs after that one; `-` replays every
+ * `GET /threads/:id/stream` (LangGraph's join thread stream): the thread's runs one after
+ * another as their own streams carry them, each closed by a `metadata` event
+ * `{ status: "run_done", run_id }`, the runs active now first and then each run that
+ * starts while joined, until the client goes away; between runs, `state_update` events
+ * `{ state, thread_id }` for updates of the state outside a run. Run events' ids read
+ * `<run id>:<n>` (`n` the run's own event id) and `<run id>:done`, so `Last-Event-ID`
+ * resumes after that event and goes on with the runs after that one; `-` replays every
  * run of the thread this server still keeps the events of.
  *
- * Modes: `run_modes` (the default) every event of each run; `lifecycle` each run's start
- * (its `metadata`) and end (`end`, `{ run_id, status }`); `state_update` each run's
- * `values` (the state after each step).
+ * Modes, as LangGraph's: `run_modes` (the default) every run event and `run_done`;
+ * `lifecycle` a run's start (its `metadata`) and its `run_done`; `state_update` the
+ * `state_update` events.
  */
 export async function joinThreadStream(
   c: Context,
@@ -89,17 +93,16 @@ export async function joinThreadStream(
         `The run ${JSON.stringify(start.runId)} of Last-Event-ID is not one of thread "${threadId}"'s latest ${RUN_WINDOW} runs (deleted, or too old); join again without Last-Event-ID to start with the runs active now.`,
       );
     }
-    for (const r of runs.slice(0, start.after === "end" ? at + 1 : at)) done.add(r.runId);
+    for (const r of runs.slice(0, start.after === "done" ? at + 1 : at)) done.add(r.runId);
     // The log counts from 1; the wire, as a run's stream, from 0.
-    if (start.after !== "end") resumeAfter.set(start.runId, start.after + 1);
+    if (start.after !== "done") resumeAfter.set(start.runId, start.after + 1);
   } else if (start.from === "active") {
     const firstActive = runs.findIndex((r) => !FINAL_RUN_STATUSES.has(r.status));
     for (const r of firstActive === -1 ? runs : runs.slice(0, firstActive)) done.add(r.runId);
   }
-  const pass = (event: string) =>
-    modes.has("run_modes") ||
-    (modes.has("lifecycle") && event === "metadata") ||
-    (modes.has("state_update") && event === "values");
+  const lifecycle = modes.has("lifecycle");
+  const pass = (event: string) => modes.has("run_modes") || (lifecycle && event === "metadata");
+  const runDone = modes.has("run_modes") || lifecycle;
   // The SDK reconnects here (with Last-Event-ID) if the connection breaks.
   c.header("Location", `/threads/${encodeURIComponent(threadId)}/stream`);
   return streamSSE(c, async (stream) => {
@@ -107,16 +110,26 @@ export async function joinThreadStream(
     stream.onAbort(() => stop.abort());
     const heartbeat = setInterval(() => void stream.write(": heartbeat\n\n"), HEARTBEAT_MS);
     let wake: (() => void) | undefined;
-    const unsubscribe = ctx.events.subscribe((e) => {
+    const unheard = ctx.events.subscribe((e) => {
       if (e.threadId === threadId) wake?.();
     });
+    const updates: StateUpdate[] = [];
+    const unsubscribe = modes.has("state_update")
+      ? ctx.stateUpdates.subscribe(threadId, (update) => {
+          updates.push(update);
+          wake?.();
+        })
+      : () => {};
     stop.signal.addEventListener("abort", () => wake?.(), { once: true });
     try {
       await stream.write(": joined\n\n");
       while (!stop.signal.aborted && !ctx.runs.closed) {
+        // No id of their own: a client resuming after one goes on from the run event before it.
+        for (const update of updates.splice(0))
+          await stream.writeSSE({ event: "state_update", data: JSON.stringify(update) });
         const next = (await oldestFirst()).find((r) => !done.has(r.runId));
         if (!next) {
-          // Woken by a run this server starts on the thread; the timer covers other processes'.
+          // Woken by a run or update on the thread here; the timer covers other processes' runs.
           await new Promise<void>((resolve) => {
             wake = resolve;
             setTimeout(resolve, POLL_MS).unref?.();
@@ -132,17 +145,18 @@ export async function joinThreadStream(
           active: !FINAL_RUN_STATUSES.has(next.status),
           signal: stop.signal,
           pass,
-          lifecycle: modes.has("lifecycle"),
+          runDone,
         });
       }
     } finally {
       clearInterval(heartbeat);
+      unheard();
       unsubscribe();
     }
   });
 }
 
-/** One run onto the thread's stream: its events, then (for `lifecycle`) its `end`. */
+/** One run onto the thread's stream: its events, then its `run_done`. */
 async function relayOne(
   stream: SSEStreamingApi,
   ctx: ServerContext,
@@ -152,7 +166,7 @@ async function relayOne(
     active: boolean;
     signal: AbortSignal;
     pass: (event: string) => boolean;
-    lifecycle: boolean;
+    runDone: boolean;
   },
 ): Promise<void> {
   await relayRun(stream, ctx.runs, runId, {
@@ -164,14 +178,13 @@ async function relayOne(
       ended: async () => finalValues(ctx, await ctx.runs.join(runId)),
     }),
   });
-  if (!options.lifecycle || options.signal.aborted) return;
-  // A rolled-back run is deleted once it stopped: the SDK's `end` names that "rollback".
-  const ended = await ctx.runs.join(runId, { signal: options.signal }).catch(() => undefined);
+  if (!options.runDone || options.signal.aborted) return;
+  // The run's log ends as the run does; its record may say so a moment later.
+  await ctx.runs.join(runId, { signal: options.signal }).catch(() => undefined);
   if (options.signal.aborted) return;
-  const status = ended ? toWireRun(ended).status : "rollback";
   await stream.writeSSE({
-    event: "end",
-    data: JSON.stringify({ run_id: runId, status }),
-    id: `${runId}:end`,
+    event: "metadata",
+    data: JSON.stringify({ status: "run_done", run_id: runId }),
+    id: `${runId}:done`,
   });
 }

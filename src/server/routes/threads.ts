@@ -178,6 +178,23 @@ const subgraphNodes = (graph: CompiledGraph<any, any>): Set<string> =>
   );
 
 /**
+ * Tells the thread's joined streams its state after an update outside a run (LangGraph's
+ * `state_update` event), when one listens.
+ */
+async function tellStateUpdate(
+  ctx: ServerContext,
+  graph: CompiledGraph<any, any>,
+  threadId: string,
+): Promise<void> {
+  if (!ctx.stateUpdates.listening(threadId)) return;
+  const state = await graph.getState({ configurable: { thread_id: threadId } });
+  ctx.stateUpdates.publish(threadId, {
+    state: toWireState(state, subgraphNodes(graph)),
+    thread_id: threadId,
+  });
+}
+
+/**
  * The thread as LangGraph returns it, with its current values: read from its latest
  * checkpoint unless given, or left out (`null`).
  */
@@ -233,6 +250,7 @@ async function applySupersteps(
       }),
     }));
     await graph.bulkUpdateState({ configurable: { thread_id: threadId } }, steps);
+    await tellStateUpdate(ctx, graph, threadId);
     // A store without createThread made the record with the first checkpoint: give it the metadata.
     if (ctx.newThreads.take(threadId) !== undefined) {
       await ctx.checkpointer.updateThreadMetadata(threadId, metadata);
@@ -455,6 +473,7 @@ export function threadRoutes(ctx: ServerContext): Hono {
         );
         ctx.newThreads.take(view.record.threadId);
         ctx.events.publish(view.record.threadId, "decided");
+        await tellStateUpdate(ctx, graph, view.record.threadId);
         return c.json({
           checkpoint: {
             thread_id: view.record.threadId,
