@@ -265,6 +265,22 @@ describe.each(serverStores)("the thread API's last routes, on %s", (_name, enabl
     },
   );
 
+  it.skipIf(!enabled)(
+    "threads.joinStream answers with its own Location, where the SDK reconnects with Last-Event-ID",
+    async () => {
+      const thread = await client.threads.create();
+      const stop = new AbortController();
+      const res = await fetch(`${server!.url}/threads/${thread.thread_id}/stream`, {
+        signal: stop.signal,
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+      expect(res.headers.get("location")).toBe(`/threads/${thread.thread_id}/stream`);
+      stop.abort();
+      await res.body?.cancel().catch(() => undefined);
+    },
+  );
+
   it.skipIf(!enabled)("threads.joinStream refuses what it cannot join, saying why", async () => {
     const thread = await client.threads.create();
     const first = (options: { lastEventId?: string; streamMode?: any }) =>
