@@ -1,6 +1,7 @@
 // `threads.joinStream`: one SSE stream of a thread's runs, one run after another, kept open.
 import type { Context } from "hono";
 import { type SSEStreamingApi, streamSSE } from "hono/streaming";
+import { z } from "zod";
 import { FINAL_RUN_STATUSES } from "../../runs/index.js";
 import { RequestError } from "../errors.js";
 import { findThread, type ServerContext } from "../server-context.js";
@@ -39,14 +40,17 @@ function startOf(lastEventId: string | undefined): Start {
   return { from: "event", runId: id[1]!, after: id[2] === "done" ? "done" : Number(id[2]) };
 }
 
+const modesSchema = z.array(z.enum(THREAD_STREAM_MODES));
+
 function modesOf(c: Context): Set<ThreadStreamMode> {
-  // LangGraph's server reads `stream_modes` (a list, or comma-separated); the SDK sends `stream_mode`.
+  // `stream_mode` is the SDK's name, `stream_modes` LangGraph's: each a list or comma-separated.
   const asked = [...(c.req.queries("stream_mode") ?? []), ...(c.req.queries("stream_modes") ?? [])]
     .flatMap((m) => m.split(","))
     .map((m) => m.trim())
     .filter((m) => m !== "");
-  const unknown = asked.filter((m) => !(THREAD_STREAM_MODES as readonly string[]).includes(m));
-  if (unknown.length > 0) {
+  const parsed = modesSchema.safeParse(asked);
+  if (!parsed.success) {
+    const unknown = asked.filter((m) => !(THREAD_STREAM_MODES as readonly string[]).includes(m));
     throw new RequestError(
       422,
       "INVALID_STREAM_MODE",
@@ -54,7 +58,7 @@ function modesOf(c: Context): Set<ThreadStreamMode> {
       { fields: unknown.map((m) => ({ path: "stream_mode", message: `unknown mode ${m}` })) },
     );
   }
-  return new Set(asked.length > 0 ? (asked as ThreadStreamMode[]) : ["run_modes"]);
+  return new Set(parsed.data.length > 0 ? parsed.data : ["run_modes"]);
 }
 
 /**
