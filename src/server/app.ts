@@ -41,6 +41,7 @@ import { threadRoutes } from "./routes/threads.js";
 import { securityHeaders } from "./security-headers.js";
 import type { ServerContext } from "./server-context.js";
 import { staticInbox } from "./static-inbox.js";
+import { ThreadStateUpdates } from "./thread-state-updates.js";
 
 /** Request bodies larger than this are refused with 413 (1 MiB). */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -192,6 +193,7 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
     store,
     runs,
     events: new InboxEvents(options.checkpointer, (error) => report(error)),
+    stateUpdates: new ThreadStateUpdates(),
     newThreads: new NewThreads(),
     audit,
     auditPermission: options.auditPermission ?? "admin",

@@ -9,6 +9,7 @@ import { RequestError } from "./errors.js";
 import type { HostedGraphs } from "./hosted-graphs.js";
 import type { InboxEvents } from "./inbox-events.js";
 import type { NewThreads } from "./new-threads.js";
+import type { ThreadStateUpdates } from "./thread-state-updates.js";
 
 /**
  * What every route works with: the hosted graphs and their assistants, the store (whose thread index is the
@@ -23,6 +24,8 @@ export interface ServerContext {
   store: Store;
   runs: Runs;
   events: InboxEvents;
+  /** Updates of a thread's state outside a run, for the thread streams joined here. */
+  stateUpdates: ThreadStateUpdates;
   newThreads: NewThreads;
   /** Where every decision is recorded (the record of truth for who decided what). */
   audit: AuditLog;
