@@ -6,6 +6,7 @@ import {
 } from "../checkpoint/index.js";
 import { PostgresRunQueue, webhookOptionsOf } from "../runs/index.js";
 import {
+  buildUi,
   checkToken,
   createServer,
   findConfigFile,
@@ -65,6 +66,7 @@ export async function serveCommand(
     webhooks,
     configurableHeaders,
     storeIndex,
+    ui: uiEntries,
   } = await loadServerConfig(settings.configFile, importModule, env);
   if (unused.length > 0) {
     process.stderr.write(
@@ -84,6 +86,8 @@ export async function serveCommand(
       `Refusing to listen on ${settings.host} without STATEWEAVER_TOKEN or an auth file: set one, or bind 127.0.0.1.`,
     );
   }
+  // Bundled before any store opens: a component that does not build stops here, leaking nothing.
+  const ui = uiEntries ? await buildUi(uiEntries.entries, uiEntries) : undefined;
   const tablePrefix = env.STATEWEAVER_TABLE_PREFIX || undefined;
   const checkpointer: Checkpointer = settings.databaseUrl
     ? new PostgresCheckpointer({
@@ -112,6 +116,7 @@ export async function serveCommand(
     graphDefaults,
     ...(routes && { routes }),
     ...(storeIndex && { storeIndex }),
+    ...(ui && { ui }),
     ...(configurableHeaders && { configurableHeaders }),
     ...(auth && { auth }),
     // Inbox sessions signed with a shared secret survive restarts and work across servers.
