@@ -14,7 +14,7 @@ import type { ConfigurableHeaders } from "./configurable-headers.js";
 import { ServerConfigError } from "./errors.js";
 import { type FactoryGraph, factoryGraph, type GraphFactory } from "./graph-factory.js";
 import { storeIndexOf } from "./store-index-config.js";
-import { UI_NAME } from "./ui-bundles.js";
+import { checkUiName } from "./ui-bundles.js";
 
 /**
  * `stateweaver.json` (or an existing `langgraph.json`, which has the same shape): the graphs
@@ -97,9 +97,7 @@ const configFile = z
       })
       .optional(),
     /** Generative UI: components modules by name (a graph id), bundled by `serve` at start. */
-    ui: z
-      .record(z.string().regex(UI_NAME, "a ui name is letters, digits, _ and -"), z.string().min(1))
-      .optional(),
+    ui: z.record(z.string(), z.string().min(1)).optional(),
     ui_config: z.looseObject({ shared: z.array(z.string().min(1)).optional() }).optional(),
     ...deploymentKeys(),
   })
@@ -303,6 +301,7 @@ export async function loadServerConfig(
       .filter((key) => key !== "shared")
       .map((key) => `ui_config.${key}`),
   ];
+  for (const name of Object.keys(parsed.data.ui ?? {})) checkUiName(name);
   const ui = parsed.data.ui && {
     entries: parsed.data.ui,
     cwd: base,

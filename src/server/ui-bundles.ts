@@ -28,8 +28,14 @@ export interface BuildUiOptions {
   shared?: readonly string[];
 }
 
-/** A `ui` name: it becomes a URL segment and part of a script's global name. */
-export const UI_NAME = /^[A-Za-z_][\w-]*$/;
+/** A `ui` name becomes a URL segment and part of a script's global name: a graph id's letters. */
+export function checkUiName(name: string): void {
+  if (!/^[A-Za-z_][\w-]*$/.test(name)) {
+    throw new ServerConfigError(
+      `ui: "${name}" is not a usable name; use letters, digits, _ and - (it is a URL segment).`,
+    );
+  }
+}
 
 /**
  * What `LoadExternalComponent` hands a bundle through `globalThis[Symbol.for("LGUI_REQUIRE")]`
@@ -61,11 +67,7 @@ export async function buildUi(
   const esbuild = await import("esbuild");
   const bundles = new Map<string, UiFile[]>();
   for (const [name, path] of Object.entries(entries)) {
-    if (!UI_NAME.test(name)) {
-      throw new ServerConfigError(
-        `ui: "${name}" is not a usable name; use letters, digits, _ and - (a graph id).`,
-      );
-    }
+    checkUiName(name);
     const file = resolve(options.cwd, path);
     if (!existsSync(file)) {
       throw new ServerConfigError(
