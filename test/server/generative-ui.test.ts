@@ -4,8 +4,10 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { MemoryCheckpointer } from "../../src/checkpoint/index.js";
+import { END, Graph, START, typedUi, type UIMessage, uiMessageReducer } from "../../src/index.js";
 import {
   buildUi,
   createApp,
@@ -14,6 +16,7 @@ import {
   type ServerOptions,
 } from "../../src/server/index.js";
 import { questionGraph } from "./fixtures/graphs.js";
+import { startServer } from "./fixtures/server.js";
 
 const graphs = fileURLToPath(new URL("./fixtures/cli-graphs.ts", import.meta.url));
 const dirs: string[] = [];
@@ -246,5 +249,53 @@ describe("the config file's ui", () => {
     await expect(loadServerConfig(join(dir, "stateweaver.json"), undefined, {})).rejects.toThrow(
       'ui: "my agent" is not a usable name; use letters, digits, _ and - (it is a URL segment).',
     );
+  });
+});
+
+describe("a graph's UI messages through the SDK client", () => {
+  it("reach the run's custom stream and the thread's ui key, and the component's HTML is served", async () => {
+    const weather = new Graph<{ city: string; ui: UIMessage[] }>({ name: "weather" })
+      .addReducer("ui", uiMessageReducer, { default: () => [] })
+      .addNode("forecast", (state, runtime) => {
+        typedUi(runtime).push({ id: "w1", name: "weather-component", props: { city: state.city } });
+        return {};
+      })
+      .addEdge(START, "forecast")
+      .addEdge("forecast", END)
+      .compile();
+    const running = await startServer({
+      graphs: { weather },
+      ui: await buildUi(
+        { weather: "./ui/components.tsx" },
+        { cwd: fileURLToPath(new URL("./fixtures", import.meta.url)) },
+      ),
+    });
+    try {
+      const client = new Client({ apiUrl: running.url });
+      const thread = await client.threads.create();
+      const events = [];
+      for await (const event of client.runs.stream(thread.thread_id, "weather", {
+        input: { city: "Paris" },
+        streamMode: ["custom"],
+      })) {
+        events.push(event);
+      }
+      const [run] = await client.runs.list(thread.thread_id);
+      const pushed = {
+        type: "ui",
+        id: "w1",
+        name: "weather-component",
+        props: { city: "Paris" },
+        metadata: { run_id: run!.run_id, name: "forecast" },
+      };
+      expect(events.filter((e) => e.event === "custom").map((e) => e.data)).toEqual([pushed]);
+      const state = await client.threads.getState<{ ui: UIMessage[] }>(thread.thread_id);
+      expect(state.values.ui).toEqual([pushed]);
+      expect(await client["~ui"].getComponent("weather", "weather-component")).toContain(
+        `onload='__LGUI_weather.render("weather-component", "{{shadowRootId}}")'`,
+      );
+    } finally {
+      await running.stop();
+    }
   });
 });
