@@ -2,7 +2,7 @@
 // browser into one script that `LoadExternalComponent` (@langchain/langgraph-sdk/react-ui) runs.
 import { existsSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
-import type { Message, Plugin } from "esbuild";
+import type { BuildOptions, Message, OutputFile, Plugin } from "esbuild";
 import { ServerConfigError } from "./errors.js";
 
 /** One built file of a UI bundle, served at `/ui/<name>/<basename>`. */
@@ -67,50 +67,122 @@ export async function buildUi(
   const esbuild = await import("esbuild");
   const bundles = new Map<string, UiFile[]>();
   for (const [name, path] of Object.entries(entries)) {
-    checkUiName(name);
-    const file = resolve(options.cwd, path);
-    if (!existsSync(file)) {
-      throw new ServerConfigError(
-        `ui.${name}: no file ${path} (relative to ${options.cwd}); point it at your components module.`,
-      );
-    }
+    const file = entryFile(name, path, options.cwd);
     try {
-      const result = await esbuild.build({
-        entryPoints: { entrypoint: "lgui-entry" },
-        bundle: true,
-        write: false,
-        outdir: options.cwd,
-        format: "iife",
-        globalName: uiGlobalName(name),
-        platform: "browser",
-        target: "es2020",
-        jsx: "automatic",
-        logLevel: "silent",
-        absWorkingDir: options.cwd,
-        plugins: [
-          componentsEntry(file),
-          fromThePage([...CLIENT_PROVIDED, ...(options.shared ?? [])]),
-        ],
-      });
-      bundles.set(
-        name,
-        result.outputFiles.map((out) => ({
-          basename: basename(out.path),
-          contents: out.path.endsWith(".js") ? unmarked(out.text) : out.contents,
-        })),
-      );
+      const result = await esbuild.build(bundleOptions(name, file, options));
+      bundles.set(name, filesOf(result.outputFiles));
     } catch (error) {
-      const messages = (error as { errors?: Message[] }).errors;
-      const detail = messages?.length
-        ? messages.map(describe).join("; ")
-        : (error as Error).message;
-      throw new ServerConfigError(
-        `ui.${name}: cannot bundle ${path}: ${detail}. Fix the file (it must default-export its components by name), or remove "${name}" from "ui".`,
-        { cause: error },
-      );
+      throw bundleFailure(name, path, error);
     }
   }
   return bundles;
+}
+
+/** Bundles that follow their files (`watchUi`), until closed. */
+export interface UiWatch {
+  /** The latest good build of each entry: hand it to `createServer({ ui })`. */
+  readonly bundles: UiBundles;
+  /** Stop watching. */
+  close(): Promise<void>;
+}
+
+/**
+ * `buildUi`, then again whenever a file the components import changes (`serve --watch-ui`),
+ * so a reload of the page shows the edit. A first build that fails throws, as `buildUi`;
+ * a later one goes to `onRebuildError` and the last good bundle stays served.
+ *
+ * @example
+ * const watching = await watchUi({ agent: "./ui.tsx" }, { cwd, onRebuildError: (e) => console.error(e.message) });
+ * createServer({ graphs, checkpointer, ui: watching.bundles });
+ * // later: await watching.close();
+ */
+export async function watchUi(
+  entries: Readonly<Record<string, string>>,
+  options: BuildUiOptions & { onRebuildError: (error: ServerConfigError) => void },
+): Promise<UiWatch> {
+  const esbuild = await import("esbuild");
+  const bundles = new Map<string, UiFile[]>();
+  const contexts: Array<{ dispose(): Promise<void> }> = [];
+  const close = async () => {
+    await Promise.all(contexts.splice(0).map((context) => context.dispose()));
+  };
+  try {
+    for (const [name, path] of Object.entries(entries)) {
+      const file = entryFile(name, path, options.cwd);
+      const base = bundleOptions(name, file, options);
+      let watching = false;
+      const rebuilt: Plugin = {
+        name: "stateweaver-ui-rebuilt",
+        setup(build) {
+          build.onEnd((result) => {
+            if (!watching) return;
+            if (result.errors.length > 0) options.onRebuildError(bundleFailure(name, path, result));
+            else if (result.outputFiles) bundles.set(name, filesOf(result.outputFiles));
+          });
+        },
+      };
+      const context = await esbuild.context({ ...base, plugins: [...base.plugins, rebuilt] });
+      contexts.push(context);
+      try {
+        bundles.set(name, filesOf((await context.rebuild()).outputFiles));
+      } catch (error) {
+        throw bundleFailure(name, path, error);
+      }
+      watching = true;
+      await context.watch();
+    }
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { bundles, close };
+}
+
+/** The entry's file, after checking its name and that it is there. */
+function entryFile(name: string, path: string, cwd: string): string {
+  checkUiName(name);
+  const file = resolve(cwd, path);
+  if (!existsSync(file)) {
+    throw new ServerConfigError(
+      `ui.${name}: no file ${path} (relative to ${cwd}); point it at your components module.`,
+    );
+  }
+  return file;
+}
+
+/** How one entry is bundled: to memory, quietly (its errors go into ours). */
+function bundleOptions(name: string, file: string, options: BuildUiOptions) {
+  return {
+    entryPoints: { entrypoint: "lgui-entry" },
+    bundle: true,
+    write: false,
+    outdir: options.cwd,
+    format: "iife",
+    globalName: uiGlobalName(name),
+    platform: "browser",
+    target: "es2020",
+    jsx: "automatic",
+    logLevel: "silent",
+    absWorkingDir: options.cwd,
+    plugins: [componentsEntry(file), fromThePage([...CLIENT_PROVIDED, ...(options.shared ?? [])])],
+  } satisfies BuildOptions;
+}
+
+function filesOf(outputFiles: readonly OutputFile[]): UiFile[] {
+  return outputFiles.map((out) => ({
+    basename: basename(out.path),
+    contents: out.path.endsWith(".js") ? unmarked(out.text) : out.contents,
+  }));
+}
+
+/** A failed build (thrown, or a watch's result) as the error that names the entry and the fix. */
+function bundleFailure(name: string, path: string, failure: unknown): ServerConfigError {
+  const messages = (failure as { errors?: Message[] }).errors;
+  const detail = messages?.length ? messages.map(describe).join("; ") : (failure as Error).message;
+  return new ServerConfigError(
+    `ui.${name}: cannot bundle ${path}: ${detail}. Fix the file (it must default-export its components by name), or remove "${name}" from "ui".`,
+    { cause: failure },
+  );
 }
 
 /** The global a bundle assigns itself to, as LangGraph names it (the client's HTML calls it). */

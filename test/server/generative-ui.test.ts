@@ -1,6 +1,6 @@
 // Generative UI as LangGraph's server serves it: the config's `ui` bundled at start, the HTML
 // snippet `LoadExternalComponent` asks for, the bundle files, and what a bad component says.
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,6 +14,7 @@ import {
   loadServerConfig,
   ServerConfigError,
   type ServerOptions,
+  watchUi,
 } from "../../src/server/index.js";
 import { questionGraph } from "./fixtures/graphs.js";
 import { startServer } from "./fixtures/server.js";
@@ -117,6 +118,45 @@ describe("buildUi", () => {
     );
     await expect(buildUi({ "a b": "./nowhere.tsx" }, { cwd })).rejects.toThrow(
       'ui: "a b" is not a usable name',
+    );
+  });
+});
+
+/** Replace a file in one step, so a watcher never sees it half written. */
+async function replaceFile(path: string, text: string) {
+  await writeFile(`${path}.next`, text);
+  await rename(`${path}.next`, path);
+}
+
+describe("watchUi", () => {
+  it("rebuilds when the components change, and keeps serving the last good build through a broken edit", async () => {
+    const cwd = await folder({ "ui.tsx": "export default { card: () => <b>first</b> };\n" });
+    const errors: string[] = [];
+    const watching = await watchUi(
+      { agent: "./ui.tsx" },
+      { cwd, onRebuildError: (error) => errors.push(error.message) },
+    );
+    const script = () =>
+      new TextDecoder().decode(
+        watching.bundles.get("agent")!.find((f) => f.basename === "entrypoint.js")!.contents,
+      );
+    try {
+      expect(script()).toContain('"first"');
+      await replaceFile(join(cwd, "ui.tsx"), "export default { card: () => <b>second</b> };\n");
+      await expect.poll(script, { timeout: 15_000, interval: 100 }).toContain('"second"');
+      await replaceFile(join(cwd, "ui.tsx"), "export default { card: () => <b> };\n");
+      await expect.poll(() => errors.length, { timeout: 15_000, interval: 100 }).toBeGreaterThan(0);
+      expect(errors[0]).toMatch(/^ui\.agent: cannot bundle \.\/ui\.tsx: ui\.tsx:1:\d+: /);
+      expect(script()).toContain('"second"');
+    } finally {
+      await watching.close();
+    }
+  }, 40_000);
+
+  it("throws as buildUi when the first build fails, watching nothing", async () => {
+    const cwd = await folder({ "ui.tsx": "export default { card: <b> };\n" });
+    await expect(watchUi({ agent: "./ui.tsx" }, { cwd, onRebuildError: () => {} })).rejects.toThrow(
+      /^ui\.agent: cannot bundle \.\/ui\.tsx/,
     );
   });
 });
