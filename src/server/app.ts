@@ -38,10 +38,12 @@ import { sessionRoutes } from "./routes/sessions.js";
 import { statelessRunRoutes } from "./routes/stateless-runs.js";
 import { storeRoutes } from "./routes/store.js";
 import { threadRoutes } from "./routes/threads.js";
+import { uiAssetRoutes, uiRoutes } from "./routes/ui.js";
 import { securityHeaders } from "./security-headers.js";
 import type { ServerContext } from "./server-context.js";
 import { staticInbox } from "./static-inbox.js";
 import { ThreadStateUpdates } from "./thread-state-updates.js";
+import type { UiBundles } from "./ui-bundles.js";
 
 /** Request bodies larger than this are refused with 413 (1 MiB). */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -140,6 +142,11 @@ export interface ServerOptions {
    * credentials (see `ConfigurableHeaders`).
    */
   configurableHeaders?: ConfigurableHeaders;
+  /**
+   * Generative UI (the config file's `ui`): the components bundles `buildUi` made, served at
+   * `/ui/<name>` for the SDK's `LoadExternalComponent`, as LangGraph's server serves them.
+   */
+  ui?: UiBundles;
   /** Called with errors no route expected (answered with a 500); `console.error` by default. */
   onUnexpectedError?: (error: unknown) => void;
 }
@@ -217,7 +224,10 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
         execute: graphRunExecutor({ audit, webhooks: runs.webhooks }),
         values: wireRunValues,
       })
-      .catch(report);
+      // A server closed while its workers still start meets a closed store: not a fault.
+      .catch((error) => {
+        if (!runs.closed) report(error);
+      });
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
 
   const app = new Hono();
@@ -239,6 +249,8 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   );
   app.use(staticInbox(options.inboxDir ?? packageInbox()));
   app.route("/", healthRoutes());
+  const ui = options.ui ?? new Map();
+  app.route("/ui", uiAssetRoutes(ui));
   const sessions = options.auth
     ? new UserSessions(options.sessionSecret, sessionRevocationsFor(options.checkpointer))
     : undefined;
@@ -248,6 +260,7 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   app.route("/auth", sessionRoutes(sessions, context.auditPermission));
   if (options.routes) app.route("/", options.routes);
   app.route("/", infoRoutes(context));
+  app.route("/ui", uiRoutes(ui));
   app.route("/assistants", assistantRoutes(context));
   app.route("/runs/crons", cronRoutes(context));
   app.route("/threads", threadCronRoutes(context));

@@ -14,6 +14,7 @@ import type { ConfigurableHeaders } from "./configurable-headers.js";
 import { ServerConfigError } from "./errors.js";
 import { type FactoryGraph, factoryGraph, type GraphFactory } from "./graph-factory.js";
 import { storeIndexOf } from "./store-index-config.js";
+import { checkUiName } from "./ui-bundles.js";
 
 /**
  * `stateweaver.json` (or an existing `langgraph.json`, which has the same shape): the graphs
@@ -22,8 +23,9 @@ import { storeIndexOf } from "./store-index-config.js";
  * once when the store has no threads yet; `auth: { path }` naming an `Auth` (LangGraph's
  * shape) that identifies callers in place of the shared token; `http: { app }` naming your
  * own Hono app, mounted beside the API; `store: { index: { embed, dims, fields? } }` for
- * semantic search in the long-term store; and `env`, a `.env` file or variables to set
- * before the modules load.
+ * semantic search in the long-term store; `ui` (with `ui_config.shared`), generative-UI
+ * components modules by name; and `env`, a `.env` file or variables to set before the
+ * modules load.
  *
  * @example
  * const file: ServerConfigFile = { graphs: { ops: "./examples/ops-agent.ts:agent" } };
@@ -44,11 +46,9 @@ const graphEntry = z.union([
   }),
 ]);
 // What langgraph.json may hold that this server does not apply: a deployment's image and build,
-// and platform features stateweaver has not built (generative UI…).
+// and platform features stateweaver has not built.
 // Accepted, so an existing langgraph.json loads, and reported as not used.
 const DEPLOYMENT_KEYS = [
-  "ui",
-  "ui_config",
   "checkpointer",
   "api_version",
   "node_version",
@@ -96,6 +96,9 @@ const configFile = z
           .optional(),
       })
       .optional(),
+    /** Generative UI: components modules by name (a graph id), bundled by `serve` at start. */
+    ui: z.record(z.string(), z.string().min(1)).optional(),
+    ui_config: z.looseObject({ shared: z.array(z.string().min(1)).optional() }).optional(),
     ...deploymentKeys(),
   })
   .strict();
@@ -130,6 +133,11 @@ export interface ServerConfig {
   webhooks: WebhookConfig | undefined;
   /** `store.index`: semantic search for the long-term store, its embedder loaded. */
   storeIndex: StoreIndexConfig | undefined;
+  /**
+   * `ui` and `ui_config.shared`, for `buildUi(ui.entries, ui)`: paths as the file has them,
+   * `cwd` the file's folder. `serve` bundles them; a worker has no use for them.
+   */
+  ui: { entries: Record<string, string>; cwd: string; shared: string[] } | undefined;
 }
 
 /**
@@ -289,7 +297,16 @@ export async function loadServerConfig(
     ...Object.keys(parsed.data.http ?? {})
       .filter((key) => key !== "app" && key !== "configurable_headers")
       .map((key) => `http.${key}`),
+    ...Object.keys(parsed.data.ui_config ?? {})
+      .filter((key) => key !== "shared")
+      .map((key) => `ui_config.${key}`),
   ];
+  for (const name of Object.keys(parsed.data.ui ?? {})) checkUiName(name);
+  const ui = parsed.data.ui && {
+    entries: parsed.data.ui,
+    cwd: base,
+    shared: parsed.data.ui_config?.shared ?? [],
+  };
   const configurableHeaders = parsed.data.http?.configurable_headers;
   return {
     graphs,
@@ -301,6 +318,7 @@ export async function loadServerConfig(
     webhooks,
     configurableHeaders,
     storeIndex,
+    ui,
   };
 }
 
