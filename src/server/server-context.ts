@@ -28,7 +28,7 @@ export interface ServerContext {
   audit: AuditLog;
   /** Which request headers reach a run's nodes in `config.configurable`. */
   configurableHeaders: ConfigurableHeaders;
-  /** Runs on a schedule (`/runs/crons`), fired by a tick in every server. */
+  /** Runs on a schedule (`/runs/crons`), fired by a tick in every server and worker. */
   crons: Crons;
   /** The permission an auth handler's user needs to read the audit log over HTTP. */
   auditPermission: string;

@@ -1,4 +1,4 @@
-// Crons: runs started on a schedule, by whichever server claims each firing.
+// Crons: runs started on a schedule, by whichever server or worker claims each firing.
 import { randomUUID } from "node:crypto";
 import { isTransientDatabaseError, jsonContains } from "../../checkpoint/index.js";
 import { CheckpointerClosedError } from "../../errors/index.js";
@@ -10,7 +10,11 @@ import type { ServerContext } from "../server-context.js";
 import { nextRunAfter } from "./cron-schedule.js";
 import type { CronRecord, CronStore } from "./cron-store.js";
 
-/** How often a server looks for crons that are due. */
+/**
+ * How often a server or worker looks for crons that are due. Not a timer to the earliest
+ * `next_run_date`: a cron made or changed by another process can come due sooner, which
+ * only a LISTEN/NOTIFY channel of its own would tell this one.
+ */
 const TICK_MS = 1000;
 
 /** What makes a cron: the schedule and the run each firing starts. */
@@ -49,10 +53,10 @@ export interface CronQuery {
 
 /**
  * A server's crons: kept in `store` (beside the threads), and fired by a tick every second
- * in every server on the database. A firing is claimed by moving the cron's
- * `next_run_date` on with a compare-and-set, so of several servers exactly one starts the
- * run, as its creator, through the same path as `POST /threads/:id/runs`. A server that was
- * down fires a missed cron once when it is back, then on schedule.
+ * in every server and `stateweaver worker` on the database. A firing is claimed by moving
+ * the cron's `next_run_date` on with a compare-and-set, so of all of them exactly one
+ * starts the run, as its creator, through the same path as `POST /threads/:id/runs`. A
+ * deployment that was down fires a missed cron once when it is back, then on schedule.
  *
  * @example
  * const cron = await crons.create({ assistant_id: "ops", thread_id: null, schedule: "0 9 * * 1-5", payload: { input: {} } }, who);
@@ -199,7 +203,7 @@ export class Crons {
     await this.#ticking;
   }
 
-  /** Fire every cron due now (each claimed first, so one server fires it). */
+  /** Fire every cron due now (each claimed first, so one process fires it). */
   async tick(now = new Date()): Promise<void> {
     // Runs closed without stop() (an app used without createServer): nothing to start runs on.
     if (this.#ctx().runs.closed) return void (await this.stop());
