@@ -65,6 +65,7 @@ export async function serveCommand(
     webhooks,
     configurableHeaders,
     storeIndex,
+    storeTtl,
   } = await loadServerConfig(settings.configFile, importModule, env);
   if (unused.length > 0) {
     process.stderr.write(
@@ -112,6 +113,7 @@ export async function serveCommand(
     graphDefaults,
     ...(routes && { routes }),
     ...(storeIndex && { storeIndex }),
+    ...(storeTtl && { storeTtl }),
     ...(configurableHeaders && { configurableHeaders }),
     ...(auth && { auth }),
     // Inbox sessions signed with a shared secret survive restarts and work across servers.

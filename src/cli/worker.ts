@@ -42,7 +42,7 @@ export async function workerCommand(
     );
   }
   const tablePrefix = env.STATEWEAVER_TABLE_PREFIX || undefined;
-  const { graphs, webhooks, storeIndex, graphDefaults } = await loadServerConfig(
+  const { graphs, webhooks, storeIndex, storeTtl, graphDefaults } = await loadServerConfig(
     findConfigFile(process.cwd(), flag("config")),
     importModule,
     env,
@@ -64,6 +64,7 @@ export async function workerCommand(
     concurrency,
     graphDefaults,
     ...(storeIndex && { storeIndex }),
+    ...(storeTtl && { storeTtl }),
     ...(leaseMs !== undefined && { leaseMs }),
     ...(webhookOptions && { webhooks: webhookOptions }),
   });

@@ -31,6 +31,7 @@ import { threadRoutes } from "./routes/threads.js";
 import { securityHeaders } from "./security-headers.js";
 import type { ServerContext } from "./server-context.js";
 import { staticInbox } from "./static-inbox.js";
+import type { StoreTtlOptions } from "./store-ttl.js";
 
 /** Request bodies larger than this are refused with 413 (1 MiB). */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -91,6 +92,12 @@ export interface ServerOptions {
    * embedded, and a search's `query` ranks them. Ignored when you pass your own `store`.
    */
   storeIndex?: StoreIndexConfig;
+  /**
+   * How the default store's items expire (the config file's `store.ttl`): the TTL of puts
+   * that name none, whether reads refresh it, how often expired items are deleted. Ignored
+   * when you pass your own `store`.
+   */
+  storeTtl?: StoreTtlOptions;
   /**
    * Where decisions are recorded: by default `auditLogFor(checkpointer)`, a hash-chained
    * table in the same PGlite or PostgreSQL database (memory for a `MemoryCheckpointer`).
@@ -163,6 +170,7 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   });
   const { runs, audit } = context;
   context.crons.start();
+  context.storeSweep?.start();
   runs.onSettled(async (change) => {
     const run = await runs.get(change.runId).catch(() => undefined);
     if (!run) return;

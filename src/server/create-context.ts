@@ -10,6 +10,7 @@ import { HostedGraphs } from "./hosted-graphs.js";
 import { InboxEvents } from "./inbox-events.js";
 import { NewThreads } from "./new-threads.js";
 import type { ServerContext } from "./server-context.js";
+import { storeSweep } from "./store-ttl.js";
 
 /** What the context is made from: the server's options that are not about HTTP. */
 export type ContextOptions = Pick<
@@ -20,6 +21,7 @@ export type ContextOptions = Pick<
   | "leaseMs"
   | "store"
   | "storeIndex"
+  | "storeTtl"
   | "audit"
   | "auditPermission"
   | "graphDefaults"
@@ -41,7 +43,7 @@ export type ContextOptions = Pick<
 /**
  * The hosted graphs, assistants, runs, store, audit log and crons of one process, so a
  * worker starts a cron's run through the same path as a server (nothing started yet:
- * the caller starts `runs.work` and `crons.start` as it needs).
+ * the caller starts `runs.work`, `crons` and `storeSweep` as it needs).
  *
  * @example
  * const context = createServerContext({ graphs, checkpointer, watchThreads: false, onWebhookError: () => {}, report: console.error });
@@ -50,7 +52,10 @@ export type ContextOptions = Pick<
 export function createServerContext(options: ContextOptions): ServerContext {
   const store =
     options.store ??
-    storeFor(options.checkpointer, options.storeIndex ? { index: options.storeIndex } : {});
+    storeFor(options.checkpointer, {
+      ...(options.storeIndex && { index: options.storeIndex }),
+      ...(options.storeTtl && { ttl: options.storeTtl }),
+    });
   const hosted = new HostedGraphs(options.graphs, options.checkpointer, store);
   const audit = options.audit ?? auditLogFor(options.checkpointer);
   const runs = createRuns({
@@ -81,6 +86,8 @@ export function createServerContext(options: ContextOptions): ServerContext {
     audit,
     auditPermission: options.auditPermission ?? "admin",
     crons: new Crons(cronStoreFor(options.checkpointer), () => context, options.report),
+    // Your own store is yours to sweep: storeTtl configures the default one only.
+    storeSweep: options.store ? undefined : storeSweep(store, options.storeTtl, options.report),
     configurableHeaders: options.configurableHeaders ?? {},
   };
   return context;

@@ -7,6 +7,7 @@ import type { GraphDefaults } from "./assistants.js";
 import { createServerContext } from "./create-context.js";
 import type { FactoryGraph } from "./graph-factory.js";
 import { graphRunExecutor, wireRunValues } from "./graph-runs.js";
+import type { StoreTtlOptions } from "./store-ttl.js";
 
 /** Options of `startWorker`. */
 export interface RunWorkerOptions {
@@ -16,6 +17,8 @@ export interface RunWorkerOptions {
   checkpointer: Checkpointer;
   /** The servers' `storeIndex`, so what nodes put to the store here is embedded as there. */
   storeIndex?: StoreIndexConfig;
+  /** The servers' `storeTtl`, so what nodes put here expires as there (this process sweeps too). */
+  storeTtl?: StoreTtlOptions;
   /** The shared queue, e.g. `await PostgresRunQueue.open({ connectionString })`. */
   queue: RunQueue;
   /** Runs executed at once in this process (default 4). */
@@ -65,10 +68,12 @@ export async function startWorker(
     values: wireRunValues,
   });
   context.crons.start();
+  context.storeSweep?.start();
   return {
     runs,
     close: async () => {
       await context.crons.stop();
+      await context.storeSweep?.stop();
       await runs.close();
     },
   };

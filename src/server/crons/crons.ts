@@ -1,12 +1,12 @@
 // Crons: runs started on a schedule, by whichever server or worker claims each firing.
 import { randomUUID } from "node:crypto";
-import { isTransientDatabaseError, jsonContains } from "../../checkpoint/index.js";
-import { CheckpointerClosedError } from "../../errors/index.js";
+import { jsonContains } from "../../checkpoint/index.js";
 import type { RequestIdentity } from "../auth/identity.js";
 import { RequestError } from "../errors.js";
 import { type RunBody, startRun } from "../routes/runs.js";
 import { deleteThreadWhenEnded } from "../routes/stateless-runs.js";
 import type { ServerContext } from "../server-context.js";
+import { Ticker } from "../ticker.js";
 import { nextRunAfter } from "./cron-schedule.js";
 import type { CronRecord, CronStore } from "./cron-store.js";
 
@@ -65,13 +65,13 @@ export class Crons {
   readonly #store: CronStore;
   readonly #ctx: () => ServerContext;
   readonly #report: (error: unknown) => void;
-  #timer: NodeJS.Timeout | undefined;
-  #ticking: Promise<void> | undefined;
+  readonly #ticker: Ticker;
 
   constructor(store: CronStore, ctx: () => ServerContext, report: (error: unknown) => void) {
     this.#store = store;
     this.#ctx = ctx;
     this.#report = report;
+    this.#ticker = new Ticker(TICK_MS, () => this.tick(), report);
   }
 
   async create(cron: NewCron, who: RequestIdentity | undefined): Promise<CronRecord> {
@@ -181,32 +181,17 @@ export class Crons {
 
   /** Look for due crons every second until `stop()` (the timer does not hold the process). */
   start(): void {
-    if (this.#timer) return;
-    this.#timer = setInterval(() => {
-      this.#ticking ??= this.tick()
-        .catch((error: unknown) => {
-          // The store was closed before this server (its owner is done with it): stop.
-          if (error instanceof CheckpointerClosedError) return void this.stop();
-          // The database is away (restarting, failing over): the next tick tries again.
-          if (!isTransientDatabaseError(error)) this.#report(error);
-        })
-        .finally(() => {
-          this.#ticking = undefined;
-        });
-    }, TICK_MS);
-    this.#timer.unref();
+    this.#ticker.start();
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.#timer);
-    this.#timer = undefined;
-    await this.#ticking;
+    await this.#ticker.stop();
   }
 
   /** Fire every cron due now (each claimed first, so one process fires it). */
   async tick(now = new Date()): Promise<void> {
     // Runs closed without stop() (an app used without createServer): nothing to start runs on.
-    if (this.#ctx().runs.closed) return void (await this.stop());
+    if (this.#ctx().runs.closed) return void this.stop();
     for (const cron of await this.#store.due(now.toISOString())) {
       const next = nextRunAfter(cron.schedule, cron.timezone, now, cron.end_time);
       if (
