@@ -491,7 +491,9 @@ export class CompiledGraph<S extends State = State, C = unknown> {
    * what runs next; without it, what was next (or paused) stays so. `asNode` may also be
    * `START` (the input as the graph's entry applies it: START's edges pick what is next),
    * `"__input__"` (the run's input, as `invoke` receives it: the thread waits to start from
-   * it) or `END` (the pending work ends). One super-step of `bulkUpdateState`.
+   * it) or `END` (the pending work ends). One super-step of `bulkUpdateState`. `values` may
+   * be a `Command`: its `update` is written as `asNode` wrote it and its `goto` (node names)
+   * is what runs next, as if the node had returned it.
    * A `configurable.checkpoint_ns` (a subgraph task's, from `getState(config).tasks`, or an
    * interrupt's `ns`) updates that subgraph run instead, in its own namespace; the parent's
    * paused task goes on from the update when the thread is continued.
@@ -504,7 +506,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
    */
   async updateState(
     config: RunConfig,
-    values: Partial<S> | null,
+    values: Partial<S> | Command<Partial<S>> | null,
     asNode?: string,
   ): Promise<RunConfig> {
     return this.bulkUpdateState(config, [{ updates: [{ values, asNode }] }]);
