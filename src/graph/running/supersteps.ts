@@ -10,8 +10,8 @@ import type { State } from "../definition/types.js";
  * One update of a super-step: `values` written as node `asNode` wrote them, so its edges
  * pick what runs next. `asNode` may also be `START` (`"__start__"`: the input as the graph's
  * entry applies it), `"__input__"` (the run's input, as `invoke` receives it: the thread waits
- * to start from it), `END` (the thread's pending work ends), or left out (the values are
- * written in place and what was next stays next; alone in its super-step only).
+ * to start from it), `END` (the thread's pending work ends), or left out (the node that ran
+ * last, as LangGraph infers it; on a paused run, written in place; alone in its super-step only).
  * `values` may be a `Command`, as LangGraph takes it: its `update` is written as the node
  * wrote it, and its `goto` (node names) is where control goes next, as if the node had
  * returned that Command (a node's goto targets are in its `ends`).
