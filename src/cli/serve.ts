@@ -71,6 +71,7 @@ export async function serveCommand(
     configurableHeaders,
     storeIndex,
     ui: uiEntries,
+    storeTtl,
   } = await loadServerConfig(settings.configFile, importModule, env);
   if (unused.length > 0) {
     process.stderr.write(
@@ -130,6 +131,7 @@ export async function serveCommand(
     ...(routes && { routes }),
     ...(storeIndex && { storeIndex }),
     ...(ui && { ui }),
+    ...(storeTtl && { storeTtl }),
     ...(configurableHeaders && { configurableHeaders }),
     ...(auth && { auth }),
     // Inbox sessions signed with a shared secret survive restarts and work across servers.

@@ -1,33 +1,23 @@
 import { fileURLToPath } from "node:url";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { type AuditLog, auditLogFor } from "../audit/index.js";
+import type { AuditLog } from "../audit/index.js";
 import type { Checkpointer } from "../checkpoint/index.js";
 import type { CompiledGraph } from "../index.js";
-import {
-  createRuns,
-  deliveryOutboxFor,
-  InProcessRunQueue,
-  type RunQueue,
-  type WebhookOptions,
-} from "../runs/index.js";
-import { type Store, type StoreIndexConfig, storeFor } from "../store/index.js";
-import { Assistants, type GraphDefaults } from "./assistants.js";
+import type { RunQueue, WebhookOptions } from "../runs/index.js";
+import type { Store, StoreIndexConfig } from "../store/index.js";
+import type { GraphDefaults } from "./assistants.js";
 import { type AuthHandlers, authenticateRequests } from "./auth/custom-auth.js";
 import { authorizeResources } from "./auth/resource-access.js";
 import { sessionRevocationsFor } from "./auth/session-revocations.js";
 import { UserSessions } from "./auth/user-session.js";
 import { authRoutes, checkToken, requireAccess } from "./auth.js";
 import type { ConfigurableHeaders } from "./configurable-headers.js";
-import { cronStoreFor } from "./crons/cron-store-for.js";
-import { Crons } from "./crons/crons.js";
+import { createServerContext } from "./create-context.js";
 import { errorAnswer } from "./error-answer.js";
 import { errorResponse } from "./errors.js";
 import type { FactoryGraph } from "./graph-factory.js";
 import { graphRunExecutor, wireRunValues } from "./graph-runs.js";
-import { HostedGraphs } from "./hosted-graphs.js";
-import { InboxEvents } from "./inbox-events.js";
-import { NewThreads } from "./new-threads.js";
 import { assistantRoutes } from "./routes/assistants.js";
 import { auditRoutes } from "./routes/audit.js";
 import { cronRoutes, threadCronRoutes } from "./routes/crons.js";
@@ -42,7 +32,7 @@ import { uiAssetRoutes, uiRoutes } from "./routes/ui.js";
 import { securityHeaders } from "./security-headers.js";
 import type { ServerContext } from "./server-context.js";
 import { staticInbox } from "./static-inbox.js";
-import { ThreadStateUpdates } from "./thread-state-updates.js";
+import type { StoreTtlOptions } from "./store-ttl.js";
 import type { UiBundles } from "./ui-bundles.js";
 
 /** Request bodies larger than this are refused with 413 (1 MiB). */
@@ -104,6 +94,12 @@ export interface ServerOptions {
    * embedded, and a search's `query` ranks them. Ignored when you pass your own `store`.
    */
   storeIndex?: StoreIndexConfig;
+  /**
+   * How the default store's items expire (the config file's `store.ttl`): the TTL of puts
+   * that name none, whether reads refresh it, how often expired items are deleted. Ignored
+   * when you pass your own `store`.
+   */
+  storeTtl?: StoreTtlOptions;
   /**
    * Where decisions are recorded: by default `auditLogFor(checkpointer)`, a hash-chained
    * table in the same PGlite or PostgreSQL database (memory for a `MemoryCheckpointer`).
@@ -172,42 +168,16 @@ const packageInbox = () =>
 export function createApp(options: ServerOptions): { app: Hono; context: ServerContext } {
   // Checked before anything starts (the run workers below), so a refused config leaks nothing.
   const access = { token: checkToken(options.token) };
-  const store =
-    options.store ??
-    storeFor(options.checkpointer, options.storeIndex ? { index: options.storeIndex } : {});
   const report = options.onUnexpectedError ?? ((error: unknown) => console.error(error));
-  const hosted = new HostedGraphs(options.graphs, options.checkpointer, store);
-  const audit = options.audit ?? auditLogFor(options.checkpointer);
-  const runs = createRuns({
-    graphs: Object.fromEntries(hosted.ids.map((id) => [id, hosted.get(id)])),
-    audit,
-    // Embedded (PGlite), webhooks wait in the database, so a restart does not lose them.
-    queue:
-      options.queue ?? new InProcessRunQueue({ outbox: deliveryOutboxFor(options.checkpointer) }),
-    ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
-    ...(options.webhooks && { webhooks: options.webhooks }),
+  const context = createServerContext({
+    ...options,
+    watchThreads: true,
     onWebhookError: (error) => report(error),
-    graphForRun: hosted.forRun,
+    report,
   });
-  const context: ServerContext = {
-    hosted,
-    assistants: new Assistants(
-      hosted,
-      options.assistantStore ?? storeFor(options.checkpointer, { tables: "assistants" }),
-      options.graphDefaults,
-    ),
-    checkpointer: options.checkpointer,
-    store,
-    runs,
-    events: new InboxEvents(options.checkpointer, (error) => report(error)),
-    stateUpdates: new ThreadStateUpdates(),
-    newThreads: new NewThreads(),
-    audit,
-    auditPermission: options.auditPermission ?? "admin",
-    crons: new Crons(cronStoreFor(options.checkpointer), () => context, report),
-    configurableHeaders: options.configurableHeaders ?? {},
-  };
+  const { runs, audit } = context;
   context.crons.start();
+  context.storeSweep?.start();
   runs.onSettled(async (change) => {
     const run = await runs.get(change.runId).catch(() => undefined);
     if (!run) return;

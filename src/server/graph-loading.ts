@@ -15,6 +15,7 @@ import { ServerConfigError } from "./errors.js";
 import { type FactoryGraph, factoryGraph, type GraphFactory } from "./graph-factory.js";
 import { storeIndexOf } from "./store-index-config.js";
 import { checkUiName } from "./ui-bundles.js";
+import type { StoreTtlOptions } from "./store-ttl.js";
 
 /**
  * `stateweaver.json` (or an existing `langgraph.json`, which has the same shape): the graphs
@@ -84,7 +85,7 @@ const configFile = z
     env: z.union([z.string(), z.record(z.string(), z.string())]).optional(),
     /** Who is told what happened (docs/webhooks.md); secrets are read by `webhookOptionsOf`. */
     webhooks: z.unknown().optional(),
-    /** The long-term store: `index` turns on semantic search (other keys, e.g. `ttl`, are not used). */
+    /** The long-term store: `index` turns on semantic search, `ttl` expires items (other keys are not used). */
     store: z
       .looseObject({
         index: z
@@ -94,6 +95,16 @@ const configFile = z
             fields: z.array(z.string()).optional(),
           })
           .optional(),
+        ttl: z
+          .object({
+            default_ttl: minutes("default_ttl").nullish(),
+            refresh_on_read: z
+              .boolean({ error: "refresh_on_read is true or false (default true)" })
+              .optional(),
+            sweep_interval_minutes: minutes("sweep_interval_minutes").nullish(),
+          })
+          .strict()
+          .optional(),
       })
       .optional(),
     /** Generative UI: components modules by name (a graph id), bundled by `serve` at start. */
@@ -102,6 +113,13 @@ const configFile = z
     ...deploymentKeys(),
   })
   .strict();
+
+/** A number of minutes above zero, or a message that says so. */
+function minutes(name: string) {
+  return z
+    .number({ error: `${name} is a number of minutes, e.g. 10080 for a week` })
+    .positive({ error: `${name} is a number of minutes above 0` });
+}
 
 function deploymentKeys() {
   const shape = {} as Record<(typeof DEPLOYMENT_KEYS)[number], z.ZodOptional<z.ZodUnknown>>;
@@ -138,6 +156,8 @@ export interface ServerConfig {
    * `cwd` the file's folder. `serve` bundles them; a worker has no use for them.
    */
   ui: { entries: Record<string, string>; cwd: string; shared: string[] } | undefined;
+  /** `store.ttl`: how the long-term store's items expire, and how often they are swept. */
+  storeTtl: StoreTtlOptions | undefined;
 }
 
 /**
@@ -289,10 +309,18 @@ export async function loadServerConfig(
   const storeIndex = parsed.data.store?.index
     ? await storeIndexOf(parsed.data.store.index, load, env)
     : undefined;
+  const ttl = parsed.data.store?.ttl;
+  const storeTtl: StoreTtlOptions | undefined = ttl && {
+    ...(ttl.default_ttl != null && { defaultTtl: ttl.default_ttl }),
+    ...(ttl.refresh_on_read !== undefined && { refreshOnRead: ttl.refresh_on_read }),
+    ...(ttl.sweep_interval_minutes != null && {
+      sweepIntervalMinutes: ttl.sweep_interval_minutes,
+    }),
+  };
   const unused = [
     ...DEPLOYMENT_KEYS.filter((key) => parsed.data[key] !== undefined),
     ...Object.keys(parsed.data.store ?? {})
-      .filter((key) => key !== "index")
+      .filter((key) => key !== "index" && key !== "ttl")
       .map((key) => `store.${key}`),
     ...Object.keys(parsed.data.http ?? {})
       .filter((key) => key !== "app" && key !== "configurable_headers")
@@ -319,6 +347,7 @@ export async function loadServerConfig(
     configurableHeaders,
     storeIndex,
     ui,
+    storeTtl,
   };
 }
 

@@ -71,5 +71,6 @@ export {
   type UiWatch,
   watchUi,
 } from "./ui-bundles.js";
+export type { StoreTtlOptions } from "./store-ttl.js";
 export type { WireMessage } from "./wire/messages.js";
 export { type RunWorkerOptions, startWorker } from "./worker.js";

@@ -15,6 +15,7 @@ import type {
   StoreGetOptions,
   StorePutOptions,
   StoreSearchOptions,
+  StoreTtlConfig,
 } from "./store.js";
 import {
   checkKey,
@@ -25,6 +26,7 @@ import {
   compareScored,
   listNamespacesOf,
   matchesFilter,
+  ttlSettingsOf,
 } from "./store-rules.js";
 
 interface Stored {
@@ -48,15 +50,18 @@ interface Stored {
  * const store = new MemoryStore();
  * await store.put(["notes"], "n1", { text: "hi" }, { ttl: 60 });
  * const semantic = new MemoryStore({ index: { dims: 1536, embed: initEmbeddings("openai:text-embedding-3-small") } });
+ * const expiring = new MemoryStore({ ttl: { defaultTtl: 60 } }); // puts without ttl live an hour
  */
 export class MemoryStore implements Store {
   readonly #items = new Map<string, Stored>();
   readonly #index: EmbeddingIndex | undefined;
+  readonly #ttl: Required<StoreTtlConfig>;
   /** Monotonic "now": two writes in one millisecond still order by time. */
   #last = 0;
 
-  constructor(options: { index?: StoreIndexConfig } = {}) {
+  constructor(options: { index?: StoreIndexConfig; ttl?: StoreTtlConfig } = {}) {
     this.#index = options.index ? new EmbeddingIndex(options.index) : undefined;
+    this.#ttl = ttlSettingsOf(options.ttl);
   }
 
   #now(): number {
@@ -74,7 +79,7 @@ export class MemoryStore implements Store {
   }
 
   #refresh(item: Stored, refresh: boolean | undefined, at: number): void {
-    if (refresh !== false && item.ttlMinutes !== null)
+    if ((refresh ?? this.#ttl.refreshOnRead) && item.ttlMinutes !== null)
       item.expiresAt = at + item.ttlMinutes * 60_000;
   }
 
@@ -98,7 +103,7 @@ export class MemoryStore implements Store {
     value: Record<string, unknown>,
     options: StorePutOptions = {},
   ): Promise<void> {
-    const ttlMinutes = checkPut(namespace, key, value, options);
+    const ttlMinutes = checkPut(namespace, key, value, options, this.#ttl.defaultTtl);
     // Embedded before anything changes: an embedder that fails leaves the item as it was.
     const vectors = (await this.#index?.vectorsOf(value, options.index)) ?? [];
     const at = this.#now();
@@ -143,6 +148,12 @@ export class MemoryStore implements Store {
       ...toItem(item),
       ...(score !== undefined && { score }),
     }));
+  }
+
+  async sweepExpired(): Promise<number> {
+    const before = this.#items.size;
+    this.#live(Date.now());
+    return before - this.#items.size;
   }
 
   async listNamespaces(options: ListNamespacesOptions = {}): Promise<string[][]> {

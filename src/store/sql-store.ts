@@ -17,6 +17,7 @@ import type {
   StoreGetOptions,
   StorePutOptions,
   StoreSearchOptions,
+  StoreTtlConfig,
 } from "./store.js";
 import {
   checkKey,
@@ -25,6 +26,7 @@ import {
   checkSearch,
   listNamespacesOf,
   operatorsOf,
+  ttlSettingsOf,
 } from "./store-rules.js";
 
 export interface SqlStoreOptions {
@@ -36,6 +38,8 @@ export interface SqlStoreOptions {
   index?: StoreIndexConfig;
   /** Where embeddings are kept: pgvector or `real[]` (default `"auto"`, see `VectorColumn`). */
   vectors?: VectorColumn;
+  /** How items expire when a call does not say (see `StoreTtlConfig`). */
+  ttl?: StoreTtlConfig;
 }
 
 /**
@@ -52,6 +56,7 @@ export class SqlStore implements Store {
   readonly #table: string;
   readonly #index: EmbeddingIndex | undefined;
   readonly #vectorColumn: VectorColumn;
+  readonly #ttl: Required<StoreTtlConfig>;
   #vectors: SqlVectors | undefined;
   #ready: Promise<SqlDriver> | undefined;
 
@@ -72,6 +77,7 @@ export class SqlStore implements Store {
       );
     }
     this.#vectorColumn = vectors;
+    this.#ttl = ttlSettingsOf(options.ttl);
   }
 
   /** How this store keeps embeddings (`"pgvector"` or `"array"`), once open; none without an index. */
@@ -119,7 +125,7 @@ export class SqlStore implements Store {
     checkNamespace(namespace);
     checkKey(key);
     const db = await this.#open();
-    const refresh = options.refreshTtl !== false;
+    const refresh = options.refreshTtl ?? this.#ttl.refreshOnRead;
     const { rows } = refresh
       ? await db.query(
           `update ${this.#table}
@@ -143,7 +149,7 @@ export class SqlStore implements Store {
     value: Record<string, unknown>,
     options: StorePutOptions = {},
   ): Promise<void> {
-    const ttl = checkPut(namespace, key, value, options);
+    const ttl = checkPut(namespace, key, value, options, this.#ttl.defaultTtl);
     const db = await this.#open();
     // Embedded before the transaction: an embedder that fails leaves the item as it was.
     const vectors = await this.#index?.vectorsOf(value, options.index);
@@ -172,7 +178,13 @@ export class SqlStore implements Store {
     } else {
       await upsert((text, params) => db.query(text, params));
     }
-    await db.query(`delete from ${this.#table} where expires_at <= now()`);
+    await this.sweepExpired();
+  }
+
+  async sweepExpired(): Promise<number> {
+    const db = await this.#open();
+    const { rowCount } = await db.query(`delete from ${this.#table} where expires_at <= now()`);
+    return rowCount;
   }
 
   async delete(namespace: Namespace, key: string): Promise<void> {
@@ -214,7 +226,7 @@ export class SqlStore implements Store {
       : "order by updated_at desc, prefix, key";
     const page = `limit $${params.length - 1} offset $${params.length}`;
     const scored = `select ${COLUMNS}, ${score} as score from ${this.#table} t where ${where.join(" and ")}`;
-    const refresh = options.refreshTtl !== false;
+    const refresh = options.refreshTtl ?? this.#ttl.refreshOnRead;
     const { rows } = refresh
       ? await db.query(
           `with hit as (

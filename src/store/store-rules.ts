@@ -4,7 +4,13 @@
  */
 import { assertJson } from "../checkpoint/serde.js";
 import { InvalidStoreRequestError } from "../errors/index.js";
-import type { ListNamespacesOptions, Namespace, StoreFilter, StorePutOptions } from "./store.js";
+import type {
+  ListNamespacesOptions,
+  Namespace,
+  StoreFilter,
+  StorePutOptions,
+  StoreTtlConfig,
+} from "./store.js";
 
 const MAX_LIMIT = 1000;
 
@@ -53,12 +59,38 @@ export function checkTtl(ttl: number | null | undefined): number | null {
   return ttl;
 }
 
-/** Checks a put's arguments; returns its TTL in minutes, or null. */
+/**
+ * A store's TTL settings checked, with their defaults: no default TTL, reads refresh.
+ *
+ * @example
+ * ttlSettingsOf({ defaultTtl: 60 }); // { defaultTtl: 60, refreshOnRead: true }
+ */
+export function ttlSettingsOf(config: StoreTtlConfig = {}): Required<StoreTtlConfig> {
+  const defaultTtl = config.defaultTtl ?? null;
+  if (
+    defaultTtl !== null &&
+    (typeof defaultTtl !== "number" || !Number.isFinite(defaultTtl) || defaultTtl <= 0)
+  ) {
+    throw new InvalidStoreRequestError(
+      `ttl.defaultTtl is in minutes and must be a positive number or null; got ${JSON.stringify(defaultTtl)}.`,
+    );
+  }
+  const refreshOnRead = config.refreshOnRead ?? true;
+  if (typeof refreshOnRead !== "boolean") {
+    throw new InvalidStoreRequestError(
+      `ttl.refreshOnRead is true or false; got ${JSON.stringify(refreshOnRead)}.`,
+    );
+  }
+  return { defaultTtl, refreshOnRead };
+}
+
+/** Checks a put's arguments; returns its TTL in minutes (`defaultTtl` when it names none), or null. */
 export function checkPut(
   namespace: Namespace,
   key: string,
   value: unknown,
   options: StorePutOptions,
+  defaultTtl: number | null = null,
 ): number | null {
   checkNamespace(namespace);
   checkKey(key);
@@ -74,7 +106,7 @@ export function checkPut(
       `index is false (embed nothing), null (the store's fields) or an array of paths such as ["text"]; got ${JSON.stringify(index)}.`,
     );
   }
-  return checkTtl(options.ttl);
+  return options.ttl === undefined ? defaultTtl : checkTtl(options.ttl);
 }
 
 /** Checks a search's arguments; returns its page. */

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InvalidStoreRequestError, NonSerializableError } from "../errors/index.js";
-import type { Store } from "../store/index.js";
+import type { Store, StoreTtlConfig } from "../store/index.js";
 import { describeSemanticSearch, type MakeIndexedStore } from "./semantic-search-cases.js";
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
@@ -10,11 +10,13 @@ const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
  * The behaviour every long-term store shares, as one vitest suite. Each store joins it in
  * one line; every case works under a namespace of its own, so a shared database is fine.
  * With `makeIndexedStore` (a store of the same kind built with a `StoreIndexConfig`), the
- * semantic-search cases run too.
+ * semantic-search cases run too; with `makeTtlStore` (built with a `StoreTtlConfig`), the
+ * store-wide TTL cases.
  *
  * @example
  * describeStoreConformance("MemoryStore", () => new MemoryStore(), {
  *   makeIndexedStore: (index) => new MemoryStore({ index }),
+ *   makeTtlStore: (ttl) => new MemoryStore({ ttl }),
  * });
  */
 export function describeStoreConformance(
@@ -23,6 +25,7 @@ export function describeStoreConformance(
   options: {
     cleanup?: (store: Store) => Promise<void> | void;
     makeIndexedStore?: MakeIndexedStore;
+    makeTtlStore?: (ttl: StoreTtlConfig) => Store;
   } = {},
 ): void {
   describe(`${name} (store conformance)`, () => {
@@ -180,6 +183,50 @@ export function describeStoreConformance(
       expect(await store.get([r], "refreshed", { refreshTtl: false })).not.toBeNull();
       expect(await store.get([r], "not")).toBeNull();
     });
+
+    const makeTtlStore = options.makeTtlStore;
+    it.skipIf(!makeTtlStore)(
+      "a put without ttl lives the store's defaultTtl; ttl null lives for ever",
+      async () => {
+        const ttlStore = makeTtlStore!({ defaultTtl: 0.002 }); // 120 ms
+        const r = root();
+        await ttlStore.put([r], "default", { v: 1 });
+        await ttlStore.put([r], "forever", { v: 2 }, { ttl: null });
+        await sleep(400);
+        expect(await ttlStore.get([r], "default")).toBeNull();
+        expect((await ttlStore.search([r])).map((i) => i.key)).toEqual(["forever"]);
+      },
+    );
+
+    it.skipIf(!makeTtlStore)(
+      "with refreshOnRead false, a read restarts the TTL only when it asks",
+      async () => {
+        const ttlStore = makeTtlStore!({ defaultTtl: 0.05, refreshOnRead: false }); // 3 s
+        const r = root();
+        await ttlStore.put([r], "read", { v: 1 });
+        await ttlStore.put([r], "asked", { v: 2 });
+        await sleep(1800);
+        expect(await ttlStore.get([r], "read")).not.toBeNull();
+        expect(await ttlStore.get([r], "asked", { refreshTtl: true })).not.toBeNull();
+        await sleep(1800);
+        expect(await ttlStore.get([r], "read")).toBeNull();
+        expect(await ttlStore.get([r], "asked")).not.toBeNull();
+      },
+    );
+
+    it.skipIf(!makeTtlStore)(
+      "sweepExpired deletes what expired, and a bad TTL setting is a typed error",
+      async () => {
+        const ttlStore = makeTtlStore!({});
+        const r = root();
+        await ttlStore.put([r], "short", { v: 1 }, { ttl: 0.002 });
+        await sleep(400);
+        // At least this one (other cases' items may have expired in a shared table too).
+        expect(await ttlStore.sweepExpired!()).toBeGreaterThanOrEqual(1);
+        expect(() => makeTtlStore!({ defaultTtl: -5 })).toThrow(InvalidStoreRequestError);
+        expect(() => makeTtlStore!({ refreshOnRead: "no" as never })).toThrow(/refreshOnRead/);
+      },
+    );
 
     it("refuses bad namespaces, keys, values, TTLs and pages with typed errors, storing nothing", async () => {
       const r = root();

@@ -174,7 +174,13 @@ export function runTask(
         : new Command({ update: update as Record<string, unknown>, goto }),
     );
   }
-  if (task.kind === "update") return finish(task.arg);
+  if (task.kind === "update") {
+    return finish(
+      task.goto
+        ? new Command({ update: task.arg as Record<string, unknown>, goto: task.goto })
+        : task.arg,
+    );
+  }
   const fn = g.nodeFns.get(task.node)!;
   const arg = task.kind === "send" ? task.arg : values;
   const policy = g.policies.size > 0 ? g.policies.get(task.node) : undefined;

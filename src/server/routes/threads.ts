@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
 import { z } from "zod";
 import { jsonContains } from "../../checkpoint/index.js";
-import type { CompiledGraph } from "../../index.js";
+import { Command, type CompiledGraph } from "../../index.js";
 import { RequestError } from "../errors.js";
 import { parseBody } from "../request-body.js";
 import { findThread, type ServerContext, type ThreadView } from "../server-context.js";
@@ -21,14 +21,14 @@ import { joinThreadStream } from "./thread-stream.js";
 const metadataSchema = z.record(z.string(), z.unknown());
 const statusSchema = z.enum(["idle", "busy", "interrupted", "error"]);
 
-/** One update of a superstep, as LangGraph's `ThreadCreate` takes it (`command` carries an update only). */
+/** One update of a superstep, as LangGraph's `ThreadCreate` takes it (`command`: an update and a goto). */
 const superstepUpdate = z.looseObject({
   values: z.unknown().optional(),
   command: z
     .looseObject({
       update: z.unknown().optional(),
-      goto: z.undefined({ error: "a superstep's command can carry an update only" }).optional(),
-      resume: z.undefined({ error: "a superstep's command can carry an update only" }).optional(),
+      goto: z.union([z.string(), z.array(z.string())]).nullish(),
+      resume: z.unknown().optional(),
     })
     .nullish(),
   as_node: z.string().min(1),
@@ -246,7 +246,19 @@ async function applySupersteps(
             fields: [{ path, message: "not a message" }],
           });
         }
-        return { values: (values.values ?? null) as never, asNode: u.as_node };
+        const update = (values.values ?? null) as never;
+        // A command is the node's Command, as LangGraph hands it to the node's writers.
+        const command = u.command;
+        return {
+          values: command
+            ? new Command({
+                update,
+                ...(command.goto != null && { goto: command.goto }),
+                ...("resume" in command && { resume: command.resume }),
+              })
+            : update,
+          asNode: u.as_node,
+        };
       }),
     }));
     await graph.bulkUpdateState({ configurable: { thread_id: threadId } }, steps);
