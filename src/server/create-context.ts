@@ -10,8 +10,8 @@ import { HostedGraphs } from "./hosted-graphs.js";
 import { InboxEvents } from "./inbox-events.js";
 import { NewThreads } from "./new-threads.js";
 import type { ServerContext } from "./server-context.js";
-import { ThreadStateUpdates } from "./thread-state-updates.js";
 import { storeSweep } from "./store-ttl.js";
+import { ThreadStateUpdates } from "./thread-state-updates.js";
 
 /** What the context is made from: the server's options that are not about HTTP. */
 export type ContextOptions = Pick<

@@ -14,8 +14,8 @@ import type { ConfigurableHeaders } from "./configurable-headers.js";
 import { ServerConfigError } from "./errors.js";
 import { type FactoryGraph, factoryGraph, type GraphFactory } from "./graph-factory.js";
 import { storeIndexOf } from "./store-index-config.js";
-import { checkUiName } from "./ui-bundles.js";
 import type { StoreTtlOptions } from "./store-ttl.js";
+import { checkUiName } from "./ui-bundles.js";
 
 /**
  * `stateweaver.json` (or an existing `langgraph.json`, which has the same shape): the graphs
