@@ -119,7 +119,9 @@ export interface ServerOptions {
   /**
    * Where assistants made through the API are kept: by default a store of their own in the
    * checkpointer's PGlite or PostgreSQL database (table `<prefix>assistants_store_items`), so
-   * they outlive a restart; in memory beside a `MemoryCheckpointer`.
+   * they outlive a restart; in memory beside a `MemoryCheckpointer`. Give a store of your own
+   * `putIf` (see `Store`) if several servers share it: without it, changes they make to one
+   * assistant at the same moment may lose a version.
    */
   assistantStore?: Store;
   /**

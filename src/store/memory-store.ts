@@ -21,9 +21,11 @@ import {
   checkKey,
   checkNamespace,
   checkPut,
+  checkPutIf,
   checkSearch,
   compareItems,
   compareScored,
+  jsonEqual,
   listNamespacesOf,
   matchesFilter,
   ttlSettingsOf,
@@ -104,13 +106,46 @@ export class MemoryStore implements Store {
     options: StorePutOptions = {},
   ): Promise<void> {
     const ttlMinutes = checkPut(namespace, key, value, options, this.#ttl.defaultTtl);
+    await this.#write(namespace, key, undefined, value, ttlMinutes, options);
+  }
+
+  async putIf(
+    namespace: Namespace,
+    key: string,
+    expected: Record<string, unknown> | null,
+    value: Record<string, unknown> | null,
+    options: StorePutOptions = {},
+  ): Promise<boolean> {
+    const ttlMinutes = checkPutIf(namespace, key, expected, value, options, this.#ttl.defaultTtl);
+    return this.#write(namespace, key, expected, value, ttlMinutes, options);
+  }
+
+  /** Writes (or with `value` null removes) the item when `expected` (undefined: anything) is what it holds. */
+  async #write(
+    namespace: Namespace,
+    key: string,
+    expected: Record<string, unknown> | null | undefined,
+    value: Record<string, unknown> | null,
+    ttlMinutes: number | null,
+    options: StorePutOptions,
+  ): Promise<boolean> {
     // Embedded before anything changes: an embedder that fails leaves the item as it was.
-    const vectors = (await this.#index?.vectorsOf(value, options.index)) ?? [];
+    const vectors = (value && (await this.#index?.vectorsOf(value, options.index))) ?? [];
+    // From here to the end nothing awaits: the comparison and the write are one step.
     const at = this.#now();
     const id = idOf(namespace, key);
     const before = this.#items.get(id);
     const kept =
       before && (before.expiresAt === null || before.expiresAt > at) ? before : undefined;
+    if (expected !== undefined) {
+      const holds = kept ? JSON.parse(kept.json) : null;
+      if (!(expected === null ? holds === null : holds !== null && jsonEqual(holds, expected)))
+        return false;
+    }
+    if (value === null) {
+      this.#items.delete(id);
+      return true;
+    }
     this.#items.set(id, {
       namespace: [...namespace],
       key,
@@ -121,6 +156,7 @@ export class MemoryStore implements Store {
       expiresAt: ttlMinutes === null ? null : at + ttlMinutes * 60_000,
       vectors,
     });
+    return true;
   }
 
   async delete(namespace: Namespace, key: string): Promise<void> {

@@ -184,7 +184,44 @@ export function checkFilter(filter: StoreFilter | undefined): void {
   assertJson(filter, "filter");
 }
 
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+/** JSON equality, as PostgreSQL's `jsonb` compares: objects whatever their keys' order. */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return (
+      Array.isArray(a) &&
+      Array.isArray(b) &&
+      a.length === b.length &&
+      a.every((x, i) => jsonEqual(x, b[i]))
+    );
+  }
+  const keys = Object.keys(a);
+  return (
+    keys.length === Object.keys(b).length &&
+    keys.every(
+      (k) =>
+        Object.hasOwn(b, k) &&
+        jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
+    )
+  );
+}
+
+/** Checks a conditional put's arguments (`null` is allowed for both values); returns its TTL. */
+export function checkPutIf(
+  namespace: Namespace,
+  key: string,
+  expected: unknown,
+  value: unknown,
+  options: StorePutOptions,
+  defaultTtl: number | null = null,
+): number | null {
+  if (expected !== null) checkValue(expected);
+  if (value !== null) return checkPut(namespace, key, value, options, defaultTtl);
+  checkNamespace(namespace);
+  checkKey(key);
+  return null;
+}
 
 /** Whether `value` passes `filter` (the in-process twin of SqlStore's `where`). */
 export function matchesFilter(
@@ -195,17 +232,17 @@ export function matchesFilter(
   return Object.entries(filter).every(([field, condition]) => {
     const actual = Object.hasOwn(value, field) ? value[field] : undefined;
     const ops = operatorsOf(condition);
-    if (!ops) return actual !== undefined && same(actual, condition);
+    if (!ops) return actual !== undefined && jsonEqual(actual, condition);
     return ops.every(([op, operand]) => {
       switch (op) {
         case "$eq":
-          return actual !== undefined && same(actual, operand);
+          return actual !== undefined && jsonEqual(actual, operand);
         case "$ne":
-          return actual === undefined || !same(actual, operand);
+          return actual === undefined || !jsonEqual(actual, operand);
         case "$in":
-          return actual !== undefined && (operand as unknown[]).some((x) => same(actual, x));
+          return actual !== undefined && (operand as unknown[]).some((x) => jsonEqual(actual, x));
         case "$nin":
-          return actual === undefined || !(operand as unknown[]).some((x) => same(actual, x));
+          return actual === undefined || !(operand as unknown[]).some((x) => jsonEqual(actual, x));
         default: {
           if (typeof actual !== "number") return false;
           const n = operand as number;

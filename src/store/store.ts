@@ -117,6 +117,27 @@ export interface Store {
     value: Record<string, unknown>,
     options?: StorePutOptions,
   ): Promise<void>;
+  /**
+   * Optional compare-and-set: writes `value` (or, when it is `null`, removes the item) only
+   * if the item's current value is JSON-equal to `expected` (`null`: only if there is no
+   * live item), as one atomic step, so of several writers that read the same value exactly
+   * one wins. True when it wrote. What needs read-modify-write across processes (the
+   * server's assistants) uses it; without it such changes are only ordered per process.
+   *
+   * @example
+   * const seen = await store.get(["counters"], "c");
+   * const next = { n: Number(seen?.value.n ?? 0) + 1 };
+   * if (!(await store.putIf!(["counters"], "c", seen?.value ?? null, next))) {
+   *   // another writer changed it first: read again and retry
+   * }
+   */
+  putIf?(
+    namespace: Namespace,
+    key: string,
+    expected: Record<string, unknown> | null,
+    value: Record<string, unknown> | null,
+    options?: StorePutOptions,
+  ): Promise<boolean>;
   /** Removes the item; removing one that is not there is not an error. */
   delete(namespace: Namespace, key: string): Promise<void>;
   /** Items whose namespace starts with `namespacePrefix` (`[]`: all), filtered and paged. */

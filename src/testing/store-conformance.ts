@@ -76,6 +76,67 @@ export function describeStoreConformance(
       expect(await store.get(ns, "k")).toBeNull();
     });
 
+    it("putIf writes only over the value it expects (null: no item), in any key order", async (ctx) => {
+      if (!store.putIf) return ctx.skip();
+      const ns = [root()];
+      await store.put(ns, "k", { v: 1, w: [1, { x: 2 }] });
+      const first = await store.get(ns, "k");
+      await sleep(5);
+      expect(await store.putIf(ns, "k", { v: 2, w: [1, { x: 2 }] }, { v: 3 })).toBe(false);
+      expect(await store.putIf(ns, "k", null, { v: 3 })).toBe(false);
+      expect((await store.get(ns, "k"))!.value).toEqual({ v: 1, w: [1, { x: 2 }] });
+      expect(await store.putIf(ns, "k", { w: [1, { x: 2 }], v: 1 }, { v: 3 })).toBe(true);
+      const second = await store.get(ns, "k");
+      expect(second!.value).toEqual({ v: 3 });
+      expect(second!.createdAt.getTime()).toBe(first!.createdAt.getTime());
+      expect(second!.updatedAt.getTime()).toBeGreaterThan(first!.updatedAt.getTime());
+      expect(await store.putIf(ns, "new", { v: 3 }, { v: 1 })).toBe(false);
+      expect(await store.get(ns, "new")).toBeNull();
+      expect(await store.putIf(ns, "new", null, { v: 1 }, { ttl: 60 })).toBe(true);
+      expect((await store.get(ns, "new"))!.value).toEqual({ v: 1 });
+    });
+
+    it("putIf with a null value removes the item only when it holds the expected value", async (ctx) => {
+      if (!store.putIf) return ctx.skip();
+      const ns = [root()];
+      await store.put(ns, "k", { v: 1 });
+      expect(await store.putIf(ns, "k", null, null)).toBe(false);
+      expect(await store.putIf(ns, "k", { v: 2 }, null)).toBe(false);
+      expect(await store.get(ns, "k")).not.toBeNull();
+      expect(await store.putIf(ns, "k", { v: 1 }, null)).toBe(true);
+      expect(await store.get(ns, "k")).toBeNull();
+      expect(await store.putIf(ns, "k", { v: 1 }, null)).toBe(false);
+      expect(await store.putIf(ns, "k", null, null)).toBe(true);
+    });
+
+    it("of concurrent putIfs from one value, exactly one writes", async (ctx) => {
+      if (!store.putIf) return ctx.skip();
+      const putIf = store.putIf.bind(store);
+      const ns = [root()];
+      const writers = [...Array(8).keys()];
+      const created = await Promise.all(writers.map((n) => putIf(ns, "k", null, { n })));
+      expect(created.filter(Boolean)).toHaveLength(1);
+      const made = (await store.get(ns, "k"))!.value;
+      expect(made).toEqual({ n: created.indexOf(true) });
+      const changed = await Promise.all(writers.map((n) => putIf(ns, "k", made, { n, again: 1 })));
+      expect(changed.filter(Boolean)).toHaveLength(1);
+      expect((await store.get(ns, "k"))!.value).toEqual({ n: changed.indexOf(true), again: 1 });
+      const removed = await Promise.all(
+        writers.map(async () => putIf(ns, "k", { n: changed.indexOf(true), again: 1 }, null)),
+      );
+      expect(removed.filter(Boolean)).toHaveLength(1);
+    });
+
+    it("putIf counts an expired item as absent", async (ctx) => {
+      if (!store.putIf) return ctx.skip();
+      const ns = [root()];
+      await store.put(ns, "k", { v: 1 }, { ttl: 0.002 }); // 120 ms
+      await sleep(400);
+      expect(await store.putIf(ns, "k", { v: 1 }, { v: 2 })).toBe(false);
+      expect(await store.putIf(ns, "k", null, { v: 2 })).toBe(true);
+      expect((await store.get(ns, "k"))!.value).toEqual({ v: 2 });
+    });
+
     it("hands out copies: changing what get returned changes nothing stored", async () => {
       const ns = [root()];
       const value = { list: [1, 2], nested: { a: 1 } };
@@ -245,6 +306,12 @@ export function describeStoreConformance(
       await refused(store.search([r], { limit: -1 }));
       await refused(store.search([r], { offset: 1.5 }));
       await refused(store.listNamespaces({ maxDepth: 0 }));
+      if (store.putIf) {
+        await refused(store.putIf([r], "k", [1] as never, { v: 1 }));
+        await refused(store.putIf([r], "k", null, "v" as never));
+        await refused(store.putIf([r, "a.b"], "k", null, null));
+        await refused(store.putIf([r], "k", null, { f: () => 1 }), NonSerializableError);
+      }
       expect(await store.search([r])).toEqual([]);
     });
 
