@@ -62,6 +62,13 @@ export type { Superstep, SuperstepUpdate } from "./graph/running/supersteps.js";
 export { whenSaved } from "./graph/running/thread-machine.js";
 export type { Durability } from "./runtime/checkpoint-writer.js";
 export { interrupt, isGraphInterrupt, isParentCommand } from "./runtime/interrupt.js";
+export {
+  type RemoveUIMessage,
+  typedUi,
+  type UIMessage,
+  type UiWriter,
+  uiMessageReducer,
+} from "./runtime/ui-messages.js";
 export type { StreamEvent } from "./stream/events.js";
 export type { MessageChunk, ToolEvent } from "./stream/run-events.js";
 export {

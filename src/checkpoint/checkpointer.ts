@@ -377,6 +377,23 @@ export interface Checkpointer {
     metadata: Record<string, unknown>,
   ): Promise<ThreadRecord | undefined>;
   /**
+   * Optional: merge `metadata` into the stored metadata of one checkpoint, key by key (a
+   * key given replaces its value), as LangGraph's `PATCH /threads/:id/state` does; its
+   * values, snapshot and place in the history stay as they were. Returns the checkpoint's
+   * metadata as it is now, or `undefined` (writing nothing) when there is no such
+   * checkpoint. Throws `InvalidConfigError`, writing nothing, for metadata that is not a
+   * plain JSON object or that names a key the runtime keeps (`RUNTIME_METADATA_KEYS`).
+   *
+   * @example
+   * await store.patchCheckpointMetadata("t1", "", latestId, { reviewed: true }); // { step: 2, source: "loop", …, reviewed: true }
+   */
+  patchCheckpointMetadata?(
+    threadId: string,
+    ns: string,
+    checkpointId: string,
+    metadata: Record<string, unknown>,
+  ): Promise<CheckpointMetadata | undefined>;
+  /**
    * Thread records matching every filter given, ordered by `updatedAt` then thread id, a
    * page at a time: pass each page's `nextCursor` to get the next. Each thread appears
    * once across the pages unless it is written to while paging (then it moves).

@@ -2,6 +2,8 @@
  * `stateweaver/checkpoint`: where threads are saved. Importing this entry is cheap —
  * PGlite and `pg` are loaded only when a store that needs them is first used.
  */
+
+export { assertMetadataPatch, RUNTIME_METADATA_KEYS } from "./checkpoint-metadata.js";
 export type {
   Checkpoint,
   Checkpointer,

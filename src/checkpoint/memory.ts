@@ -7,9 +7,11 @@ import {
   ThreadExistsError,
   ThreadNotFoundError,
 } from "../errors/index.js";
+import { assertMetadataPatch } from "./checkpoint-metadata.js";
 import type {
   Checkpoint,
   Checkpointer,
+  CheckpointMetadata,
   CheckpointTuple,
   LatestClaim,
   ListOptions,
@@ -38,7 +40,7 @@ import {
   readPruneThreadsOptions,
 } from "./limits.js";
 import { type PruneCandidate, planPrune } from "./retention.js";
-import { stringifyStored } from "./serde.js";
+import { jsonClone, stringifyStored } from "./serde.js";
 import {
   assertThreadMetadata,
   cursorAfter,
@@ -291,6 +293,25 @@ export class MemoryCheckpointer implements Checkpointer {
     record.metadata = mergeMetadata(record.metadata, metadata);
     record.updatedAt = new Date().toISOString();
     return this.#view(threadId, Date.now());
+  }
+
+  async patchCheckpointMetadata(
+    threadId: string,
+    ns: string,
+    checkpointId: string,
+    metadata: Record<string, unknown>,
+  ): Promise<CheckpointMetadata | undefined> {
+    assertStoreId("threadId", threadId);
+    assertNamespace("ns", ns);
+    assertStoreId("checkpointId", checkpointId);
+    assertMetadataPatch(metadata);
+    const history = this.#history(threadId, ns);
+    const at = history?.ids.lastIndexOf(checkpointId) ?? -1;
+    if (!history || at === -1) return undefined;
+    const body = JSON.parse(history.bodies[at]!) as { metadata: CheckpointMetadata };
+    body.metadata = { ...body.metadata, ...jsonClone(metadata) };
+    history.bodies[at] = stringifyStored(body, "checkpoint");
+    return jsonClone(body.metadata);
   }
 
   async searchThreads(options?: SearchThreadsOptions): Promise<ThreadPage> {

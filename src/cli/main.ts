@@ -7,7 +7,8 @@ import { workerCommand } from "./worker.js";
 
 const USAGE = `Usage: stateweaver <command>
 
-  serve    the API and the web inbox (PORT, HOST, STATEWEAVER_DATA_DIR, DATABASE_URL, STATEWEAVER_TOKEN)
+  serve    the API and the web inbox (PORT, HOST, STATEWEAVER_DATA_DIR, DATABASE_URL, STATEWEAVER_TOKEN;
+           --config <file>, --port, --host, --watch-ui: rebuild the config's ui when its files change)
   worker   execute background runs from the PostgreSQL queue (DATABASE_URL, --concurrency)
   review   answer pending reviews in the terminal, through the HTTP API
   audit    export [--since <ISO time>] [--format jsonl] | verify [--expect-head <hash>]:

@@ -6,11 +6,13 @@ import {
 } from "../checkpoint/index.js";
 import { PostgresRunQueue, webhookOptionsOf } from "../runs/index.js";
 import {
+  buildUi,
   checkToken,
   createServer,
   findConfigFile,
   loadServerConfig,
   ServerConfigError,
+  watchUi,
 } from "../server/index.js";
 import { claimTtlFromEnv } from "./claim-ttl.js";
 import { importModule } from "./import-module.js";
@@ -23,6 +25,8 @@ export interface ServeSettings {
   dataDir: string;
   databaseUrl: string | undefined;
   token: string | undefined;
+  /** `--watch-ui`: rebuild the config's generative-UI bundles when their files change. */
+  watchUi: boolean;
 }
 
 /** Read `--config`, `--port`, `--host` and the environment (PORT, HOST, STATEWEAVER_*…). */
@@ -42,6 +46,7 @@ export function serveSettings(argv: readonly string[], env: NodeJS.ProcessEnv): 
     databaseUrl: env.DATABASE_URL || undefined,
     // Unset and "" are no token; a blank one is refused here, before any store is opened.
     token: checkToken(env.STATEWEAVER_TOKEN || undefined),
+    watchUi: argv.includes("--watch-ui"),
   };
 }
 
@@ -65,6 +70,8 @@ export async function serveCommand(
     webhooks,
     configurableHeaders,
     storeIndex,
+    ui: uiEntries,
+    storeTtl,
   } = await loadServerConfig(settings.configFile, importModule, env);
   if (unused.length > 0) {
     process.stderr.write(
@@ -84,6 +91,17 @@ export async function serveCommand(
       `Refusing to listen on ${settings.host} without STATEWEAVER_TOKEN or an auth file: set one, or bind 127.0.0.1.`,
     );
   }
+  // Bundled before any store opens: a component that does not build stops here, leaking nothing.
+  const watching =
+    uiEntries && settings.watchUi
+      ? await watchUi(uiEntries.entries, {
+          ...uiEntries,
+          onRebuildError: (error) =>
+            process.stderr.write(`${error.message} (still serving the last build)\n`),
+        })
+      : undefined;
+  const ui =
+    watching?.bundles ?? (uiEntries ? await buildUi(uiEntries.entries, uiEntries) : undefined);
   const tablePrefix = env.STATEWEAVER_TABLE_PREFIX || undefined;
   const checkpointer: Checkpointer = settings.databaseUrl
     ? new PostgresCheckpointer({
@@ -112,6 +130,8 @@ export async function serveCommand(
     graphDefaults,
     ...(routes && { routes }),
     ...(storeIndex && { storeIndex }),
+    ...(ui && { ui }),
+    ...(storeTtl && { storeTtl }),
     ...(configurableHeaders && { configurableHeaders }),
     ...(auth && { auth }),
     // Inbox sessions signed with a shared secret survive restarts and work across servers.
@@ -138,6 +158,7 @@ export async function serveCommand(
   } catch (error) {
     // Close the store (and free a PGlite directory's lock) so the process ends with the error.
     await server.close().catch(() => undefined);
+    await watching?.close();
     await checkpointer.close?.();
     if ((error as { code?: unknown }).code === "EADDRINUSE") {
       throw new ServerConfigError(
@@ -159,6 +180,7 @@ export async function serveCommand(
     process.once("SIGTERM", stop);
   });
   await server.close();
+  await watching?.close();
   await checkpointer.close?.();
   return 0;
 }

@@ -11,8 +11,9 @@ import { importModule } from "./import-module.js";
 
 /**
  * `stateweaver worker`: execute background runs from the PostgreSQL queue (DATABASE_URL)
- * for the graphs in stateweaver.json, until SIGINT/SIGTERM, which hands the runs it holds
- * back to the queue for another worker.
+ * for the graphs in stateweaver.json, and fire the crons that come due (once across every
+ * server and worker), until SIGINT/SIGTERM, which hands the runs it holds back to the
+ * queue for another worker.
  */
 export async function workerCommand(
   argv: readonly string[],
@@ -41,7 +42,7 @@ export async function workerCommand(
     );
   }
   const tablePrefix = env.STATEWEAVER_TABLE_PREFIX || undefined;
-  const { graphs, webhooks, storeIndex } = await loadServerConfig(
+  const { graphs, webhooks, storeIndex, storeTtl, graphDefaults } = await loadServerConfig(
     findConfigFile(process.cwd(), flag("config")),
     importModule,
     env,
@@ -61,7 +62,9 @@ export async function workerCommand(
     checkpointer,
     queue,
     concurrency,
+    graphDefaults,
     ...(storeIndex && { storeIndex }),
+    ...(storeTtl && { storeTtl }),
     ...(leaseMs !== undefined && { leaseMs }),
     ...(webhookOptions && { webhooks: webhookOptions }),
   });

@@ -40,8 +40,14 @@ import { GraphRunner, planFor } from "./running/runner.js";
 import { type StateSnapshot, viewCheckpoint } from "./running/state-snapshot.js";
 import { subgraphAt } from "./running/subgraph-at.js";
 import { oneCheckpointPerStep } from "./running/subgraph-history.js";
-import { checkSupersteps, type Superstep, superstepEvent } from "./running/supersteps.js";
+import {
+  checkSupersteps,
+  type Superstep,
+  type SuperstepUpdate,
+  superstepEvent,
+} from "./running/supersteps.js";
 import { threadMachine } from "./running/thread-machine.js";
+import { lastRanNode } from "./running/update-node.js";
 
 export type {
   InspectionObserver,
@@ -488,10 +494,14 @@ export class CompiledGraph<S extends State = State, C = unknown> {
   /**
    * Write `values` into the thread as a new checkpoint, through the reducers.
    * With `asNode` the update counts as that node's output and its edges decide
-   * what runs next; without it, what was next (or paused) stays so. `asNode` may also be
+   * what runs next; without it, the node is the one that ran last (`START` if none has; an
+   * `InvalidUpdateError` when two ran last together), as LangGraph infers it, except on a
+   * paused run, where the values are written in place and the pause stays. `asNode` may also be
    * `START` (the input as the graph's entry applies it: START's edges pick what is next),
    * `"__input__"` (the run's input, as `invoke` receives it: the thread waits to start from
-   * it) or `END` (the pending work ends). One super-step of `bulkUpdateState`.
+   * it) or `END` (the pending work ends). One super-step of `bulkUpdateState`. `values` may
+   * be a `Command`: its `update` is written as `asNode` wrote it and its `goto` (node names)
+   * is what runs next, as if the node had returned it.
    * A `configurable.checkpoint_ns` (a subgraph task's, from `getState(config).tasks`, or an
    * interrupt's `ns`) updates that subgraph run instead, in its own namespace; the parent's
    * paused task goes on from the update when the thread is continued.
@@ -504,7 +514,7 @@ export class CompiledGraph<S extends State = State, C = unknown> {
    */
   async updateState(
     config: RunConfig,
-    values: Partial<S> | null,
+    values: Partial<S> | Command<Partial<S>> | null,
     asNode?: string,
   ): Promise<RunConfig> {
     return this.bulkUpdateState(config, [{ updates: [{ values, asNode }] }]);
@@ -540,9 +550,12 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     thread: { checkpointer: Checkpointer; threadId: string },
     config: RunConfig,
     ns: string,
-    supersteps: ReadonlyArray<Superstep<S>>,
+    given: ReadonlyArray<Superstep<S>>,
   ): Promise<RunConfig> {
-    checkSupersteps(supersteps as ReadonlyArray<Superstep>, this.nodes);
+    checkSupersteps(given as ReadonlyArray<Superstep>, this.nodes);
+    const supersteps = await withInferredNodes(given, () =>
+      lastRanNode(thread.checkpointer, thread.threadId, ns, config.configurable?.checkpoint_id),
+    );
     if (ns !== "" && supersteps.length > 1) {
       // A refused later step is undone by rewinding the thread, which a subgraph's run alone cannot be.
       throw new InvalidConfigError(
@@ -619,6 +632,25 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       return new WriteList(journal, result.state as Record<string, unknown>) as never;
     };
   }
+}
+
+/**
+ * `supersteps` with each update that has values but no `asNode` written as `infer()` says
+ * (asked once: updates are not runs, so the node that ran last is the same for every step).
+ * An update without values and without a node stays as it is (the state kept as it was),
+ * and so do all when `infer()` finds none (a paused run: written in place).
+ */
+async function withInferredNodes<S extends State>(
+  supersteps: ReadonlyArray<Superstep<S>>,
+  infer: () => Promise<string | undefined>,
+): Promise<ReadonlyArray<Superstep<S>>> {
+  const needs = (u: SuperstepUpdate<S>) => u.asNode === undefined && u.values !== null;
+  if (!supersteps.some((step) => step.updates.some(needs))) return supersteps;
+  const asNode = await infer();
+  if (asNode === undefined) return supersteps;
+  return supersteps.map((step) => ({
+    updates: step.updates.map((u) => (needs(u) ? { ...u, asNode } : u)),
+  }));
 }
 
 /** A namespace's checkpoints, newest first, read from the store a page at a time. */

@@ -32,6 +32,8 @@ export interface Scratchpad {
   graphCalls: number;
   /** Answers for interrupts pending in graphs this task calls, by interrupt id. */
   readonly nestedAnswers: Readonly<Record<string, unknown>>;
+  /** Writes the node made while running (`typedUi`'s), applied before what it returns. */
+  sent?: Array<[string, unknown]>;
 }
 
 /**

@@ -14,6 +14,8 @@ export interface TaskSeed {
   kind: TaskKind;
   /** The `Send` argument, input or update payload; absent for plain node tasks. */
   arg?: unknown;
+  /** An update task's `Command` goto: the nodes it sends control to, as the node's Command would. */
+  goto?: string[];
 }
 
 /** An interrupt a task has reached, in call order. */

@@ -1,33 +1,23 @@
 import { fileURLToPath } from "node:url";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { type AuditLog, auditLogFor } from "../audit/index.js";
+import type { AuditLog } from "../audit/index.js";
 import type { Checkpointer } from "../checkpoint/index.js";
 import type { CompiledGraph } from "../index.js";
-import {
-  createRuns,
-  deliveryOutboxFor,
-  InProcessRunQueue,
-  type RunQueue,
-  type WebhookOptions,
-} from "../runs/index.js";
-import { type Store, type StoreIndexConfig, storeFor } from "../store/index.js";
-import { Assistants, type GraphDefaults } from "./assistants.js";
+import type { RunQueue, WebhookOptions } from "../runs/index.js";
+import type { Store, StoreIndexConfig } from "../store/index.js";
+import type { GraphDefaults } from "./assistants.js";
 import { type AuthHandlers, authenticateRequests } from "./auth/custom-auth.js";
 import { authorizeResources } from "./auth/resource-access.js";
 import { sessionRevocationsFor } from "./auth/session-revocations.js";
 import { UserSessions } from "./auth/user-session.js";
 import { authRoutes, checkToken, requireAccess } from "./auth.js";
 import type { ConfigurableHeaders } from "./configurable-headers.js";
-import { cronStoreFor } from "./crons/cron-store-for.js";
-import { Crons } from "./crons/crons.js";
+import { createServerContext } from "./create-context.js";
 import { errorAnswer } from "./error-answer.js";
 import { errorResponse } from "./errors.js";
 import type { FactoryGraph } from "./graph-factory.js";
 import { graphRunExecutor, wireRunValues } from "./graph-runs.js";
-import { HostedGraphs } from "./hosted-graphs.js";
-import { InboxEvents } from "./inbox-events.js";
-import { NewThreads } from "./new-threads.js";
 import { assistantRoutes } from "./routes/assistants.js";
 import { auditRoutes } from "./routes/audit.js";
 import { cronRoutes, threadCronRoutes } from "./routes/crons.js";
@@ -38,9 +28,12 @@ import { sessionRoutes } from "./routes/sessions.js";
 import { statelessRunRoutes } from "./routes/stateless-runs.js";
 import { storeRoutes } from "./routes/store.js";
 import { threadRoutes } from "./routes/threads.js";
+import { uiAssetRoutes, uiRoutes } from "./routes/ui.js";
 import { securityHeaders } from "./security-headers.js";
 import type { ServerContext } from "./server-context.js";
 import { staticInbox } from "./static-inbox.js";
+import type { StoreTtlOptions } from "./store-ttl.js";
+import type { UiBundles } from "./ui-bundles.js";
 
 /** Request bodies larger than this are refused with 413 (1 MiB). */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -102,6 +95,12 @@ export interface ServerOptions {
    */
   storeIndex?: StoreIndexConfig;
   /**
+   * How the default store's items expire (the config file's `store.ttl`): the TTL of puts
+   * that name none, whether reads refresh it, how often expired items are deleted. Ignored
+   * when you pass your own `store`.
+   */
+  storeTtl?: StoreTtlOptions;
+  /**
    * Where decisions are recorded: by default `auditLogFor(checkpointer)`, a hash-chained
    * table in the same PGlite or PostgreSQL database (memory for a `MemoryCheckpointer`).
    */
@@ -120,7 +119,9 @@ export interface ServerOptions {
   /**
    * Where assistants made through the API are kept: by default a store of their own in the
    * checkpointer's PGlite or PostgreSQL database (table `<prefix>assistants_store_items`), so
-   * they outlive a restart; in memory beside a `MemoryCheckpointer`.
+   * they outlive a restart; in memory beside a `MemoryCheckpointer`. Give a store of your own
+   * `putIf` (see `Store`) if several servers share it: without it, changes they make to one
+   * assistant at the same moment may lose a version.
    */
   assistantStore?: Store;
   /**
@@ -139,6 +140,11 @@ export interface ServerOptions {
    * credentials (see `ConfigurableHeaders`).
    */
   configurableHeaders?: ConfigurableHeaders;
+  /**
+   * Generative UI (the config file's `ui`): the components bundles `buildUi` made, served at
+   * `/ui/<name>` for the SDK's `LoadExternalComponent`, as LangGraph's server serves them.
+   */
+  ui?: UiBundles;
   /** Called with errors no route expected (answered with a 500); `console.error` by default. */
   onUnexpectedError?: (error: unknown) => void;
 }
@@ -164,41 +170,16 @@ const packageInbox = () =>
 export function createApp(options: ServerOptions): { app: Hono; context: ServerContext } {
   // Checked before anything starts (the run workers below), so a refused config leaks nothing.
   const access = { token: checkToken(options.token) };
-  const store =
-    options.store ??
-    storeFor(options.checkpointer, options.storeIndex ? { index: options.storeIndex } : {});
   const report = options.onUnexpectedError ?? ((error: unknown) => console.error(error));
-  const hosted = new HostedGraphs(options.graphs, options.checkpointer, store);
-  const audit = options.audit ?? auditLogFor(options.checkpointer);
-  const runs = createRuns({
-    graphs: Object.fromEntries(hosted.ids.map((id) => [id, hosted.get(id)])),
-    audit,
-    // Embedded (PGlite), webhooks wait in the database, so a restart does not lose them.
-    queue:
-      options.queue ?? new InProcessRunQueue({ outbox: deliveryOutboxFor(options.checkpointer) }),
-    ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
-    ...(options.webhooks && { webhooks: options.webhooks }),
+  const context = createServerContext({
+    ...options,
+    watchThreads: true,
     onWebhookError: (error) => report(error),
-    graphForRun: hosted.forRun,
+    report,
   });
-  const context: ServerContext = {
-    hosted,
-    assistants: new Assistants(
-      hosted,
-      options.assistantStore ?? storeFor(options.checkpointer, { tables: "assistants" }),
-      options.graphDefaults,
-    ),
-    checkpointer: options.checkpointer,
-    store,
-    runs,
-    events: new InboxEvents(options.checkpointer, (error) => report(error)),
-    newThreads: new NewThreads(),
-    audit,
-    auditPermission: options.auditPermission ?? "admin",
-    crons: new Crons(cronStoreFor(options.checkpointer), () => context, report),
-    configurableHeaders: options.configurableHeaders ?? {},
-  };
+  const { runs, audit } = context;
   context.crons.start();
+  context.storeSweep?.start();
   runs.onSettled(async (change) => {
     const run = await runs.get(change.runId).catch(() => undefined);
     if (!run) return;
@@ -215,7 +196,10 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
         execute: graphRunExecutor({ audit, webhooks: runs.webhooks }),
         values: wireRunValues,
       })
-      .catch(report);
+      // A server closed while its workers still start meets a closed store: not a fault.
+      .catch((error) => {
+        if (!runs.closed) report(error);
+      });
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
 
   const app = new Hono();
@@ -237,6 +221,8 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   );
   app.use(staticInbox(options.inboxDir ?? packageInbox()));
   app.route("/", healthRoutes());
+  const ui = options.ui ?? new Map();
+  app.route("/ui", uiAssetRoutes(ui));
   const sessions = options.auth
     ? new UserSessions(options.sessionSecret, sessionRevocationsFor(options.checkpointer))
     : undefined;
@@ -246,6 +232,7 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   app.route("/auth", sessionRoutes(sessions, context.auditPermission));
   if (options.routes) app.route("/", options.routes);
   app.route("/", infoRoutes(context));
+  app.route("/ui", uiRoutes(ui));
   app.route("/assistants", assistantRoutes(context));
   app.route("/runs/crons", cronRoutes(context));
   app.route("/threads", threadCronRoutes(context));

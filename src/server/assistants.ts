@@ -47,12 +47,31 @@ const notFound = (assistantId: string) =>
     `Assistant not found: "${assistantId}". assistants.search() lists them; a hosted graph's id is its assistant id too.`,
   );
 
+/** The record when it shows an assistant, else the 404. */
+function known(assistantId: string, record: AssistantRecord | undefined): AssistantRecord {
+  if (!record || !viewOf(record)) throw notFound(assistantId);
+  return record;
+}
+
+// Each failed attempt means another change was saved: this many in a row is a stampede.
+const MAX_ATTEMPTS = 50;
+
+const busy = (assistantId: string) =>
+  new RequestError(
+    409,
+    "ASSISTANT_BUSY",
+    `Assistant "${assistantId}" was changed ${MAX_ATTEMPTS} times by others while this change was being made; nothing of it was saved. Try again.`,
+  );
+
 /**
  * The server's assistants: one made by the system for every hosted graph (its id is the
  * graph id, `metadata.created_by` is `"system"`), and those clients create, each with its
  * versions. Kept in `store` (the server gives it a table of its own beside the threads), so
  * on PGlite and PostgreSQL they outlive the process, and every server on one database sees
- * the same ones. A system assistant's first version follows the graph's current defaults.
+ * the same ones. Each change is a compare-and-set (`Store.putIf`), so changes that servers
+ * make to one assistant at the same moment all count, as on LangGraph's server: every update
+ * is one new version with a number of its own. A store without `putIf` orders only each
+ * process's own changes. A system assistant's first version follows the graph's current defaults.
  *
  * @example
  * const assistants = new Assistants(hosted, new MemoryStore());
@@ -65,7 +84,7 @@ export class Assistants {
   readonly #defaults: Record<string, GraphDefaults>;
   #ready: Promise<void> | undefined;
   #made = 0;
-  // One change at a time per assistant in this process: a change reads, then writes.
+  // One change at a time per assistant in this process, so its own changes never race.
   readonly #changing = new Map<string, Promise<unknown>>();
 
   /** `defaults` gives a hosted graph's system assistant its `config` and `context`. */
@@ -80,10 +99,9 @@ export class Assistants {
     await this.#systemReady();
     this.#hosted.get(body.graph_id);
     const id = body.assistant_id ?? randomUUID();
-    return this.#change(id, async () => {
-      const existing = await this.#read(id);
+    return this.#change(id, (existing) => {
       if (existing) {
-        if (body.if_exists === "do_nothing") return viewOf(existing)!;
+        if (body.if_exists === "do_nothing") return { answer: viewOf(existing)! };
         throw new RequestError(
           409,
           "ASSISTANT_EXISTS",
@@ -91,8 +109,7 @@ export class Assistants {
         );
       }
       const record = this.#newRecord(id, body);
-      await this.#write(id, record);
-      return viewOf(record)!;
+      return { write: record, answer: viewOf(record)! };
     });
   }
 
@@ -105,33 +122,41 @@ export class Assistants {
   /** A new version from the latest one and `changes`; it becomes the latest. */
   async update(assistantId: string, changes: AssistantUpdate): Promise<Assistant> {
     if (changes.graph_id !== undefined) this.#hosted.get(changes.graph_id);
-    return this.#change(assistantId, async () => {
-      const record = await this.#known(assistantId);
+    await this.#systemReady();
+    return this.#change(assistantId, (stored) => {
+      const record = known(assistantId, stored);
       const current = viewOf(record)!;
       const version = Math.max(...record.versions.map((v) => v.version)) + 1;
       const now = new Date().toISOString();
-      record.versions.push({
-        assistant_id: assistantId,
-        graph_id: changes.graph_id ?? current.graph_id,
-        version,
-        name: changes.name ?? current.name,
-        description: changes.description !== undefined ? changes.description : current.description,
-        config: changes.config ?? current.config,
-        context: changes.context ?? current.context,
-        metadata: { ...current.metadata, ...(changes.metadata ?? {}) },
-        created_at: now,
-      });
-      record.latest = version;
-      record.updated_at = now;
-      await this.#write(assistantId, record);
-      return viewOf(record)!;
+      const next: AssistantRecord = {
+        ...record,
+        versions: [
+          ...record.versions,
+          {
+            assistant_id: assistantId,
+            graph_id: changes.graph_id ?? current.graph_id,
+            version,
+            name: changes.name ?? current.name,
+            description:
+              changes.description !== undefined ? changes.description : current.description,
+            config: changes.config ?? current.config,
+            context: changes.context ?? current.context,
+            metadata: { ...current.metadata, ...(changes.metadata ?? {}) },
+            created_at: now,
+          },
+        ],
+        latest: version,
+        updated_at: now,
+      };
+      return { write: next, answer: viewOf(next)! };
     });
   }
 
   /** Make an earlier (or later) version the one runs use. */
   async setLatest(assistantId: string, version: number): Promise<Assistant> {
-    return this.#change(assistantId, async () => {
-      const record = await this.#known(assistantId);
+    await this.#systemReady();
+    return this.#change(assistantId, (stored) => {
+      const record = known(assistantId, stored);
       if (!record.versions.some((v) => v.version === version)) {
         throw new RequestError(
           404,
@@ -139,18 +164,17 @@ export class Assistants {
           `Assistant "${assistantId}" has no version ${version}; assistants.getVersions() lists them.`,
         );
       }
-      record.latest = version;
-      record.updated_at = new Date().toISOString();
-      await this.#write(assistantId, record);
-      return viewOf(record)!;
+      const next = { ...record, latest: version, updated_at: new Date().toISOString() };
+      return { write: next, answer: viewOf(next)! };
     });
   }
 
   /** Remove the assistant and its versions (threads and runs that used it stay). */
   async delete(assistantId: string): Promise<void> {
-    await this.#change(assistantId, async () => {
-      await this.#known(assistantId);
-      await this.#store.delete(NAMESPACE, assistantId);
+    await this.#systemReady();
+    await this.#change(assistantId, (stored) => {
+      known(assistantId, stored);
+      return { write: null, answer: undefined };
     });
   }
 
@@ -230,15 +254,14 @@ export class Assistants {
           metadata: { created_by: "system" },
           ...this.#defaults[graphId],
         };
-        await this.#change(graphId, async () => {
-          const existing = await this.#read(graphId);
-          const first = existing?.versions[0];
-          if (!existing || !first) return this.#write(graphId, this.#newRecord(graphId, body));
+        await this.#change(graphId, (existing) => {
+          const [first, ...rest] = existing?.versions ?? [];
+          if (!existing || !first) return { write: this.#newRecord(graphId, body), answer: 0 };
           const config = body.config ?? {};
           const context = body.context ?? {};
-          if (contains({ ...first }, { config, context })) return;
-          existing.versions[0] = { ...first, config, context };
-          await this.#write(graphId, existing);
+          if (contains({ ...first }, { config, context })) return { answer: 0 };
+          const versions = [{ ...first, config, context }, ...rest];
+          return { write: { ...existing, versions }, answer: 0 };
         });
       }
     })().catch((error: unknown) => {
@@ -272,9 +295,7 @@ export class Assistants {
 
   async #known(assistantId: string): Promise<AssistantRecord> {
     await this.#systemReady();
-    const record = await this.#read(assistantId);
-    if (!record || !viewOf(record)) throw notFound(assistantId);
-    return record;
+    return known(assistantId, await this.#read(assistantId));
   }
 
   async #read(assistantId: string): Promise<AssistantRecord | undefined> {
@@ -282,12 +303,41 @@ export class Assistants {
     return item ? (item.value as unknown as AssistantRecord) : undefined;
   }
 
-  async #write(assistantId: string, record: AssistantRecord): Promise<void> {
-    await this.#store.put(NAMESPACE, assistantId, record as unknown as Record<string, unknown>);
+  /**
+   * Changes `assistantId`'s record as `decide` says from the one stored (undefined: none):
+   * `write` is the record to store (null: remove it; absent: nothing to write), `answer`
+   * what the caller gets. The write is a compare-and-set (`putIf`) on the record `decide`
+   * saw; when another server changed it first, `decide` runs again on the new one, so no
+   * change is lost. Without `putIf`, only this process's changes are ordered.
+   */
+  async #change<T>(
+    assistantId: string,
+    decide: (record: AssistantRecord | undefined) => {
+      write?: AssistantRecord | null;
+      answer: T;
+    },
+  ): Promise<T> {
+    return this.#inTurn(assistantId, async () => {
+      for (let attempt = 1; ; attempt++) {
+        const seen = await this.#read(assistantId);
+        const { write, answer } = decide(seen);
+        if (write === undefined) return answer;
+        const next = write as unknown as Record<string, unknown> | null;
+        if (this.#store.putIf) {
+          const expected = (seen ?? null) as Record<string, unknown> | null;
+          if (await this.#store.putIf(NAMESPACE, assistantId, expected, next)) return answer;
+          if (attempt === MAX_ATTEMPTS) throw busy(assistantId);
+        } else {
+          if (next) await this.#store.put(NAMESPACE, assistantId, next);
+          else await this.#store.delete(NAMESPACE, assistantId);
+          return answer;
+        }
+      }
+    });
   }
 
-  /** Run `change` after the changes to `assistantId` already under way in this process. */
-  async #change<T>(assistantId: string, change: () => Promise<T>): Promise<T> {
+  /** Runs `change` after the changes to `assistantId` already under way in this process. */
+  async #inTurn<T>(assistantId: string, change: () => Promise<T>): Promise<T> {
     const before = this.#changing.get(assistantId) ?? Promise.resolve();
     const run = before.catch(() => undefined).then(change);
     this.#changing.set(assistantId, run);

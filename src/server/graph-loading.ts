@@ -14,6 +14,8 @@ import type { ConfigurableHeaders } from "./configurable-headers.js";
 import { ServerConfigError } from "./errors.js";
 import { type FactoryGraph, factoryGraph, type GraphFactory } from "./graph-factory.js";
 import { storeIndexOf } from "./store-index-config.js";
+import type { StoreTtlOptions } from "./store-ttl.js";
+import { checkUiName } from "./ui-bundles.js";
 
 /**
  * `stateweaver.json` (or an existing `langgraph.json`, which has the same shape): the graphs
@@ -22,8 +24,9 @@ import { storeIndexOf } from "./store-index-config.js";
  * once when the store has no threads yet; `auth: { path }` naming an `Auth` (LangGraph's
  * shape) that identifies callers in place of the shared token; `http: { app }` naming your
  * own Hono app, mounted beside the API; `store: { index: { embed, dims, fields? } }` for
- * semantic search in the long-term store; and `env`, a `.env` file or variables to set
- * before the modules load.
+ * semantic search in the long-term store; `ui` (with `ui_config.shared`), generative-UI
+ * components modules by name; and `env`, a `.env` file or variables to set before the
+ * modules load.
  *
  * @example
  * const file: ServerConfigFile = { graphs: { ops: "./examples/ops-agent.ts:agent" } };
@@ -44,11 +47,9 @@ const graphEntry = z.union([
   }),
 ]);
 // What langgraph.json may hold that this server does not apply: a deployment's image and build,
-// and platform features stateweaver has not built (generative UI…).
+// and platform features stateweaver has not built.
 // Accepted, so an existing langgraph.json loads, and reported as not used.
 const DEPLOYMENT_KEYS = [
-  "ui",
-  "ui_config",
   "checkpointer",
   "api_version",
   "node_version",
@@ -84,7 +85,7 @@ const configFile = z
     env: z.union([z.string(), z.record(z.string(), z.string())]).optional(),
     /** Who is told what happened (docs/webhooks.md); secrets are read by `webhookOptionsOf`. */
     webhooks: z.unknown().optional(),
-    /** The long-term store: `index` turns on semantic search (other keys, e.g. `ttl`, are not used). */
+    /** The long-term store: `index` turns on semantic search, `ttl` expires items (other keys are not used). */
     store: z
       .looseObject({
         index: z
@@ -94,11 +95,31 @@ const configFile = z
             fields: z.array(z.string()).optional(),
           })
           .optional(),
+        ttl: z
+          .object({
+            default_ttl: minutes("default_ttl").nullish(),
+            refresh_on_read: z
+              .boolean({ error: "refresh_on_read is true or false (default true)" })
+              .optional(),
+            sweep_interval_minutes: minutes("sweep_interval_minutes").nullish(),
+          })
+          .strict()
+          .optional(),
       })
       .optional(),
+    /** Generative UI: components modules by name (a graph id), bundled by `serve` at start. */
+    ui: z.record(z.string(), z.string().min(1)).optional(),
+    ui_config: z.looseObject({ shared: z.array(z.string().min(1)).optional() }).optional(),
     ...deploymentKeys(),
   })
   .strict();
+
+/** A number of minutes above zero, or a message that says so. */
+function minutes(name: string) {
+  return z
+    .number({ error: `${name} is a number of minutes, e.g. 10080 for a week` })
+    .positive({ error: `${name} is a number of minutes above 0` });
+}
 
 function deploymentKeys() {
   const shape = {} as Record<(typeof DEPLOYMENT_KEYS)[number], z.ZodOptional<z.ZodUnknown>>;
@@ -130,6 +151,13 @@ export interface ServerConfig {
   webhooks: WebhookConfig | undefined;
   /** `store.index`: semantic search for the long-term store, its embedder loaded. */
   storeIndex: StoreIndexConfig | undefined;
+  /**
+   * `ui` and `ui_config.shared`, for `buildUi(ui.entries, ui)`: paths as the file has them,
+   * `cwd` the file's folder. `serve` bundles them; a worker has no use for them.
+   */
+  ui: { entries: Record<string, string>; cwd: string; shared: string[] } | undefined;
+  /** `store.ttl`: how the long-term store's items expire, and how often they are swept. */
+  storeTtl: StoreTtlOptions | undefined;
 }
 
 /**
@@ -281,15 +309,32 @@ export async function loadServerConfig(
   const storeIndex = parsed.data.store?.index
     ? await storeIndexOf(parsed.data.store.index, load, env)
     : undefined;
+  const ttl = parsed.data.store?.ttl;
+  const storeTtl: StoreTtlOptions | undefined = ttl && {
+    ...(ttl.default_ttl != null && { defaultTtl: ttl.default_ttl }),
+    ...(ttl.refresh_on_read !== undefined && { refreshOnRead: ttl.refresh_on_read }),
+    ...(ttl.sweep_interval_minutes != null && {
+      sweepIntervalMinutes: ttl.sweep_interval_minutes,
+    }),
+  };
   const unused = [
     ...DEPLOYMENT_KEYS.filter((key) => parsed.data[key] !== undefined),
     ...Object.keys(parsed.data.store ?? {})
-      .filter((key) => key !== "index")
+      .filter((key) => key !== "index" && key !== "ttl")
       .map((key) => `store.${key}`),
     ...Object.keys(parsed.data.http ?? {})
       .filter((key) => key !== "app" && key !== "configurable_headers")
       .map((key) => `http.${key}`),
+    ...Object.keys(parsed.data.ui_config ?? {})
+      .filter((key) => key !== "shared")
+      .map((key) => `ui_config.${key}`),
   ];
+  for (const name of Object.keys(parsed.data.ui ?? {})) checkUiName(name);
+  const ui = parsed.data.ui && {
+    entries: parsed.data.ui,
+    cwd: base,
+    shared: parsed.data.ui_config?.shared ?? [],
+  };
   const configurableHeaders = parsed.data.http?.configurable_headers;
   return {
     graphs,
@@ -301,6 +346,8 @@ export async function loadServerConfig(
     webhooks,
     configurableHeaders,
     storeIndex,
+    ui,
+    storeTtl,
   };
 }
 

@@ -63,5 +63,14 @@ export { DECISIONS_KEY, type InboxItem } from "./inbox-items.js";
 export { createServer, LOOPBACK_HOSTS, type StateweaverServer } from "./node.js";
 export type { PauseKind } from "./review-answer.js";
 export { CONTENT_SECURITY_POLICY } from "./security-headers.js";
+export type { StoreTtlOptions } from "./store-ttl.js";
+export {
+  type BuildUiOptions,
+  buildUi,
+  type UiBundles,
+  type UiFile,
+  type UiWatch,
+  watchUi,
+} from "./ui-bundles.js";
 export type { WireMessage } from "./wire/messages.js";
 export { type RunWorkerOptions, startWorker } from "./worker.js";

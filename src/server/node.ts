@@ -70,6 +70,7 @@ export function createServer(options: ServerOptions): StateweaverServer {
       const stopped = s && new Promise<void>((resolve) => s.close(() => resolve()));
       s?.closeIdleConnections();
       await context.crons.stop();
+      await context.storeSweep?.stop();
       await context.runs.close();
       await context.events.close();
       s?.closeAllConnections();

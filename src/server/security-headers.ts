@@ -23,7 +23,9 @@ export function securityHeaders(): MiddlewareHandler {
     h.set("X-Frame-Options", "DENY");
     h.set("Referrer-Policy", "no-referrer");
     h.set("Cross-Origin-Opener-Policy", "same-origin");
-    h.set("Cross-Origin-Resource-Policy", "same-origin");
+    // A route may open its answer to other origins (the generative-UI bundles do).
+    if (!h.has("Cross-Origin-Resource-Policy"))
+      h.set("Cross-Origin-Resource-Policy", "same-origin");
     h.set("Permissions-Policy", "camera=(), microphone=(), geolocation=()");
   };
 }

@@ -9,6 +9,8 @@ import { RequestError } from "./errors.js";
 import type { HostedGraphs } from "./hosted-graphs.js";
 import type { InboxEvents } from "./inbox-events.js";
 import type { NewThreads } from "./new-threads.js";
+import type { ThreadStateUpdates } from "./thread-state-updates.js";
+import type { Ticker } from "./ticker.js";
 
 /**
  * What every route works with: the hosted graphs and their assistants, the store (whose thread index is the
@@ -23,13 +25,17 @@ export interface ServerContext {
   store: Store;
   runs: Runs;
   events: InboxEvents;
+  /** Updates of a thread's state outside a run, for the thread streams joined here. */
+  stateUpdates: ThreadStateUpdates;
   newThreads: NewThreads;
   /** Where every decision is recorded (the record of truth for who decided what). */
   audit: AuditLog;
   /** Which request headers reach a run's nodes in `config.configurable`. */
   configurableHeaders: ConfigurableHeaders;
-  /** Runs on a schedule (`/runs/crons`), fired by a tick in every server. */
+  /** Runs on a schedule (`/runs/crons`), fired by a tick in every server and worker. */
   crons: Crons;
+  /** Deletes the store's expired items on the config's `store.ttl.sweep_interval_minutes`, if set. */
+  storeSweep: Ticker | undefined;
   /** The permission an auth handler's user needs to read the audit log over HTTP. */
   auditPermission: string;
 }

@@ -1,11 +1,13 @@
-import { type AuditLog, auditLogFor } from "../audit/index.js";
+import type { AuditLog } from "../audit/index.js";
 import type { Checkpointer } from "../checkpoint/index.js";
 import type { CompiledGraph } from "../index.js";
-import { createRuns, type RunQueue, type Runs, type WebhookOptions } from "../runs/index.js";
-import { type StoreIndexConfig, storeFor } from "../store/index.js";
+import type { RunQueue, Runs, WebhookOptions } from "../runs/index.js";
+import type { StoreIndexConfig } from "../store/index.js";
+import type { GraphDefaults } from "./assistants.js";
+import { createServerContext } from "./create-context.js";
 import type { FactoryGraph } from "./graph-factory.js";
 import { graphRunExecutor, wireRunValues } from "./graph-runs.js";
-import { HostedGraphs } from "./hosted-graphs.js";
+import type { StoreTtlOptions } from "./store-ttl.js";
 
 /** Options of `startWorker`. */
 export interface RunWorkerOptions {
@@ -15,6 +17,8 @@ export interface RunWorkerOptions {
   checkpointer: Checkpointer;
   /** The servers' `storeIndex`, so what nodes put to the store here is embedded as there. */
   storeIndex?: StoreIndexConfig;
+  /** The servers' `storeTtl`, so what nodes put here expires as there (this process sweeps too). */
+  storeTtl?: StoreTtlOptions;
   /** The shared queue, e.g. `await PostgresRunQueue.open({ connectionString })`. */
   queue: RunQueue;
   /** Runs executed at once in this process (default 4). */
@@ -27,12 +31,21 @@ export interface RunWorkerOptions {
   webhooks?: WebhookOptions;
   /** Where a failure to queue a webhook goes (it never fails the run); ignored by default. */
   onWebhookError?: (error: unknown) => void;
+  /**
+   * The servers' `graphDefaults` (the config file's per-graph config and context), so a cron
+   * this process fires runs through its assistant as on a server.
+   */
+  graphDefaults?: Record<string, GraphDefaults>;
+  /** Where errors nobody awaits go (a cron that could not fire); `console.error` by default. */
+  onUnexpectedError?: (error: unknown) => void;
 }
 
 /**
  * A worker process's work: execute queued runs of `graphs` exactly as a server would (the
- * same executor, so a run's stream and stored state do not depend on who ran it), until
- * `close()`, which hands the runs it holds back to the queue.
+ * same executor, so a run's stream and stored state do not depend on who ran it), and fire
+ * the crons that come due, as every server does (each firing is claimed in the database,
+ * so it starts once however many servers and workers look), until `close()`, which hands
+ * the runs it holds back to the queue.
  *
  * @example
  * const worker = await startWorker({ graphs: { ops: agent }, checkpointer, queue });
@@ -41,26 +54,27 @@ export interface RunWorkerOptions {
 export async function startWorker(
   options: RunWorkerOptions,
 ): Promise<{ runs: Runs; close(): Promise<void> }> {
-  // The same long-term store the server's /store shows: the checkpointer's database.
-  const hosted = new HostedGraphs(
-    options.graphs,
-    options.checkpointer,
-    storeFor(options.checkpointer, options.storeIndex ? { index: options.storeIndex } : {}),
-  );
-  const audit = options.audit ?? auditLogFor(options.checkpointer);
-  const runs = createRuns({
-    graphs: Object.fromEntries(hosted.ids.map((id) => [id, hosted.get(id)])),
-    queue: options.queue,
-    audit,
-    ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
-    ...(options.webhooks && { webhooks: options.webhooks }),
-    ...(options.onWebhookError && { onWebhookError: options.onWebhookError }),
-    graphForRun: hosted.forRun,
+  const context = createServerContext({
+    // The same long-term store the server's /store shows: the checkpointer's database.
+    ...options,
+    watchThreads: false,
+    onWebhookError: options.onWebhookError ?? (() => {}),
+    report: options.onUnexpectedError ?? ((error: unknown) => console.error(error)),
   });
+  const { runs, audit } = context;
   await runs.work({
     concurrency: options.concurrency ?? 4,
     execute: graphRunExecutor({ audit, webhooks: runs.webhooks }),
     values: wireRunValues,
   });
-  return { runs, close: () => runs.close() };
+  context.crons.start();
+  context.storeSweep?.start();
+  return {
+    runs,
+    close: async () => {
+      await context.crons.stop();
+      await context.storeSweep?.stop();
+      await runs.close();
+    },
+  };
 }

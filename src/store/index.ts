@@ -20,5 +20,6 @@ export type {
   StoreGetOptions,
   StorePutOptions,
   StoreSearchOptions,
+  StoreTtlConfig,
 } from "./store.js";
 export { storeFor } from "./store-for.js";

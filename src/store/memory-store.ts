@@ -15,16 +15,20 @@ import type {
   StoreGetOptions,
   StorePutOptions,
   StoreSearchOptions,
+  StoreTtlConfig,
 } from "./store.js";
 import {
   checkKey,
   checkNamespace,
   checkPut,
+  checkPutIf,
   checkSearch,
   compareItems,
   compareScored,
+  jsonEqual,
   listNamespacesOf,
   matchesFilter,
+  ttlSettingsOf,
 } from "./store-rules.js";
 
 interface Stored {
@@ -48,15 +52,18 @@ interface Stored {
  * const store = new MemoryStore();
  * await store.put(["notes"], "n1", { text: "hi" }, { ttl: 60 });
  * const semantic = new MemoryStore({ index: { dims: 1536, embed: initEmbeddings("openai:text-embedding-3-small") } });
+ * const expiring = new MemoryStore({ ttl: { defaultTtl: 60 } }); // puts without ttl live an hour
  */
 export class MemoryStore implements Store {
   readonly #items = new Map<string, Stored>();
   readonly #index: EmbeddingIndex | undefined;
+  readonly #ttl: Required<StoreTtlConfig>;
   /** Monotonic "now": two writes in one millisecond still order by time. */
   #last = 0;
 
-  constructor(options: { index?: StoreIndexConfig } = {}) {
+  constructor(options: { index?: StoreIndexConfig; ttl?: StoreTtlConfig } = {}) {
     this.#index = options.index ? new EmbeddingIndex(options.index) : undefined;
+    this.#ttl = ttlSettingsOf(options.ttl);
   }
 
   #now(): number {
@@ -74,7 +81,7 @@ export class MemoryStore implements Store {
   }
 
   #refresh(item: Stored, refresh: boolean | undefined, at: number): void {
-    if (refresh !== false && item.ttlMinutes !== null)
+    if ((refresh ?? this.#ttl.refreshOnRead) && item.ttlMinutes !== null)
       item.expiresAt = at + item.ttlMinutes * 60_000;
   }
 
@@ -98,14 +105,47 @@ export class MemoryStore implements Store {
     value: Record<string, unknown>,
     options: StorePutOptions = {},
   ): Promise<void> {
-    const ttlMinutes = checkPut(namespace, key, value, options);
+    const ttlMinutes = checkPut(namespace, key, value, options, this.#ttl.defaultTtl);
+    await this.#write(namespace, key, undefined, value, ttlMinutes, options);
+  }
+
+  async putIf(
+    namespace: Namespace,
+    key: string,
+    expected: Record<string, unknown> | null,
+    value: Record<string, unknown> | null,
+    options: StorePutOptions = {},
+  ): Promise<boolean> {
+    const ttlMinutes = checkPutIf(namespace, key, expected, value, options, this.#ttl.defaultTtl);
+    return this.#write(namespace, key, expected, value, ttlMinutes, options);
+  }
+
+  /** Writes (or with `value` null removes) the item when `expected` (undefined: anything) is what it holds. */
+  async #write(
+    namespace: Namespace,
+    key: string,
+    expected: Record<string, unknown> | null | undefined,
+    value: Record<string, unknown> | null,
+    ttlMinutes: number | null,
+    options: StorePutOptions,
+  ): Promise<boolean> {
     // Embedded before anything changes: an embedder that fails leaves the item as it was.
-    const vectors = (await this.#index?.vectorsOf(value, options.index)) ?? [];
+    const vectors = (value && (await this.#index?.vectorsOf(value, options.index))) ?? [];
+    // From here to the end nothing awaits: the comparison and the write are one step.
     const at = this.#now();
     const id = idOf(namespace, key);
     const before = this.#items.get(id);
     const kept =
       before && (before.expiresAt === null || before.expiresAt > at) ? before : undefined;
+    if (expected !== undefined) {
+      const holds = kept ? JSON.parse(kept.json) : null;
+      if (!(expected === null ? holds === null : holds !== null && jsonEqual(holds, expected)))
+        return false;
+    }
+    if (value === null) {
+      this.#items.delete(id);
+      return true;
+    }
     this.#items.set(id, {
       namespace: [...namespace],
       key,
@@ -116,6 +156,7 @@ export class MemoryStore implements Store {
       expiresAt: ttlMinutes === null ? null : at + ttlMinutes * 60_000,
       vectors,
     });
+    return true;
   }
 
   async delete(namespace: Namespace, key: string): Promise<void> {
@@ -143,6 +184,12 @@ export class MemoryStore implements Store {
       ...toItem(item),
       ...(score !== undefined && { score }),
     }));
+  }
+
+  async sweepExpired(): Promise<number> {
+    const before = this.#items.size;
+    this.#live(Date.now());
+    return before - this.#items.size;
   }
 
   async listNamespaces(options: ListNamespacesOptions = {}): Promise<string[][]> {

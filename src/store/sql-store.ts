@@ -17,14 +17,17 @@ import type {
   StoreGetOptions,
   StorePutOptions,
   StoreSearchOptions,
+  StoreTtlConfig,
 } from "./store.js";
 import {
   checkKey,
   checkNamespace,
   checkPut,
+  checkPutIf,
   checkSearch,
   listNamespacesOf,
   operatorsOf,
+  ttlSettingsOf,
 } from "./store-rules.js";
 
 export interface SqlStoreOptions {
@@ -36,6 +39,8 @@ export interface SqlStoreOptions {
   index?: StoreIndexConfig;
   /** Where embeddings are kept: pgvector or `real[]` (default `"auto"`, see `VectorColumn`). */
   vectors?: VectorColumn;
+  /** How items expire when a call does not say (see `StoreTtlConfig`). */
+  ttl?: StoreTtlConfig;
 }
 
 /**
@@ -52,6 +57,7 @@ export class SqlStore implements Store {
   readonly #table: string;
   readonly #index: EmbeddingIndex | undefined;
   readonly #vectorColumn: VectorColumn;
+  readonly #ttl: Required<StoreTtlConfig>;
   #vectors: SqlVectors | undefined;
   #ready: Promise<SqlDriver> | undefined;
 
@@ -72,6 +78,7 @@ export class SqlStore implements Store {
       );
     }
     this.#vectorColumn = vectors;
+    this.#ttl = ttlSettingsOf(options.ttl);
   }
 
   /** How this store keeps embeddings (`"pgvector"` or `"array"`), once open; none without an index. */
@@ -119,7 +126,7 @@ export class SqlStore implements Store {
     checkNamespace(namespace);
     checkKey(key);
     const db = await this.#open();
-    const refresh = options.refreshTtl !== false;
+    const refresh = options.refreshTtl ?? this.#ttl.refreshOnRead;
     const { rows } = refresh
       ? await db.query(
           `update ${this.#table}
@@ -143,36 +150,97 @@ export class SqlStore implements Store {
     value: Record<string, unknown>,
     options: StorePutOptions = {},
   ): Promise<void> {
-    const ttl = checkPut(namespace, key, value, options);
+    const ttl = checkPut(namespace, key, value, options, this.#ttl.defaultTtl);
+    await this.#write(namespace, key, undefined, value, ttl, options);
+  }
+
+  async putIf(
+    namespace: Namespace,
+    key: string,
+    expected: Record<string, unknown> | null,
+    value: Record<string, unknown> | null,
+    options: StorePutOptions = {},
+  ): Promise<boolean> {
+    const ttl = checkPutIf(namespace, key, expected, value, options, this.#ttl.defaultTtl);
+    return this.#write(namespace, key, expected, value, ttl, options);
+  }
+
+  /**
+   * Writes (or with `value` null removes) the item when `expected` (undefined: anything)
+   * is what it holds. Each case is one statement, so the row lock makes it atomic: a
+   * writer that waited on another sees the other's value, not the one it read.
+   */
+  async #write(
+    namespace: Namespace,
+    key: string,
+    expected: Record<string, unknown> | null | undefined,
+    value: Record<string, unknown> | null,
+    ttl: number | null,
+    options: StorePutOptions,
+  ): Promise<boolean> {
     const db = await this.#open();
+    const t = this.#table;
+    const prefix = namespace.join(".");
+    const live = "(expires_at is null or expires_at > now())";
+    if (value === null) {
+      const { rows } =
+        expected === null
+          ? await db.query(`select 1 from ${t} where prefix = $1 and key = $2 and ${live}`, [
+              prefix,
+              key,
+            ])
+          : await db.query(
+              `delete from ${t} where prefix = $1 and key = $2 and ${live}
+                  and value = $3::jsonb returning 1`,
+              [prefix, key, JSON.stringify(expected)],
+            );
+      return expected === null ? rows.length === 0 : rows.length > 0;
+    }
     // Embedded before the transaction: an embedder that fails leaves the item as it was.
     const vectors = await this.#index?.vectorsOf(value, options.index);
-    const prefix = namespace.join(".");
-    // An expired row is replaced as new (its createdAt goes with it).
-    const upsert = (query: Query) =>
-      query(
-        `insert into ${this.#table} as t (prefix, key, value, ttl_minutes, expires_at)
-         values ($1, $2, $3::jsonb, $4::double precision,
-                 case when $4::double precision is null then null
-                      else now() + $4::double precision * interval '1 minute' end)
-         on conflict (prefix, key) do update
-            set value = excluded.value, updated_at = now(), ttl_minutes = excluded.ttl_minutes,
-                expires_at = excluded.expires_at,
-                created_at = case when t.expires_at is not null and t.expires_at <= now()
-                                  then now() else t.created_at end`,
-        [prefix, key, JSON.stringify(value), ttl],
-      );
+    const expires = `case when $4::double precision is null then null
+                          else now() + $4::double precision * interval '1 minute' end`;
+    const params = [prefix, key, JSON.stringify(value), ttl];
+    // An expired row is replaced as new (its createdAt goes with it), and counts as absent.
+    const write = (query: Query) =>
+      expected
+        ? query(
+            `update ${t} set value = $3::jsonb, updated_at = now(), ttl_minutes = $4::double precision,
+                    expires_at = ${expires}
+              where prefix = $1 and key = $2 and ${live} and value = $5::jsonb
+          returning 1`,
+            [...params, JSON.stringify(expected)],
+          )
+        : query(
+            `insert into ${t} as t (prefix, key, value, ttl_minutes, expires_at)
+             values ($1, $2, $3::jsonb, $4::double precision, ${expires})
+             on conflict (prefix, key) do update
+                set value = excluded.value, updated_at = now(), ttl_minutes = excluded.ttl_minutes,
+                    expires_at = excluded.expires_at,
+                    created_at = case when t.expires_at is not null and t.expires_at <= now()
+                                      then now() else t.created_at end
+              ${expected === null ? "where t.expires_at <= now()" : ""}
+          returning 1`,
+            params,
+          );
     const table = this.#vectors;
-    if (vectors && table) {
-      // The item and its embeddings change together, or neither does.
-      await db.transaction(async (query) => {
-        await upsert(query);
-        await table.replace(query, prefix, key, vectors);
-      });
-    } else {
-      await upsert((text, params) => db.query(text, params));
-    }
-    await db.query(`delete from ${this.#table} where expires_at <= now()`);
+    const wrote =
+      vectors && table
+        ? // The item and its embeddings change together, or neither does.
+          await db.transaction(async (query) => {
+            const { rows } = await write(query);
+            if (rows.length > 0) await table.replace(query, prefix, key, vectors);
+            return rows.length > 0;
+          })
+        : (await write((text, params) => db.query(text, params))).rows.length > 0;
+    await this.sweepExpired();
+    return wrote;
+  }
+
+  async sweepExpired(): Promise<number> {
+    const db = await this.#open();
+    const { rowCount } = await db.query(`delete from ${this.#table} where expires_at <= now()`);
+    return rowCount;
   }
 
   async delete(namespace: Namespace, key: string): Promise<void> {
@@ -214,7 +282,7 @@ export class SqlStore implements Store {
       : "order by updated_at desc, prefix, key";
     const page = `limit $${params.length - 1} offset $${params.length}`;
     const scored = `select ${COLUMNS}, ${score} as score from ${this.#table} t where ${where.join(" and ")}`;
-    const refresh = options.refreshTtl !== false;
+    const refresh = options.refreshTtl ?? this.#ttl.refreshOnRead;
     const { rows } = refresh
       ? await db.query(
           `with hit as (

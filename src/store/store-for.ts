@@ -4,7 +4,7 @@ import { SqlCheckpointer } from "../checkpoint/sql/index.js";
 import type { StoreIndexConfig } from "./embedding-index.js";
 import { MemoryStore } from "./memory-store.js";
 import { SqlStore } from "./sql-store.js";
-import type { Store } from "./store.js";
+import type { Store, StoreTtlConfig } from "./store.js";
 
 /**
  * A long-term store beside `checkpointer`: a `SqlStore` on the same PGlite or PostgreSQL
@@ -15,10 +15,11 @@ import type { Store } from "./store.js";
  * const store = storeFor(checkpointer); // items live in ./.stateweaver too
  * const private = storeFor(checkpointer, { tables: "assistants" }); // its own table there
  * const semantic = storeFor(checkpointer, { index: { dims: 1536, embed: initEmbeddings("openai:text-embedding-3-small") } });
+ * const expiring = storeFor(checkpointer, { ttl: { defaultTtl: 60 } }); // puts without ttl live an hour
  */
 export function storeFor(
   checkpointer: Checkpointer,
-  options: { tables?: string; index?: StoreIndexConfig } = {},
+  options: { tables?: string; index?: StoreIndexConfig; ttl?: StoreTtlConfig } = {},
 ): Store {
   if (checkpointer instanceof SqlCheckpointer) {
     // A store of its own (the server's assistants) is a table the long-term one never reads.
@@ -27,7 +28,11 @@ export function storeFor(
       driver: () => checkpointer.sharedDriver(),
       tablePrefix: `${checkpointer.tablePrefix}${own}`,
       ...(options.index && { index: options.index }),
+      ...(options.ttl && { ttl: options.ttl }),
     });
   }
-  return new MemoryStore(options.index ? { index: options.index } : {});
+  return new MemoryStore({
+    ...(options.index && { index: options.index }),
+    ...(options.ttl && { ttl: options.ttl }),
+  });
 }

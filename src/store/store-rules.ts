@@ -4,7 +4,13 @@
  */
 import { assertJson } from "../checkpoint/serde.js";
 import { InvalidStoreRequestError } from "../errors/index.js";
-import type { ListNamespacesOptions, Namespace, StoreFilter, StorePutOptions } from "./store.js";
+import type {
+  ListNamespacesOptions,
+  Namespace,
+  StoreFilter,
+  StorePutOptions,
+  StoreTtlConfig,
+} from "./store.js";
 
 const MAX_LIMIT = 1000;
 
@@ -53,12 +59,38 @@ export function checkTtl(ttl: number | null | undefined): number | null {
   return ttl;
 }
 
-/** Checks a put's arguments; returns its TTL in minutes, or null. */
+/**
+ * A store's TTL settings checked, with their defaults: no default TTL, reads refresh.
+ *
+ * @example
+ * ttlSettingsOf({ defaultTtl: 60 }); // { defaultTtl: 60, refreshOnRead: true }
+ */
+export function ttlSettingsOf(config: StoreTtlConfig = {}): Required<StoreTtlConfig> {
+  const defaultTtl = config.defaultTtl ?? null;
+  if (
+    defaultTtl !== null &&
+    (typeof defaultTtl !== "number" || !Number.isFinite(defaultTtl) || defaultTtl <= 0)
+  ) {
+    throw new InvalidStoreRequestError(
+      `ttl.defaultTtl is in minutes and must be a positive number or null; got ${JSON.stringify(defaultTtl)}.`,
+    );
+  }
+  const refreshOnRead = config.refreshOnRead ?? true;
+  if (typeof refreshOnRead !== "boolean") {
+    throw new InvalidStoreRequestError(
+      `ttl.refreshOnRead is true or false; got ${JSON.stringify(refreshOnRead)}.`,
+    );
+  }
+  return { defaultTtl, refreshOnRead };
+}
+
+/** Checks a put's arguments; returns its TTL in minutes (`defaultTtl` when it names none), or null. */
 export function checkPut(
   namespace: Namespace,
   key: string,
   value: unknown,
   options: StorePutOptions,
+  defaultTtl: number | null = null,
 ): number | null {
   checkNamespace(namespace);
   checkKey(key);
@@ -74,7 +106,7 @@ export function checkPut(
       `index is false (embed nothing), null (the store's fields) or an array of paths such as ["text"]; got ${JSON.stringify(index)}.`,
     );
   }
-  return checkTtl(options.ttl);
+  return options.ttl === undefined ? defaultTtl : checkTtl(options.ttl);
 }
 
 /** Checks a search's arguments; returns its page. */
@@ -152,7 +184,44 @@ export function checkFilter(filter: StoreFilter | undefined): void {
   assertJson(filter, "filter");
 }
 
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+/** JSON equality, as PostgreSQL's `jsonb` compares: objects whatever their keys' order. */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return (
+      Array.isArray(a) &&
+      Array.isArray(b) &&
+      a.length === b.length &&
+      a.every((x, i) => jsonEqual(x, b[i]))
+    );
+  }
+  const keys = Object.keys(a);
+  return (
+    keys.length === Object.keys(b).length &&
+    keys.every(
+      (k) =>
+        Object.hasOwn(b, k) &&
+        jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
+    )
+  );
+}
+
+/** Checks a conditional put's arguments (`null` is allowed for both values); returns its TTL. */
+export function checkPutIf(
+  namespace: Namespace,
+  key: string,
+  expected: unknown,
+  value: unknown,
+  options: StorePutOptions,
+  defaultTtl: number | null = null,
+): number | null {
+  if (expected !== null) checkValue(expected);
+  if (value !== null) return checkPut(namespace, key, value, options, defaultTtl);
+  checkNamespace(namespace);
+  checkKey(key);
+  return null;
+}
 
 /** Whether `value` passes `filter` (the in-process twin of SqlStore's `where`). */
 export function matchesFilter(
@@ -163,17 +232,17 @@ export function matchesFilter(
   return Object.entries(filter).every(([field, condition]) => {
     const actual = Object.hasOwn(value, field) ? value[field] : undefined;
     const ops = operatorsOf(condition);
-    if (!ops) return actual !== undefined && same(actual, condition);
+    if (!ops) return actual !== undefined && jsonEqual(actual, condition);
     return ops.every(([op, operand]) => {
       switch (op) {
         case "$eq":
-          return actual !== undefined && same(actual, operand);
+          return actual !== undefined && jsonEqual(actual, operand);
         case "$ne":
-          return actual === undefined || !same(actual, operand);
+          return actual === undefined || !jsonEqual(actual, operand);
         case "$in":
-          return actual !== undefined && (operand as unknown[]).some((x) => same(actual, x));
+          return actual !== undefined && (operand as unknown[]).some((x) => jsonEqual(actual, x));
         case "$nin":
-          return actual === undefined || !(operand as unknown[]).some((x) => same(actual, x));
+          return actual === undefined || !(operand as unknown[]).some((x) => jsonEqual(actual, x));
         default: {
           if (typeof actual !== "number") return false;
           const n = operand as number;

@@ -32,7 +32,10 @@ export interface SearchItem extends Item {
 }
 
 export interface StorePutOptions {
-  /** Minutes until the item expires (reads refresh it unless told not to); `null`: never. */
+  /**
+   * Minutes until the item expires (reads refresh it unless told not to); `null`: never;
+   * left out: the store's `defaultTtl` (see `StoreTtlConfig`), else never.
+   */
   ttl?: number | null;
   /**
    * What to embed for semantic search: `false` nothing (the item is found by `query` only
@@ -43,8 +46,22 @@ export interface StorePutOptions {
 }
 
 export interface StoreGetOptions {
-  /** Whether reading restarts the item's TTL (default true, as LangGraph's stores do). */
+  /** Whether reading restarts the item's TTL (default: the store's `refreshOnRead`, true). */
   refreshTtl?: boolean;
+}
+
+/**
+ * How a store's items expire when the call does not say (LangGraph's `store.ttl`).
+ *
+ * @example
+ * const store = new MemoryStore({ ttl: { defaultTtl: 7 * 24 * 60, refreshOnRead: true } });
+ * await store.put(["notes"], "n1", { text: "hi" }); // expires a week after its last read
+ */
+export interface StoreTtlConfig {
+  /** Minutes a put without `ttl` lives (LangGraph's `default_ttl`); null or left out: for ever. */
+  defaultTtl?: number | null;
+  /** Whether a get or search without `refreshTtl` restarts the item's TTL (default true). */
+  refreshOnRead?: boolean;
 }
 
 /**
@@ -100,12 +117,38 @@ export interface Store {
     value: Record<string, unknown>,
     options?: StorePutOptions,
   ): Promise<void>;
+  /**
+   * Optional compare-and-set: writes `value` (or, when it is `null`, removes the item) only
+   * if the item's current value is JSON-equal to `expected` (`null`: only if there is no
+   * live item), as one atomic step, so of several writers that read the same value exactly
+   * one wins. True when it wrote. What needs read-modify-write across processes (the
+   * server's assistants) uses it; without it such changes are only ordered per process.
+   *
+   * @example
+   * const seen = await store.get(["counters"], "c");
+   * const next = { n: Number(seen?.value.n ?? 0) + 1 };
+   * if (!(await store.putIf!(["counters"], "c", seen?.value ?? null, next))) {
+   *   // another writer changed it first: read again and retry
+   * }
+   */
+  putIf?(
+    namespace: Namespace,
+    key: string,
+    expected: Record<string, unknown> | null,
+    value: Record<string, unknown> | null,
+    options?: StorePutOptions,
+  ): Promise<boolean>;
   /** Removes the item; removing one that is not there is not an error. */
   delete(namespace: Namespace, key: string): Promise<void>;
   /** Items whose namespace starts with `namespacePrefix` (`[]`: all), filtered and paged. */
   search(namespacePrefix: Namespace, options?: StoreSearchOptions): Promise<SearchItem[]>;
   /** The namespaces that hold at least one live item, sorted, paged. */
   listNamespaces(options?: ListNamespacesOptions): Promise<string[][]>;
+  /**
+   * Deletes the expired items now (they are already invisible), returning how many; what
+   * a server's TTL sweep calls (`sweep_interval_minutes`).
+   */
+  sweepExpired?(): Promise<number>;
   /** Releases what the store opened (a shared database connection is left to its owner). */
   close?(): Promise<void>;
 }

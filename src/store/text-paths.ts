@@ -6,15 +6,39 @@
 import { InvalidStoreRequestError } from "../errors/index.js";
 
 /** One step of a parsed path: a field name, an array index (negative from the end), or every element. */
-type Step = { field: string } | { index: number } | { every: true };
+export type PathStep = { field: string } | { index: number } | { every: true };
 
 /** A checked path: its text (which names the field an embedding came from) and its steps. */
 export interface TextPath {
   path: string;
-  steps: Step[];
+  steps: PathStep[];
 }
 
 const STEP = /^([^.[\]{}]+)|^\.([^.[\]{}]+)|^\[(\*|-?\d+)\]/;
+
+/**
+ * The steps of `path` (fields joined by `.`, `[n]`, `[-n]` from the end, `[*]` every
+ * element), or where it stops being one: the rest of the text that is not a step.
+ *
+ * @example
+ * pathSteps("items[*].text"); // { steps: [{ field: "items" }, { every: true }, { field: "text" }] }
+ * pathSteps("a..b"); // { badAt: "..b" }
+ */
+export function pathSteps(path: string): { steps: PathStep[] } | { badAt: string } {
+  const steps: PathStep[] = [];
+  let rest = path;
+  while (rest !== "") {
+    const match = STEP.exec(rest);
+    const name = match?.[1] ?? match?.[2];
+    // A leading "." is only for the fields after the first.
+    if (!match || (match[2] !== undefined && steps.length === 0)) return { badAt: rest };
+    if (name !== undefined) steps.push({ field: name });
+    else if (match[3] === "*") steps.push({ every: true });
+    else steps.push({ index: Number(match[3]) });
+    rest = rest.slice(match[0].length);
+  }
+  return { steps };
+}
 
 /**
  * Parses `path`, refusing what is not a path with an error that shows the syntax.
@@ -29,35 +53,25 @@ export function textPath(path: string): TextPath {
     );
   }
   if (path === "$") return { path, steps: [] };
-  const steps: Step[] = [];
-  let rest = path;
-  while (rest !== "") {
-    const match = STEP.exec(rest);
-    const name = match?.[1] ?? match?.[2];
-    // A leading "." is only for the fields after the first.
-    if (!match || (match[2] !== undefined && steps.length === 0)) {
-      throw new InvalidStoreRequestError(
-        `Cannot read index field ${JSON.stringify(path)} at ${JSON.stringify(rest)}: write fields joined by "." with [n], [-n] or [*] for arrays, e.g. "items[*].text" (groups such as {a,b} are not supported: list each field).`,
-      );
-    }
-    if (name !== undefined) steps.push({ field: name });
-    else if (match[3] === "*") steps.push({ every: true });
-    else steps.push({ index: Number(match[3]) });
-    rest = rest.slice(match[0].length);
+  const parsed = pathSteps(path);
+  if ("badAt" in parsed) {
+    throw new InvalidStoreRequestError(
+      `Cannot read index field ${JSON.stringify(path)} at ${JSON.stringify(parsed.badAt)}: write fields joined by "." with [n], [-n] or [*] for arrays, e.g. "items[*].text" (groups such as {a,b} are not supported: list each field).`,
+    );
   }
-  return { path, steps };
+  return { path, steps: parsed.steps };
 }
 
 /**
- * The texts at `path` in `value`: strings as they are, numbers and booleans as text,
- * objects and arrays as JSON; missing fields and nulls give none.
+ * What lies at `steps` in `value`: one value per match (`[*]` may match several), none
+ * where a field or element is missing.
  *
  * @example
- * textsAt({ items: [{ text: "a" }, { text: "b" }] }, textPath("items[*].text")); // ["a", "b"]
+ * valuesAt({ tags: ["a", "b"] }, [{ field: "tags" }, { index: -1 }]); // ["b"]
  */
-export function textsAt(value: unknown, path: TextPath): string[] {
+export function valuesAt(value: unknown, steps: readonly PathStep[]): unknown[] {
   let at: unknown[] = [value];
-  for (const step of path.steps) {
+  for (const step of steps) {
     const next: unknown[] = [];
     for (const here of at) {
       if ("field" in step) {
@@ -72,7 +86,18 @@ export function textsAt(value: unknown, path: TextPath): string[] {
     }
     at = next;
   }
-  return at.flatMap((found) => {
+  return at;
+}
+
+/**
+ * The texts at `path` in `value`: strings as they are, numbers and booleans as text,
+ * objects and arrays as JSON; missing fields and nulls give none.
+ *
+ * @example
+ * textsAt({ items: [{ text: "a" }, { text: "b" }] }, textPath("items[*].text")); // ["a", "b"]
+ */
+export function textsAt(value: unknown, path: TextPath): string[] {
+  return valuesAt(value, path.steps).flatMap((found) => {
     if (typeof found === "string") return [found];
     if (typeof found === "number" || typeof found === "boolean") return [String(found)];
     if (found !== null && typeof found === "object") return [JSON.stringify(found)];

@@ -1029,6 +1029,30 @@ export function describeCheckpointerConformance(
         expect((await store.getThread(threadId))?.metadata).toEqual(after!.metadata);
       });
 
+      // Optional in the contract: a store without it has nothing to hold to here.
+      it("patchCheckpointMetadata merges into one checkpoint's metadata; its values, its history and the runtime's keys stay", async () => {
+        const patch = store.patchCheckpointMetadata?.bind(store);
+        if (!patch) return;
+        const threadId = newThreadId();
+        const [first, second] = await putChain(store, threadId, "", 2, { user: "u1" });
+        const before = (await store.get(threadId, "", first!.id))!.checkpoint;
+        const patched = await patch(threadId, "", first!.id, { user: "u2", reviewed: true });
+        expect(patched).toEqual({ ...before.metadata, user: "u2", reviewed: true });
+        const after = (await store.get(threadId, "", first!.id))!.checkpoint;
+        expect(after).toEqual({ ...before, metadata: patched });
+        // The other checkpoints, the latest and the history's order are as they were.
+        expect((await store.getLatest(threadId))?.checkpoint).toEqual(second);
+        expect((await store.list(threadId)).map((c) => c.id)).toEqual([second!.id, first!.id]);
+        expect(await patch(threadId, "", "no-such-checkpoint", { x: 1 })).toBeUndefined();
+        expect(await patch(newThreadId(), "", first!.id, { x: 1 })).toBeUndefined();
+        for (const bad of [{ step: 9 }, { writes: {} }, ["not", "an", "object"]]) {
+          await expect(patch(threadId, "", first!.id, bad as never)).rejects.toMatchObject({
+            code: "INVALID_CONFIG",
+          });
+        }
+        expect((await store.get(threadId, "", first!.id))!.checkpoint).toEqual(after);
+      });
+
       it("searches by graph and by status; interrupted excludes threads a run holds", async () => {
         const graph = `G${randomUUID().slice(0, 8)}`;
         const made: Record<string, string> = {};

@@ -96,6 +96,20 @@ export function describeSemanticSearch(makeIndexedStore: MakeIndexedStore, plain
       expect(await store.search([r], { query: "brand new text" })).toEqual([]);
     });
 
+    it("a putIf that writes re-embeds the item; one that does not leaves its embeddings", async (ctx) => {
+      if (!store.putIf) return ctx.skip();
+      const r = root();
+      await store.put([r], "k", { text: "old words here" });
+      expect(await store.putIf([r], "k", { text: "other" }, { text: "brand new text" })).toBe(
+        false,
+      );
+      expect((await store.search([r], { query: "old words here" }))[0]!.score).toBeCloseTo(1, 5);
+      expect(
+        await store.putIf([r], "k", { text: "old words here" }, { text: "brand new text" }),
+      ).toBe(true);
+      expect((await store.search([r], { query: "brand new text" }))[0]!.score).toBeCloseTo(1, 5);
+    });
+
     it("namespace prefix, filter, limit and offset apply to a semantic search", async () => {
       const r = root();
       for (const [k, text, kind] of [

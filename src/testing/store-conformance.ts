@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InvalidStoreRequestError, NonSerializableError } from "../errors/index.js";
-import type { Store } from "../store/index.js";
+import type { Store, StoreTtlConfig } from "../store/index.js";
 import { describeSemanticSearch, type MakeIndexedStore } from "./semantic-search-cases.js";
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
@@ -10,11 +10,13 @@ const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
  * The behaviour every long-term store shares, as one vitest suite. Each store joins it in
  * one line; every case works under a namespace of its own, so a shared database is fine.
  * With `makeIndexedStore` (a store of the same kind built with a `StoreIndexConfig`), the
- * semantic-search cases run too.
+ * semantic-search cases run too; with `makeTtlStore` (built with a `StoreTtlConfig`), the
+ * store-wide TTL cases.
  *
  * @example
  * describeStoreConformance("MemoryStore", () => new MemoryStore(), {
  *   makeIndexedStore: (index) => new MemoryStore({ index }),
+ *   makeTtlStore: (ttl) => new MemoryStore({ ttl }),
  * });
  */
 export function describeStoreConformance(
@@ -23,6 +25,7 @@ export function describeStoreConformance(
   options: {
     cleanup?: (store: Store) => Promise<void> | void;
     makeIndexedStore?: MakeIndexedStore;
+    makeTtlStore?: (ttl: StoreTtlConfig) => Store;
   } = {},
 ): void {
   describe(`${name} (store conformance)`, () => {
@@ -71,6 +74,67 @@ export function describeStoreConformance(
       await store.delete(ns, "k");
       await store.delete(ns, "k");
       expect(await store.get(ns, "k")).toBeNull();
+    });
+
+    it("putIf writes only over the value it expects (null: no item), in any key order", async (ctx) => {
+      if (!store.putIf) return ctx.skip();
+      const ns = [root()];
+      await store.put(ns, "k", { v: 1, w: [1, { x: 2 }] });
+      const first = await store.get(ns, "k");
+      await sleep(5);
+      expect(await store.putIf(ns, "k", { v: 2, w: [1, { x: 2 }] }, { v: 3 })).toBe(false);
+      expect(await store.putIf(ns, "k", null, { v: 3 })).toBe(false);
+      expect((await store.get(ns, "k"))!.value).toEqual({ v: 1, w: [1, { x: 2 }] });
+      expect(await store.putIf(ns, "k", { w: [1, { x: 2 }], v: 1 }, { v: 3 })).toBe(true);
+      const second = await store.get(ns, "k");
+      expect(second!.value).toEqual({ v: 3 });
+      expect(second!.createdAt.getTime()).toBe(first!.createdAt.getTime());
+      expect(second!.updatedAt.getTime()).toBeGreaterThan(first!.updatedAt.getTime());
+      expect(await store.putIf(ns, "new", { v: 3 }, { v: 1 })).toBe(false);
+      expect(await store.get(ns, "new")).toBeNull();
+      expect(await store.putIf(ns, "new", null, { v: 1 }, { ttl: 60 })).toBe(true);
+      expect((await store.get(ns, "new"))!.value).toEqual({ v: 1 });
+    });
+
+    it("putIf with a null value removes the item only when it holds the expected value", async (ctx) => {
+      if (!store.putIf) return ctx.skip();
+      const ns = [root()];
+      await store.put(ns, "k", { v: 1 });
+      expect(await store.putIf(ns, "k", null, null)).toBe(false);
+      expect(await store.putIf(ns, "k", { v: 2 }, null)).toBe(false);
+      expect(await store.get(ns, "k")).not.toBeNull();
+      expect(await store.putIf(ns, "k", { v: 1 }, null)).toBe(true);
+      expect(await store.get(ns, "k")).toBeNull();
+      expect(await store.putIf(ns, "k", { v: 1 }, null)).toBe(false);
+      expect(await store.putIf(ns, "k", null, null)).toBe(true);
+    });
+
+    it("of concurrent putIfs from one value, exactly one writes", async (ctx) => {
+      if (!store.putIf) return ctx.skip();
+      const putIf = store.putIf.bind(store);
+      const ns = [root()];
+      const writers = [...Array(8).keys()];
+      const created = await Promise.all(writers.map((n) => putIf(ns, "k", null, { n })));
+      expect(created.filter(Boolean)).toHaveLength(1);
+      const made = (await store.get(ns, "k"))!.value;
+      expect(made).toEqual({ n: created.indexOf(true) });
+      const changed = await Promise.all(writers.map((n) => putIf(ns, "k", made, { n, again: 1 })));
+      expect(changed.filter(Boolean)).toHaveLength(1);
+      expect((await store.get(ns, "k"))!.value).toEqual({ n: changed.indexOf(true), again: 1 });
+      const removed = await Promise.all(
+        writers.map(async () => putIf(ns, "k", { n: changed.indexOf(true), again: 1 }, null)),
+      );
+      expect(removed.filter(Boolean)).toHaveLength(1);
+    });
+
+    it("putIf counts an expired item as absent", async (ctx) => {
+      if (!store.putIf) return ctx.skip();
+      const ns = [root()];
+      await store.put(ns, "k", { v: 1 }, { ttl: 0.002 }); // 120 ms
+      await sleep(400);
+      expect(await store.putIf(ns, "k", { v: 1 }, { v: 2 })).toBe(false);
+      expect(await store.putIf(ns, "k", null, { v: 2 })).toBe(true);
+      expect((await store.get(ns, "k"))!.value).toEqual({ v: 2 });
     });
 
     it("hands out copies: changing what get returned changes nothing stored", async () => {
@@ -181,6 +245,50 @@ export function describeStoreConformance(
       expect(await store.get([r], "not")).toBeNull();
     });
 
+    const makeTtlStore = options.makeTtlStore;
+    it.skipIf(!makeTtlStore)(
+      "a put without ttl lives the store's defaultTtl; ttl null lives for ever",
+      async () => {
+        const ttlStore = makeTtlStore!({ defaultTtl: 0.002 }); // 120 ms
+        const r = root();
+        await ttlStore.put([r], "default", { v: 1 });
+        await ttlStore.put([r], "forever", { v: 2 }, { ttl: null });
+        await sleep(400);
+        expect(await ttlStore.get([r], "default")).toBeNull();
+        expect((await ttlStore.search([r])).map((i) => i.key)).toEqual(["forever"]);
+      },
+    );
+
+    it.skipIf(!makeTtlStore)(
+      "with refreshOnRead false, a read restarts the TTL only when it asks",
+      async () => {
+        const ttlStore = makeTtlStore!({ defaultTtl: 0.05, refreshOnRead: false }); // 3 s
+        const r = root();
+        await ttlStore.put([r], "read", { v: 1 });
+        await ttlStore.put([r], "asked", { v: 2 });
+        await sleep(1800);
+        expect(await ttlStore.get([r], "read")).not.toBeNull();
+        expect(await ttlStore.get([r], "asked", { refreshTtl: true })).not.toBeNull();
+        await sleep(1800);
+        expect(await ttlStore.get([r], "read")).toBeNull();
+        expect(await ttlStore.get([r], "asked")).not.toBeNull();
+      },
+    );
+
+    it.skipIf(!makeTtlStore)(
+      "sweepExpired deletes what expired, and a bad TTL setting is a typed error",
+      async () => {
+        const ttlStore = makeTtlStore!({});
+        const r = root();
+        await ttlStore.put([r], "short", { v: 1 }, { ttl: 0.002 });
+        await sleep(400);
+        // At least this one (other cases' items may have expired in a shared table too).
+        expect(await ttlStore.sweepExpired!()).toBeGreaterThanOrEqual(1);
+        expect(() => makeTtlStore!({ defaultTtl: -5 })).toThrow(InvalidStoreRequestError);
+        expect(() => makeTtlStore!({ refreshOnRead: "no" as never })).toThrow(/refreshOnRead/);
+      },
+    );
+
     it("refuses bad namespaces, keys, values, TTLs and pages with typed errors, storing nothing", async () => {
       const r = root();
       const refused = async (
@@ -198,6 +306,12 @@ export function describeStoreConformance(
       await refused(store.search([r], { limit: -1 }));
       await refused(store.search([r], { offset: 1.5 }));
       await refused(store.listNamespaces({ maxDepth: 0 }));
+      if (store.putIf) {
+        await refused(store.putIf([r], "k", [1] as never, { v: 1 }));
+        await refused(store.putIf([r], "k", null, "v" as never));
+        await refused(store.putIf([r, "a.b"], "k", null, null));
+        await refused(store.putIf([r], "k", null, { f: () => 1 }), NonSerializableError);
+      }
       expect(await store.search([r])).toEqual([]);
     });
 

@@ -318,12 +318,24 @@ describe("the installed package", () => {
     );
     await symlink(join(app, "node_modules"), join(made, "node_modules"), "dir");
     await writeFile(join(made, "factory.ts"), FACTORY_GRAPH);
+    // Generative UI too: the installed esbuild bundles the project's components at start.
+    await writeFile(join(made, "ui.tsx"), UI_COMPONENTS);
     await writeFile(
       join(made, "stateweaver.json"),
-      JSON.stringify({ graphs: { made: "./factory.ts:graph" } }),
+      JSON.stringify({ graphs: { made: "./factory.ts:graph" }, ui: { made: "./ui.tsx" } }),
     );
     const server = await serve(made);
     try {
+      const html = await server.client["~ui"].getComponent("made", "card");
+      const src =
+        /<script src="([^"]+)" onload='__LGUI_made\.render\("card", "\{\{shadowRootId\}\}"\)'>/.exec(
+          html,
+        )?.[1];
+      expect(src, html).toBeDefined();
+      expect(await fetch(src!).then((r) => r.text())).toContain(
+        'globalThis[Symbol.for("LGUI_REQUIRE")]("react/jsx-runtime")',
+      );
+
       const thread = await server.client.threads.create();
       const values = await server.client.runs.wait(thread.thread_id, "made", {
         input: {},
@@ -586,6 +598,11 @@ const CJS_PROJECT_ROUTES = `import { Hono } from "hono";
 const greeting: string = "from a CommonJS project";
 
 export const app = new Hono().get("/hello", (c) => c.json({ hello: greeting }));
+`;
+
+/** A generative-UI components module (React comes from the page, so none is installed). */
+const UI_COMPONENTS = `const Card = (props: { title: string }) => <b>{props.title}</b>;
+export default { card: Card };
 `;
 
 /** tsx, as a user installs it (npm i -D tsx), in the project's node_modules. */

@@ -110,6 +110,8 @@ describe("the event each request is", () => {
     ["GET", "/threads/t1/state/c1", "threads:read"],
     ["POST", "/threads/t1/state", "threads:update"],
     ["PATCH", "/threads/t1", "threads:update"],
+    ["PATCH", "/threads/t1/state", "threads:update"],
+    ["GET", "/threads/t1/stream", "threads:read"],
     ["DELETE", "/threads/t1", "threads:delete"],
     ["POST", "/threads/t1/runs/wait", "threads:create_run"],
     ["GET", "/threads/t1/runs/r1/stream", "threads:read"],
@@ -242,6 +244,41 @@ describe("a server with an auth file's handlers", () => {
     expect(await client("token-ana").threads.get(thread.thread_id)).toMatchObject({
       metadata: { note: "ana's", owner: "ana" },
     });
+  });
+
+  it("patches a checkpoint's metadata only for who may update its thread", async () => {
+    const threadId = randomUUID();
+    await client("token-ana").runs.wait(threadId, "pair", { input: {}, ifNotExists: "create" });
+    await expect(
+      client("token-bo").threads.patchState(threadId, { reviewed: "bo" }),
+    ).rejects.toThrow("HTTP 404");
+    await client("token-ana").threads.patchState(threadId, { reviewed: "ana" });
+    expect((await client("token-ana").threads.getState(threadId)).metadata).toMatchObject({
+      reviewed: "ana",
+    });
+  });
+
+  it("joins a thread's stream only for who may read the thread", async () => {
+    const threadId = randomUUID();
+    const run = await client("token-ana").runs.create(threadId, "pair", {
+      input: {},
+      ifNotExists: "create",
+    });
+    await client("token-ana").runs.join(threadId, run.run_id);
+    const first = async (token: string) => {
+      const stop = new AbortController();
+      try {
+        for await (const chunk of client(token).threads.joinStream(threadId, {
+          lastEventId: "-",
+          signal: stop.signal,
+        }))
+          return chunk;
+      } finally {
+        stop.abort();
+      }
+    };
+    expect(await first("token-ana")).toMatchObject({ event: "metadata" });
+    await expect(first("token-bo")).rejects.toThrow("HTTP 404");
   });
 
   it("joins a run's stream by the run id alone only for who may read its thread", async () => {

@@ -72,6 +72,30 @@ describe("the config file", () => {
     expect(config.routes).toBeUndefined();
   });
 
+  it("reads store.ttl in LangGraph's shape, and refuses a TTL that is not minutes above 0", async () => {
+    const dir = await project({
+      "langgraph.json": {
+        graphs: {},
+        store: { ttl: { default_ttl: 10080, refresh_on_read: false, sweep_interval_minutes: 120 } },
+      },
+      "bad.json": { graphs: {}, store: { ttl: { default_ttl: -1 } } },
+      "typo.json": { graphs: {}, store: { ttl: { default_tll: 5 } } },
+    });
+    const config = await loadServerConfig(join(dir, "langgraph.json"), undefined, {});
+    expect(config.storeTtl).toEqual({
+      defaultTtl: 10080,
+      refreshOnRead: false,
+      sweepIntervalMinutes: 120,
+    });
+    expect(config.unused).toEqual([]);
+    await expect(loadServerConfig(join(dir, "bad.json"), undefined, {})).rejects.toThrow(
+      /store\.ttl\.default_ttl: default_ttl is a number of minutes above 0/,
+    );
+    await expect(loadServerConfig(join(dir, "typo.json"), undefined, {})).rejects.toThrow(
+      /default_tll/,
+    );
+  });
+
   it("refuses a key it does not know, naming it", async () => {
     const dir = await project({ "stateweaver.json": { graphs: {}, graps: {} } });
     await expect(loadServerConfig(join(dir, "stateweaver.json"))).rejects.toThrow(/graps/);

@@ -7,10 +7,11 @@
 // is the honest score of our parity (docs/server.md).
 
 import { randomUUID } from "node:crypto";
+import { fileURLToPath } from "node:url";
 import { RemoteGraph } from "@langchain/langgraph/remote";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { factoryGraph } from "../../src/server/index.js";
+import { buildUi, factoryGraph } from "../../src/server/index.js";
 import { suiteDynamic, suiteGraphs } from "./fixtures/langgraph-suite-graphs.js";
 import { suiteRoutes } from "./fixtures/langgraph-suite-routes.js";
 import { type RunningServer, startServer } from "./fixtures/server.js";
@@ -38,6 +39,12 @@ async function gatherIterator<T>(it: AsyncIterable<T> | Promise<AsyncIterable<T>
 }
 const findLast = <T>(list: T[], pick: (item: T) => boolean): any => [...list].reverse().find(pick);
 
+// Bundled once: each fresh server serves the same build.
+const suiteUi = buildUi(
+  { agent: "./ui/components.tsx" },
+  { cwd: fileURLToPath(new URL("./fixtures", import.meta.url)) },
+);
+
 let running: RunningServer | undefined;
 let disposeStore: (() => Promise<void>) | undefined;
 let client: Client<any>;
@@ -55,6 +62,8 @@ async function freshServer() {
     // LangGraph's suite runs its server with LANGGRAPH_CONFIG and its test app as http.app.
     graphDefaults: { agent: { config: { configurable: { model_name: "openai" } } } },
     routes: suiteRoutes(),
+    // LangGraph's suite config: "ui": { "agent": "./graphs/agent.ui.tsx" }.
+    ui: await suiteUi,
   });
   client = new Client<any>({ apiUrl: running.url });
 }
@@ -1711,7 +1720,21 @@ it("dynamic graph", async () => {
   const state = await client.threads.getState(thread.thread_id);
   expect(state.values.messages).toEqual(["input", "assistant", "update"]);
 });
-it.todo("generative ui (LangGraph's UI components are not a stateweaver feature)");
+it("generative ui", async () => {
+  const ui = await client["~ui"].getComponent("agent", "weather-component");
+  expect(ui).toContain(
+    `<script src="${running!.url}/ui/agent/entrypoint.js" onload='__LGUI_agent.render("weather-component", "{{shadowRootId}}")'></script>`,
+  );
+
+  const match = /src="(?<src>[^"]+)"/.exec(ui);
+  const jsFile = match?.groups?.src;
+  if (!jsFile) throw new Error("No JS file found");
+
+  const js = await fetch(jsFile).then((a) => a.text());
+  expect(js).contains(`globalThis[Symbol.for("LGUI_REQUIRE")]`);
+
+  await expect(() => client["~ui"].getComponent("non-existent", "none")).rejects.toThrow();
+});
 /** A fetch that throws on an error status, as LangGraph's custom-route tests use it. */
 const fetcher = async (...args: Parameters<typeof fetch>) => {
   const res = await fetch(...args);

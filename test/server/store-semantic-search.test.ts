@@ -55,7 +55,8 @@ describe("semantic search over HTTP", () => {
       OPENAI_API_KEY: "sk-local",
       OPENAI_BASE_URL: `${provider.url}/v1`,
     });
-    expect(config.unused).toEqual(["store.ttl"]);
+    expect(config.unused).toEqual([]);
+    expect(config.storeTtl).toBeDefined();
     running = await startServer({
       checkpointer: new PGliteCheckpointer("memory://"),
       storeIndex: config.storeIndex!,

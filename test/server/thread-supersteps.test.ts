@@ -5,8 +5,9 @@ import { randomUUID } from "node:crypto";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemoryCheckpointer } from "../../src/checkpoint/index.js";
-import { Graph, START } from "../../src/index.js";
+import { Command, END, Graph, START } from "../../src/index.js";
 import { type RunningServer, startServer } from "./fixtures/server.js";
+import { serverStores } from "./fixtures/server-stores.js";
 
 const append = (a: string[] = [], b: string | string[]) => [...a, ...[b].flat()];
 
@@ -112,4 +113,76 @@ describe("threads.create with supersteps", () => {
     });
     await expect(client.threads.get(threadId)).rejects.toThrow(/404/);
   });
+});
+
+/** `review` goes to `ship` or `revise` (its ends). */
+const reviewGraph = () =>
+  new Graph({ name: "review" })
+    .addReducer("log", append)
+    .addNode("review", () => new Command({ goto: "ship" }), { ends: ["ship", "revise"] })
+    .addNode("ship", () => ({ log: "shipped" }))
+    .addNode("revise", () => ({ log: "revised" }))
+    .addEdge(START, "review")
+    .addEdge("ship", END)
+    .addEdge("revise", END)
+    .compile();
+
+describe.each(serverStores)("supersteps with a command (%s)", (_name, enabled, open) => {
+  it.skipIf(!enabled)(
+    "a command's update is written as its node and its goto is what runs next; a resume is refused, leaving no thread",
+    async () => {
+      const store = await open();
+      const server = await startServer({
+        graphs: { review: reviewGraph() },
+        checkpointer: store.checkpointer,
+        ...(store.queue && { queue: store.queue }),
+      });
+      try {
+        const sdk = new Client<any>({ apiUrl: server.url });
+        const start = [
+          { updates: [{ values: { log: [] }, asNode: "__input__" }] },
+          { updates: [{ values: { log: [] }, asNode: "__start__" }] },
+        ];
+        const thread = await sdk.threads.create({
+          graphId: "review",
+          supersteps: [
+            ...start,
+            {
+              updates: [
+                {
+                  values: undefined,
+                  command: { update: { log: "by hand" }, goto: "revise" },
+                  asNode: "review",
+                },
+              ],
+            },
+          ],
+        });
+        const state = await sdk.threads.getState(thread.thread_id);
+        expect([state.values, state.next, state.metadata?.writes]).toEqual([
+          { log: ["by hand"] },
+          ["revise"],
+          { review: { log: "by hand" } },
+        ]);
+        const run = await sdk.runs.wait(thread.thread_id, "review", { input: null });
+        expect(run).toEqual({ log: ["by hand", "revised"] });
+
+        const threadId = randomUUID();
+        const refused = sdk.threads.create({
+          threadId,
+          graphId: "review",
+          supersteps: [
+            ...start,
+            { updates: [{ values: undefined, command: { resume: "yes" }, asNode: "review" }] },
+          ],
+        });
+        await expect(refused).rejects.toThrow(/400.*resume/s);
+        await expect(sdk.threads.get(threadId)).rejects.toThrow(/404/);
+      } finally {
+        await server.stop();
+        await store.dispose();
+      }
+    },
+    60_000,
+  );
 });

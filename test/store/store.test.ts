@@ -17,12 +17,14 @@ import { dropStoreTables } from "../setup/store-tables.js";
 
 describeStoreConformance("MemoryStore", () => new MemoryStore(), {
   makeIndexedStore: (index) => new MemoryStore({ index }),
+  makeTtlStore: (ttl) => new MemoryStore({ ttl }),
 });
 
 const pglite = new PGliteCheckpointer("memory://");
 describeStoreConformance("SqlStore on PGlite (storeFor)", () => storeFor(pglite), {
   cleanup: () => pglite.close(),
   makeIndexedStore: (index) => storeFor(pglite, { index }),
+  makeTtlStore: (ttl) => storeFor(pglite, { ttl }),
 });
 
 const url = process.env.STATEWEAVER_PG_URL;
@@ -32,6 +34,7 @@ describe.skipIf(!url)("on PostgreSQL", () => {
   // Embeddings in pgvector's type where the server has the extension, else in real[].
   describeStoreConformance("SqlStore on PostgreSQL (storeFor)", () => storeFor(checkpointer), {
     makeIndexedStore: (index) => storeFor(checkpointer, { index }),
+    makeTtlStore: (ttl) => storeFor(checkpointer, { ttl }),
     cleanup: async () => {
       await checkpointer.close();
       const pool = new pg.Pool({ connectionString: url });

@@ -287,6 +287,12 @@ export function statements(t: Tables) {
         updated_at = ${NOW_MS}
       where t.thread_id = $1 and t.ns = ''
       returning ${recordColumns(t)}`,
+    // A checkpoint's metadata patched (Checkpointer.patchCheckpointMetadata): its payload
+    // read locked, merged in JavaScript (so its key order stays), and written back.
+    checkpointPayload: `select payload from ${t.checkpoints}
+      where thread_id = $1 and ns = $2 and id = $3 for update`,
+    setCheckpointPayload: `update ${t.checkpoints} set payload = $4
+      where thread_id = $1 and ns = $2 and id = $3`,
     deleteClaim: `delete from ${t.claims} where thread_id = $1`,
     deleteWrites: `delete from ${t.writes} where thread_id = $1`,
     deleteCheckpoints: `delete from ${t.checkpoints} where thread_id = $1`,

@@ -9,6 +9,7 @@ import {
 import type {
   Checkpoint,
   Checkpointer,
+  CheckpointMetadata,
   CheckpointTuple,
   LatestClaim,
   ListOptions,
@@ -364,6 +365,18 @@ export abstract class SqlCheckpointer implements Checkpointer {
     metadata: Record<string, unknown>,
   ): Promise<ThreadRecord | undefined> {
     return threads.updateThreadMetadata(this.#parts, threadId, metadata);
+  }
+
+  async patchCheckpointMetadata(
+    threadId: string,
+    ns: string,
+    checkpointId: string,
+    metadata: Record<string, unknown>,
+  ): Promise<CheckpointMetadata | undefined> {
+    if (!(await threads.patchCheckpointMetadata(this.#parts, threadId, ns, checkpointId, metadata)))
+      return undefined;
+    // Read back whole: the stored metadata keeps what each node wrote in a compact form.
+    return (await this.get(threadId, ns, checkpointId))?.checkpoint.metadata;
   }
 
   searchThreads(options?: SearchThreadsOptions): Promise<ThreadPage> {

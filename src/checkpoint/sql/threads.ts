@@ -1,6 +1,9 @@
 // A SQL store's thread records: get, create, update metadata, search, and delete a thread with all it stored.
+import { assertMetadataPatch } from "../checkpoint-metadata.js";
 import type { SearchThreadsOptions, ThreadPage, ThreadRecord } from "../checkpointer.js";
-import { assertStoreId } from "../limits.js";
+import { assertNamespace, assertStoreId } from "../limits.js";
+import { readStoredCheckpoint } from "../read-stored.js";
+import { stringifyStored } from "../serde.js";
 import { assertThreadMetadata, cursorAfter, readSearchOptions } from "../thread-records.js";
 import { toRecord } from "./rows.js";
 import { searchThreadsQuery } from "./statements.js";
@@ -47,6 +50,35 @@ export async function updateThreadMetadata(
     JSON.stringify(metadata),
   ]);
   return rows[0] && toRecord(rows[0]);
+}
+
+/**
+ * `Checkpointer.patchCheckpointMetadata`, the write: `metadata` merged into the stored
+ * checkpoint's, in one transaction. False, writing nothing, when there is no such checkpoint.
+ */
+export async function patchCheckpointMetadata(
+  parts: StoreParts,
+  threadId: string,
+  ns: string,
+  checkpointId: string,
+  metadata: Record<string, unknown>,
+): Promise<boolean> {
+  assertStoreId("threadId", threadId);
+  assertNamespace("ns", ns);
+  assertStoreId("checkpointId", checkpointId);
+  assertMetadataPatch(metadata);
+  const driver = await parts.ready();
+  return driver.transaction(async (query) => {
+    const key = [threadId, ns, checkpointId];
+    const { rows } = await query(parts.sql.checkpointPayload, key);
+    if (!rows[0]) return false;
+    // Read through the checks every stored row gets, so a damaged row is not written back.
+    readStoredCheckpoint(rows[0].payload, { threadId, ns, checkpointId });
+    const stored = JSON.parse(rows[0].payload as string) as { metadata: object };
+    stored.metadata = { ...stored.metadata, ...metadata };
+    await query(parts.sql.setCheckpointPayload, [...key, stringifyStored(stored, "checkpoint")]);
+    return true;
+  });
 }
 
 /** `Checkpointer.searchThreads`: one page of records, keyset-paged. */

@@ -70,6 +70,8 @@ export function newTask(step: number, seed: TaskSeed, ordinal: number): TaskReco
     resumes: [],
   };
   if (seed.kind !== "node") task.arg = seed.arg;
+  // Only bulkUpdateState's updates carry one (rare: the hot path's tasks keep their shape).
+  if (seed.goto) task.goto = seed.goto;
   return task;
 }
 

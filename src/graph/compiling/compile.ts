@@ -41,8 +41,14 @@ export type GraphEvent =
       type: "UPDATE";
       update: Record<string, unknown>;
       asNode?: string;
+      /** Where the update sends control, as the node's `Command({ goto })` would. */
+      goto?: string[];
       /** Other nodes' updates applied in the same super-step (`bulkUpdateState`). */
-      alongside?: ReadonlyArray<{ asNode: string; update: Record<string, unknown> }>;
+      alongside?: ReadonlyArray<{
+        asNode: string;
+        update: Record<string, unknown>;
+        goto?: string[];
+      }>;
     }
   /** The driver lets a run it held at the barrier (or restored there) go on. */
   | { type: "STEP" }
@@ -323,11 +329,13 @@ function buildMachine(g: GraphInternals, options: CompileOptions) {
             step: context.step + 1,
           };
         }
-        const tasks = [newTask(context.step, updateSeed(event.asNode, event.update), 0)];
+        const tasks = [
+          newTask(context.step, updateSeed(event.asNode, event.update, event.goto), 0),
+        ];
         // Several nodes' updates are one step's tasks; a node's k-th gets ordinal k.
-        for (const { asNode, update } of event.alongside ?? []) {
+        for (const { asNode, update, goto } of event.alongside ?? []) {
           const ordinal = tasks.filter((t) => t.node === asNode).length;
-          tasks.push(newTask(context.step, updateSeed(asNode, update), ordinal));
+          tasks.push(newTask(context.step, updateSeed(asNode, update, goto), ordinal));
         }
         return { ...cleared, values, tasks };
       }),
@@ -369,11 +377,11 @@ function buildMachine(g: GraphInternals, options: CompileOptions) {
   return machine as unknown as AnyStateMachine;
 }
 
-const updateSeed = (node: string, update: Record<string, unknown>): TaskSeed => ({
-  node,
-  kind: "update",
-  arg: update,
-});
+const updateSeed = (
+  node: string,
+  update: Record<string, unknown>,
+  goto: string[] | undefined,
+): TaskSeed => ({ node, kind: "update", arg: update, ...(goto && { goto }) });
 
 /** Marks the input invoke/resume/stream start the machine with (the user's input is anything else). */
 export const RUN_INPUT = Symbol("stateweaver.runInput");

@@ -111,9 +111,10 @@ export function runTask(
       update = result.update;
       goto = result.goto;
     }
-    const writes = isWriteList(update)
+    let writes = isWriteList(update)
       ? g.channels.toWriteList(update.writes, values, { node: task.node, step })
       : g.channels.toWrites(update, values, { node: task.node, step });
+    if (pad.sent) writes = [...sentWrites(g, pad.sent, values, task.node, step), ...writes];
     if (emit && (task.kind === "node" || task.kind === "send")) {
       emit(taskEnd(env, task, step, attempts?.attempt ?? 1, { writes }));
     }
@@ -173,7 +174,13 @@ export function runTask(
         : new Command({ update: update as Record<string, unknown>, goto }),
     );
   }
-  if (task.kind === "update") return finish(task.arg);
+  if (task.kind === "update") {
+    return finish(
+      task.goto
+        ? new Command({ update: task.arg as Record<string, unknown>, goto: task.goto })
+        : task.arg,
+    );
+  }
   const fn = g.nodeFns.get(task.node)!;
   const arg = task.kind === "send" ? task.arg : values;
   const policy = g.policies.size > 0 ? g.policies.get(task.node) : undefined;
@@ -191,6 +198,19 @@ export function runTask(
     return caught(error);
   }
   return isThenable(result) ? Promise.resolve(result).then(finish, caught) : finish(result);
+}
+
+/** What a node wrote while it ran (`typedUi`), each as its own write, in order. */
+function sentWrites(
+  g: GraphInternals,
+  sent: ReadonlyArray<[string, unknown]>,
+  values: Record<string, unknown>,
+  node: string,
+  step: number,
+): Array<[string, unknown]> {
+  return sent.flatMap((write) =>
+    g.channels.toWrites(Object.fromEntries([write]), values, { node, step }),
+  );
 }
 
 /** Where a finished task goes: `Command.goto`, static edges, then conditional edges. */

@@ -111,6 +111,7 @@ export class TaskAttempts {
     pad.calls = 0;
     pad.raised = false;
     pad.graphCalls = 0;
+    pad.sent = undefined;
     const timeout = this.#policy.timeout;
     let controller: AbortController | undefined;
     let unfollow: (() => void) | undefined;

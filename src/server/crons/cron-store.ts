@@ -29,8 +29,8 @@ export interface CronRecord {
 
 /**
  * Where crons are kept: beside the threads, so they outlive the process and every server on
- * the database sees them. `advance` is how a firing is claimed: of several servers, the one
- * whose compare-and-set moves `next_run_date` on starts the run.
+ * the database sees them. `advance` is how a firing is claimed: of the servers and workers,
+ * the one whose compare-and-set moves `next_run_date` on starts the run.
  */
 export interface CronStore {
   put(cron: CronRecord): Promise<void>;

@@ -1,16 +1,20 @@
-// Crons: runs started on a schedule, by whichever server claims each firing.
+// Crons: runs started on a schedule, by whichever server or worker claims each firing.
 import { randomUUID } from "node:crypto";
-import { isTransientDatabaseError, jsonContains } from "../../checkpoint/index.js";
-import { CheckpointerClosedError } from "../../errors/index.js";
+import { jsonContains } from "../../checkpoint/index.js";
 import type { RequestIdentity } from "../auth/identity.js";
 import { RequestError } from "../errors.js";
 import { type RunBody, startRun } from "../routes/runs.js";
 import { deleteThreadWhenEnded } from "../routes/stateless-runs.js";
 import type { ServerContext } from "../server-context.js";
+import { Ticker } from "../ticker.js";
 import { nextRunAfter } from "./cron-schedule.js";
 import type { CronRecord, CronStore } from "./cron-store.js";
 
-/** How often a server looks for crons that are due. */
+/**
+ * How often a server or worker looks for crons that are due. Not a timer to the earliest
+ * `next_run_date`: a cron made or changed by another process can come due sooner, which
+ * only a LISTEN/NOTIFY channel of its own would tell this one.
+ */
 const TICK_MS = 1000;
 
 /** What makes a cron: the schedule and the run each firing starts. */
@@ -49,10 +53,10 @@ export interface CronQuery {
 
 /**
  * A server's crons: kept in `store` (beside the threads), and fired by a tick every second
- * in every server on the database. A firing is claimed by moving the cron's
- * `next_run_date` on with a compare-and-set, so of several servers exactly one starts the
- * run, as its creator, through the same path as `POST /threads/:id/runs`. A server that was
- * down fires a missed cron once when it is back, then on schedule.
+ * in every server and `stateweaver worker` on the database. A firing is claimed by moving
+ * the cron's `next_run_date` on with a compare-and-set, so of all of them exactly one
+ * starts the run, as its creator, through the same path as `POST /threads/:id/runs`. A
+ * deployment that was down fires a missed cron once when it is back, then on schedule.
  *
  * @example
  * const cron = await crons.create({ assistant_id: "ops", thread_id: null, schedule: "0 9 * * 1-5", payload: { input: {} } }, who);
@@ -61,13 +65,13 @@ export class Crons {
   readonly #store: CronStore;
   readonly #ctx: () => ServerContext;
   readonly #report: (error: unknown) => void;
-  #timer: NodeJS.Timeout | undefined;
-  #ticking: Promise<void> | undefined;
+  readonly #ticker: Ticker;
 
   constructor(store: CronStore, ctx: () => ServerContext, report: (error: unknown) => void) {
     this.#store = store;
     this.#ctx = ctx;
     this.#report = report;
+    this.#ticker = new Ticker(TICK_MS, () => this.tick(), report);
   }
 
   async create(cron: NewCron, who: RequestIdentity | undefined): Promise<CronRecord> {
@@ -177,32 +181,17 @@ export class Crons {
 
   /** Look for due crons every second until `stop()` (the timer does not hold the process). */
   start(): void {
-    if (this.#timer) return;
-    this.#timer = setInterval(() => {
-      this.#ticking ??= this.tick()
-        .catch((error: unknown) => {
-          // The store was closed before this server (its owner is done with it): stop.
-          if (error instanceof CheckpointerClosedError) return void this.stop();
-          // The database is away (restarting, failing over): the next tick tries again.
-          if (!isTransientDatabaseError(error)) this.#report(error);
-        })
-        .finally(() => {
-          this.#ticking = undefined;
-        });
-    }, TICK_MS);
-    this.#timer.unref();
+    this.#ticker.start();
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.#timer);
-    this.#timer = undefined;
-    await this.#ticking;
+    await this.#ticker.stop();
   }
 
-  /** Fire every cron due now (each claimed first, so one server fires it). */
+  /** Fire every cron due now (each claimed first, so one process fires it). */
   async tick(now = new Date()): Promise<void> {
     // Runs closed without stop() (an app used without createServer): nothing to start runs on.
-    if (this.#ctx().runs.closed) return void (await this.stop());
+    if (this.#ctx().runs.closed) return void this.stop();
     for (const cron of await this.#store.due(now.toISOString())) {
       const next = nextRunAfter(cron.schedule, cron.timezone, now, cron.end_time);
       if (

@@ -63,7 +63,7 @@ export class SqlCronStore implements CronStore {
   async due(now: string): Promise<CronRecord[]> {
     // Through the checkpointer each time: once it is closed, this says so (CheckpointerClosedError).
     const driver = await this.#driver();
-    // Asked every second by every server: until some process made a cron, no table is made.
+    // Asked every second by every server and worker: until some process made a cron, no table is made.
     if (!this.#made) {
       const { rows } = await driver.query("select to_regclass($1) is not null as made", [
         this.#table,

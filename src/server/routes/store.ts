@@ -55,8 +55,9 @@ export function storeRoutes(ctx: ServerContext): Hono {
 
   app.put("/items", async (c) => {
     const body = await parseBody(c, putBody);
+    // No ttl sent: the store's default (the config's store.ttl.default_ttl); null: never.
     await ctx.store.put(body.namespace, body.key, body.value, {
-      ttl: body.ttl ?? null,
+      ...(body.ttl !== undefined && { ttl: body.ttl }),
       ...(body.index !== undefined && { index: body.index }),
     });
     return c.body(null, 204);

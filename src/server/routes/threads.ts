@@ -2,10 +2,11 @@ import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
 import { z } from "zod";
 import { jsonContains } from "../../checkpoint/index.js";
-import type { CompiledGraph } from "../../index.js";
+import { Command, type CompiledGraph } from "../../index.js";
 import { RequestError } from "../errors.js";
 import { parseBody } from "../request-body.js";
 import { findThread, type ServerContext, type ThreadView } from "../server-context.js";
+import { extracted, extractSchema, readsValues } from "../thread-extract.js";
 import {
   countThreads,
   currentValues,
@@ -15,18 +16,19 @@ import {
 } from "../thread-search.js";
 import { fromWireValues, holdsMessages } from "../wire/messages.js";
 import { toWireState, toWireThread } from "../wire/threads.js";
+import { joinThreadStream } from "./thread-stream.js";
 
 const metadataSchema = z.record(z.string(), z.unknown());
 const statusSchema = z.enum(["idle", "busy", "interrupted", "error"]);
 
-/** One update of a superstep, as LangGraph's `ThreadCreate` takes it (`command` carries an update only). */
+/** One update of a superstep, as LangGraph's `ThreadCreate` takes it (`command`: an update and a goto). */
 const superstepUpdate = z.looseObject({
   values: z.unknown().optional(),
   command: z
     .looseObject({
       update: z.unknown().optional(),
-      goto: z.undefined({ error: "a superstep's command can carry an update only" }).optional(),
-      resume: z.undefined({ error: "a superstep's command can carry an update only" }).optional(),
+      goto: z.union([z.string(), z.array(z.string())]).nullish(),
+      resume: z.unknown().optional(),
     })
     .nullish(),
   as_node: z.string().min(1),
@@ -71,6 +73,8 @@ const searchBody = countBody.extend({
   sort_by: z.enum(THREAD_SORTS).nullish(),
   sort_order: z.enum(["asc", "desc"]).nullish(),
   select: z.array(z.enum(THREAD_FIELDS)).min(1).nullish(),
+  /** Values picked by path into each thread's `extracted` (LangGraph Platform's). */
+  extract: extractSchema.nullish(),
 });
 
 const pruneBody = z.looseObject({
@@ -113,6 +117,13 @@ const updateBody = z.looseObject({
   values: z.unknown(),
   as_node: z.string().optional(),
   checkpoint_id: z.string().optional(),
+  checkpoint: checkpointRef.nullish(),
+});
+
+/** `PATCH /threads/:id/state` (the SDK's `patchState`): metadata for one checkpoint, the latest by default. */
+const patchStateBody = z.looseObject({
+  metadata: metadataSchema,
+  checkpoint_id: z.string().min(1).nullish(),
   checkpoint: checkpointRef.nullish(),
 });
 
@@ -167,6 +178,23 @@ const subgraphNodes = (graph: CompiledGraph<any, any>): Set<string> =>
   );
 
 /**
+ * Tells the thread's joined streams its state after an update outside a run (LangGraph's
+ * `state_update` event), when one listens.
+ */
+async function tellStateUpdate(
+  ctx: ServerContext,
+  graph: CompiledGraph<any, any>,
+  threadId: string,
+): Promise<void> {
+  if (!ctx.stateUpdates.listening(threadId)) return;
+  const state = await graph.getState({ configurable: { thread_id: threadId } });
+  ctx.stateUpdates.publish(threadId, {
+    state: toWireState(state, subgraphNodes(graph)),
+    thread_id: threadId,
+  });
+}
+
+/**
  * The thread as LangGraph returns it, with its current values: read from its latest
  * checkpoint unless given, or left out (`null`).
  */
@@ -218,10 +246,23 @@ async function applySupersteps(
             fields: [{ path, message: "not a message" }],
           });
         }
-        return { values: (values.values ?? null) as never, asNode: u.as_node };
+        const update = (values.values ?? null) as never;
+        // A command is the node's Command, as LangGraph hands it to the node's writers.
+        const command = u.command;
+        return {
+          values: command
+            ? new Command({
+                update,
+                ...(command.goto != null && { goto: command.goto }),
+                ...("resume" in command && { resume: command.resume }),
+              })
+            : update,
+          asNode: u.as_node,
+        };
       }),
     }));
     await graph.bulkUpdateState({ configurable: { thread_id: threadId } }, steps);
+    await tellStateUpdate(ctx, graph, threadId);
     // A store without createThread made the record with the first checkpoint: give it the metadata.
     if (ctx.newThreads.take(threadId) !== undefined) {
       await ctx.checkpointer.updateThreadMetadata(threadId, metadata);
@@ -300,13 +341,16 @@ export function threadRoutes(ctx: ServerContext): Hono {
           ? await byIds(ctx, body.ids, body.offset, body.limit)
           : await searchThreads(ctx, queryOf(body), body);
         const select = body.select ?? undefined;
+        const extract = body.extract ?? undefined;
+        // Only read the state when the answer shows it, or a path reads it.
+        const withValues =
+          !select || select.includes("values") || (extract !== undefined && readsValues(extract));
         return c.json(
           await Promise.all(
             found.map(async ({ view, values }) => {
-              // Only read the state when the answer shows it.
-              const withValues = !select || select.includes("values");
               const thread = await wireThread(ctx, view, withValues ? values : null);
-              return select ? pick(thread, select) : thread;
+              const shown = select ? pick(thread, select) : thread;
+              return extract ? { ...shown, extracted: extracted(thread, extract) } : shown;
             }),
           ),
         );
@@ -364,6 +408,7 @@ export function threadRoutes(ctx: ServerContext): Hono {
         await deleteThread(ctx, id);
         return c.body(null, 204);
       })
+      .get("/:threadId/stream", (c) => joinThreadStream(c, ctx, threadId(c)))
       .get("/:threadId/state", async (c) => {
         const view = await findThread(ctx, threadId(c));
         const graph = await graphOf(ctx, view);
@@ -440,6 +485,7 @@ export function threadRoutes(ctx: ServerContext): Hono {
         );
         ctx.newThreads.take(view.record.threadId);
         ctx.events.publish(view.record.threadId, "decided");
+        await tellStateUpdate(ctx, graph, view.record.threadId);
         return c.json({
           checkpoint: {
             thread_id: view.record.threadId,
@@ -448,6 +494,39 @@ export function threadRoutes(ctx: ServerContext): Hono {
             checkpoint_map: null,
           },
         });
+      })
+      // Metadata merged into a checkpoint's, as LangGraph Platform's server does; the
+      // checkpoint's values and place in the history stay (see patchCheckpointMetadata).
+      .patch("/:threadId/state", async (c) => {
+        const body = await parseBody(c, patchStateBody);
+        const view = await findThread(ctx, threadId(c));
+        const id = view.record.threadId;
+        const patch = ctx.checkpointer.patchCheckpointMetadata?.bind(ctx.checkpointer);
+        if (!patch) {
+          throw new RequestError(
+            501,
+            "PATCH_STATE_UNSUPPORTED",
+            "This server's checkpointer cannot patch a checkpoint's metadata (it has no patchCheckpointMetadata); serve on MemoryCheckpointer, PGlite or PostgreSQL, or keep the metadata on the thread with PATCH /threads/:id.",
+          );
+        }
+        const checkpointId =
+          body.checkpoint_id ?? refId(body.checkpoint) ?? view.record.latestCheckpointId;
+        if (!checkpointId) {
+          throw new RequestError(
+            409,
+            "THREAD_HAS_NO_CHECKPOINT",
+            `Thread "${id}" has no checkpoint yet, so there is no state to patch; start a run on it first, or set the thread's own metadata with PATCH /threads/${id}.`,
+          );
+        }
+        const ns = refNs(body.checkpoint) ?? "";
+        if ((await patch(id, ns, checkpointId, body.metadata)) === undefined) {
+          throw new RequestError(
+            404,
+            "CHECKPOINT_NOT_FOUND",
+            `Thread "${id}" has no checkpoint "${checkpointId}"${ns ? ` in namespace "${ns}"` : ""}; threads.getHistory lists its checkpoints. Nothing was written.`,
+          );
+        }
+        return c.body(null, 204);
       })
       .post("/:threadId/history", async (c) => {
         const body = await parseBody(c, historyBody);
