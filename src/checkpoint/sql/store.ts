@@ -9,6 +9,7 @@ import type {
   Checkpoint,
   Checkpointer,
   CheckpointTuple,
+  InterruptRecord,
   ListOptions,
   PendingWrite,
   PruneOptions,
@@ -235,6 +236,37 @@ export abstract class SqlCheckpointer implements Checkpointer {
     } catch (error) {
       if (sqlState(error) !== FOREIGN_KEY_VIOLATION) throw error;
       throw new CheckpointNotFoundError(threadId, ns, checkpointId, write.taskId, { cause: error });
+    }
+  }
+
+  async putPause(
+    threadId: string,
+    ns: string,
+    checkpointId: string,
+    pause: { writes: PendingWrite[]; interrupts: InterruptRecord[] },
+    releasing?: string,
+  ): Promise<void> {
+    for (const write of pause.writes) assertWriteIds(threadId, ns, checkpointId, write);
+    const { writes } = pause;
+    const payloads = writes.map((w) => stringifyStored(w, "pending write"));
+    const interrupts = stringifyStored(pause.interrupts, "interrupts");
+    const driver = await this.#ready();
+    try {
+      await driver.query(this.#sql.putPause, [
+        threadId,
+        ns,
+        checkpointId,
+        writes.map((w) => w.taskId),
+        writes.map((w) => w.node),
+        payloads,
+        writes.map((w) => w.runId ?? null),
+        interrupts,
+        releasing ?? null,
+      ]);
+    } catch (error) {
+      if (sqlState(error) !== FOREIGN_KEY_VIOLATION) throw error;
+      const taskId = writes[0]?.taskId ?? "";
+      throw new CheckpointNotFoundError(threadId, ns, checkpointId, taskId, { cause: error });
     }
   }
 
