@@ -319,6 +319,19 @@ export interface Checkpointer {
   /** History of (thread, ns), newest first. */
   list(threadId: string, options?: ListOptions): Promise<Checkpoint[]>;
   /**
+   * The pending writes of several checkpoints of (thread, ns) at once, by checkpoint id, each
+   * list in the order `get` returns it; a checkpoint with none (or unknown) is left out. How
+   * a page of history shows what each step's tasks wrote and paused on in one read.
+   *
+   * @example
+   * const writes = await store.listWrites("t1", "", page.map((c) => c.id)); // Map { "c7" => [...] }
+   */
+  listWrites(
+    threadId: string,
+    ns: string,
+    checkpointIds: readonly string[],
+  ): Promise<Map<string, PendingWrite[]>>;
+  /**
    * Take the thread for one run, in one atomic step, before any node runs. Succeeds when
    * the thread's latest top-level checkpoint is `claim.expectedLatestId` and no other run
    * holds an unexpired claim. Otherwise throws `ConcurrentUpdateError` (`ThreadBusyError`

@@ -208,6 +208,27 @@ export class MemoryCheckpointer implements Checkpointer {
     }
   }
 
+  async listWrites(
+    threadId: string,
+    ns: string,
+    checkpointIds: readonly string[],
+  ): Promise<Map<string, PendingWrite[]>> {
+    assertStoreId("threadId", threadId);
+    assertNamespace("ns", ns);
+    const out = new Map<string, PendingWrite[]>();
+    const writes = this.#history(threadId, ns)?.writes;
+    if (!writes) return out;
+    for (const id of checkpointIds) {
+      const tasks = writes.get(id);
+      if (!tasks || tasks.size === 0) continue;
+      out.set(
+        id,
+        Array.from(tasks.values(), (body) => JSON.parse(body) as PendingWrite),
+      );
+    }
+    return out;
+  }
+
   async getLatest(threadId: string, ns = ""): Promise<CheckpointTuple | undefined> {
     assertStoreId("threadId", threadId);
     assertNamespace("ns", ns);

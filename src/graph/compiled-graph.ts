@@ -1,7 +1,7 @@
 // CompiledGraph, the public face of a graph: invoke, resume, stream, state, history and drawings.
 import type { AnyStateMachine } from "xstate";
 import type { z } from "zod";
-import type { Checkpoint, Checkpointer } from "../checkpoint/checkpointer.js";
+import type { Checkpoint, Checkpointer, PendingWrite } from "../checkpoint/checkpointer.js";
 import { assertHistoryLimit } from "../checkpoint/limits.js";
 import { jsonContains } from "../checkpoint/thread-records.js";
 import { InvalidConfigError, InvalidRunError, RunsNotBoundError } from "../errors/index.js";
@@ -455,7 +455,8 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       const pages = checkpointPages(checkpointer, threadId, ns, options.before);
       let latest = options.before === undefined;
       for await (const { checkpoint, parentId } of oneCheckpointPerStep(pages)) {
-        const view = await this.#historyEntry(checkpointer, checkpoint, latest);
+        const writes = await checkpointer.listWrites(threadId, ns, [checkpoint.id]);
+        const view = await this.#historyEntry(checkpoint, writes, latest);
         latest = false;
         yield { ...view, parentConfig: parentId ? configIn(checkpoint, parentId) : undefined };
         if (--left <= 0) return;
@@ -472,11 +473,15 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       const limit = filter ? size : Math.min(size, left);
       size = HISTORY_PAGE;
       const page = await checkpointer.list(threadId, { ns, limit, before });
+      const shown = filter ? page.filter((c) => jsonContains(c.metadata, filter)) : page;
+      // One read for the page: each step's pending writes (what its tasks wrote, its pause).
+      const started = shown.filter((c) => c.next.length > 0).map((c) => c.id);
+      const writes = await checkpointer.listWrites(threadId, ns, started);
       for (const checkpoint of page) {
         const isLatest = latest;
         latest = false;
         if (filter && !jsonContains(checkpoint.metadata, filter)) continue;
-        yield await this.#historyEntry(checkpointer, checkpoint, isLatest);
+        yield await this.#historyEntry(checkpoint, writes, isLatest);
         if (--left <= 0) return;
       }
       // A short page is the last: the history has no more before it.
@@ -488,24 +493,16 @@ export class CompiledGraph<S extends State = State, C = unknown> {
   /**
    * A checkpoint as its history shows it, with the pending writes of the step it started
    * (what its tasks wrote, the interrupts they paused on); applied to the values only for
-   * the latest, as `getState` shows it (and LangGraph's history). A final checkpoint
-   * started no step, so nothing is read for it.
+   * the latest, as `getState` shows it (and LangGraph's history). `writes` is the page's,
+   * read at once (`Checkpointer.listWrites`).
    */
-  async #historyEntry(
-    checkpointer: Checkpointer,
+  #historyEntry(
     checkpoint: Checkpoint,
+    writes: ReadonlyMap<string, PendingWrite[]>,
     latest: boolean,
   ): Promise<StateSnapshot<S>> {
-    const tuple =
-      checkpoint.next.length > 0
-        ? await checkpointer.get(checkpoint.threadId, checkpoint.ns, checkpoint.id)
-        : undefined;
-    return viewCheckpoint<S>(
-      tuple ?? { checkpoint, pendingWrites: [] },
-      this.#g.channels,
-      undefined,
-      latest,
-    );
+    const pendingWrites = writes.get(checkpoint.id) ?? [];
+    return viewCheckpoint<S>({ checkpoint, pendingWrites }, this.#g.channels, undefined, latest);
   }
 
   /**

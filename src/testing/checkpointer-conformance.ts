@@ -304,6 +304,22 @@ export function describeCheckpointerConformance(
       ]);
     });
 
+    it("listWrites returns several checkpoints' writes at once, by id, each as get returns it", async () => {
+      const threadId = newThreadId();
+      const [a, b, c] = await putChain(store, threadId, "", 3);
+      const w = (taskId: string): PendingWrite => ({ taskId, node: "n", writes: [["x", taskId]] });
+      await store.putWrites(threadId, "", a!.id, w("1"));
+      await store.putWrites(threadId, "", c!.id, w("2"));
+      await store.putWrites(threadId, "", c!.id, w("3"));
+      const writes = await store.listWrites(threadId, "", [a!.id, b!.id, c!.id, "unknown"]);
+      expect([...writes.keys()].sort()).toEqual([a!.id, c!.id].sort());
+      expect(writes.get(a!.id)).toEqual((await store.get(threadId, "", a!.id))?.pendingWrites);
+      expect(writes.get(c!.id)).toEqual((await store.get(threadId, "", c!.id))?.pendingWrites);
+      expect(writes.get(c!.id)?.map((x) => x.taskId)).toEqual(["2", "3"]);
+      expect((await store.listWrites(threadId, "sub:1", [a!.id])).size).toBe(0);
+      expect((await store.listWrites(threadId, "", [])).size).toBe(0);
+    });
+
     it("putWrites against an unknown checkpoint throws CheckpointNotFoundError naming it", async () => {
       const threadId = newThreadId();
       const write: PendingWrite = { taskId: "t1", node: "a", writes: [] };

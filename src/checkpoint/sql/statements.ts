@@ -220,6 +220,9 @@ export function statements(t: Tables) {
           updated_at = ${NOW_MS}
         where thread_id = $1 and ns = '' and $2 = '' and latest_id = $3)
       delete from ${t.claims} where thread_id = $1 and run_id = $9::text`,
+    // The writes of checkpoints $3 of (thread $1, ns $2), each checkpoint's in stored order.
+    writesOf: `select checkpoint_id, task_id, payload from ${t.writes}
+      where thread_id = $1 and ns = $2 and checkpoint_id = any($3::text[]) order by seq`,
     latestTuple: tuple("thread_id = $1 and ns = $2 order by seq desc limit 1", "one"),
     tupleById: tuple("thread_id = $1 and ns = $2 and id = $3", "one"),
     list: list("range"),

@@ -29,6 +29,7 @@ import {
   assertStoreId,
   assertWriteIds,
 } from "../limits.js";
+import { readStoredWrite } from "../read-stored.js";
 import { stringifyStored } from "../serde.js";
 import { compactWrites, KnownValues } from "../stored-values.js";
 import { assertThreadMetadata, storedStatusOf } from "../thread-records.js";
@@ -268,6 +269,28 @@ export abstract class SqlCheckpointer implements Checkpointer {
       const taskId = writes[0]?.taskId ?? "";
       throw new CheckpointNotFoundError(threadId, ns, checkpointId, taskId, { cause: error });
     }
+  }
+
+  async listWrites(
+    threadId: string,
+    ns: string,
+    checkpointIds: readonly string[],
+  ): Promise<Map<string, PendingWrite[]>> {
+    assertStoreId("threadId", threadId);
+    assertNamespace("ns", ns);
+    const out = new Map<string, PendingWrite[]>();
+    if (checkpointIds.length === 0) return out;
+    const driver = await this.#ready();
+    const { rows } = await driver.query(this.#sql.writesOf, [threadId, ns, [...checkpointIds]]);
+    for (const row of rows) {
+      const id = row.checkpoint_id as string;
+      const at = { threadId, ns, checkpointId: id, taskId: row.task_id as string };
+      const write = readStoredWrite(row.payload, at);
+      const list = out.get(id);
+      if (list) list.push(write);
+      else out.set(id, [write]);
+    }
+    return out;
   }
 
   async getLatest(threadId: string, ns = ""): Promise<CheckpointTuple | undefined> {
