@@ -60,6 +60,7 @@ export interface Checkpoint {
 
 /** The writes one finished task made in a step that has not reached its barrier yet. */
 export interface PendingWrite {
+  /** The task that wrote them (a paused task's write is keyed `taskId#answers`: see `pauseWrite`). */
   taskId: string;
   node: string;
   /** `[channel, value]` pairs, in the order the task wrote them. */
@@ -166,7 +167,8 @@ export interface PruneThreadsOptions {
 /**
  * Where a thread stands, as the inbox shows it:
  * - `"busy"`: a run holds the thread (a live claim, see `claimThread`);
- * - `"interrupted"`: its latest top-level checkpoint has pending interrupts;
+ * - `"interrupted"`: its latest top-level checkpoint waits on interrupts (its own, a
+ *   breakpoint's, or those its step's paused tasks stored against it: see `putPause`);
  * - `"error"`: its last run failed (see `releaseThread`), until a later checkpoint;
  * - `"idle"`: none of these — finished, or resting at a barrier.
  */
@@ -194,7 +196,7 @@ export interface ThreadRecord {
   /** The graph that last wrote to the thread; `null` for threads from before thread records. */
   graph: string | null;
   status: ThreadStatus;
-  /** The pending interrupts of the latest top-level checkpoint (empty unless paused). */
+  /** The interrupts the latest top-level checkpoint waits on (empty unless paused). */
   interrupts: InterruptRecord[];
   /** Why the last run failed, while `status` is `"error"`; else `null`. */
   error: ThreadError | null;
@@ -301,12 +303,43 @@ export interface Checkpointer {
   put(checkpoint: Checkpoint, options: PutOptions): Promise<void>;
   /** Store one task's writes against an existing checkpoint (replacing that task's earlier writes). */
   putWrites(threadId: string, ns: string, checkpointId: string, write: PendingWrite): Promise<void>;
+  /**
+   * A step paused on `interrupt()`: store its paused tasks' writes (see `pauseWrite`) against
+   * `checkpointId`, the checkpoint the step started from, which stays the latest (no
+   * checkpoint is written for a pause, as in LangGraph); for a top-level checkpoint that is
+   * still the thread's latest, the same statement (or transaction) makes the thread's record
+   * `"interrupted"` with `interrupts`. With `releasing`, that run's claim ends in it too.
+   * Throws `CheckpointNotFoundError` for a checkpoint the store does not have, writing nothing.
+   *
+   * @example
+   * await store.putPause("t1", "", barrier.id, { writes: [pauseWrite("review", paused)], interrupts }, runId);
+   */
+  putPause(
+    threadId: string,
+    ns: string,
+    checkpointId: string,
+    pause: { writes: PendingWrite[]; interrupts: InterruptRecord[] },
+    releasing?: string,
+  ): Promise<void>;
   /** The newest checkpoint of (thread, ns) with its pending writes, if any. */
   getLatest(threadId: string, ns?: string): Promise<CheckpointTuple | undefined>;
   /** One checkpoint by id, with its pending writes. */
   get(threadId: string, ns: string, id: string): Promise<CheckpointTuple | undefined>;
   /** History of (thread, ns), newest first. */
   list(threadId: string, options?: ListOptions): Promise<Checkpoint[]>;
+  /**
+   * The pending writes of several checkpoints of (thread, ns) at once, by checkpoint id, each
+   * list in the order `get` returns it; a checkpoint with none (or unknown) is left out. How
+   * a page of history shows what each step's tasks wrote and paused on in one read.
+   *
+   * @example
+   * const writes = await store.listWrites("t1", "", page.map((c) => c.id)); // Map { "c7" => [...] }
+   */
+  listWrites(
+    threadId: string,
+    ns: string,
+    checkpointIds: readonly string[],
+  ): Promise<Map<string, PendingWrite[]>>;
   /**
    * Take the thread for one run, in one atomic step, before any node runs. Succeeds when
    * the thread's latest top-level checkpoint is `claim.expectedLatestId` and no other run

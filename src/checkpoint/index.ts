@@ -30,6 +30,7 @@ export type {
 export { isTransientDatabaseError } from "./database-faults.js";
 export { checkpointId, createdAtOf } from "./id.js";
 export { MemoryCheckpointer } from "./memory.js";
+export { INTERRUPT, type PausedTask, pauseWrite } from "./paused-tasks.js";
 export { PGliteCheckpointer, type PGliteCheckpointerOptions } from "./pglite.js";
 export { PostgresCheckpointer, type PostgresCheckpointerOptions } from "./postgres.js";
 export { assertJson, MAX_JSON_DEPTH } from "./serde.js";

@@ -14,6 +14,7 @@ import type {
   CheckpointMetadata,
   CheckpointTuple,
   LatestClaim,
+  InterruptRecord,
   ListOptions,
   PendingWrite,
   PruneOptions,
@@ -39,6 +40,7 @@ import {
   readPruneArguments,
   readPruneThreadsOptions,
 } from "./limits.js";
+import { waitingInterrupts } from "./paused-tasks.js";
 import { type PruneCandidate, planPrune } from "./retention.js";
 import { jsonClone, stringifyStored } from "./serde.js";
 import {
@@ -177,6 +179,57 @@ export class MemoryCheckpointer implements Checkpointer {
     // Map.set on an existing task keeps its position: replacing does not reorder.
     if (tasks) tasks.set(write.taskId, body);
     else history.writes.set(checkpointId, new Map([[write.taskId, body]]));
+  }
+
+  async putPause(
+    threadId: string,
+    ns: string,
+    checkpointId: string,
+    pause: { writes: PendingWrite[]; interrupts: InterruptRecord[] },
+    releasing?: string,
+  ): Promise<void> {
+    for (const write of pause.writes) assertWriteIds(threadId, ns, checkpointId, write);
+    const bodies = pause.writes.map((w) => [w.taskId, stringifyStored(w, "pending write")]);
+    const interrupts = stringifyStored(pause.interrupts, "interrupts");
+    const history = this.#history(threadId, ns);
+    if (!history || history.ids.lastIndexOf(checkpointId) === -1) {
+      throw new CheckpointNotFoundError(threadId, ns, checkpointId, pause.writes[0]?.taskId ?? "");
+    }
+    history.writes ??= new Map();
+    const tasks = history.writes.get(checkpointId) ?? new Map<string, string>();
+    history.writes.set(checkpointId, tasks);
+    for (const [taskId, body] of bodies) tasks.set(taskId!, body!);
+    const record = ns === "" ? this.#records.get(threadId) : undefined;
+    if (record && history.ids.at(-1) === checkpointId) {
+      record.status = "interrupted";
+      record.interrupts = interrupts;
+      record.error = null;
+      record.updatedAt = new Date().toISOString();
+    }
+    if (releasing !== undefined && this.#claims.get(threadId)?.runId === releasing) {
+      this.#claims.delete(threadId);
+    }
+  }
+
+  async listWrites(
+    threadId: string,
+    ns: string,
+    checkpointIds: readonly string[],
+  ): Promise<Map<string, PendingWrite[]>> {
+    assertStoreId("threadId", threadId);
+    assertNamespace("ns", ns);
+    const out = new Map<string, PendingWrite[]>();
+    const writes = this.#history(threadId, ns)?.writes;
+    if (!writes) return out;
+    for (const id of checkpointIds) {
+      const tasks = writes.get(id);
+      if (!tasks || tasks.size === 0) continue;
+      out.set(
+        id,
+        Array.from(tasks.values(), (body) => JSON.parse(body) as PendingWrite),
+      );
+    }
+    return out;
   }
 
   async getLatest(threadId: string, ns = ""): Promise<CheckpointTuple | undefined> {
@@ -422,8 +475,11 @@ export class MemoryCheckpointer implements Checkpointer {
     }
     const record = this.#records.get(threadId);
     if (record) {
-      record.status = storedStatusOf(head);
-      record.interrupts = head.interrupts.length > 0 ? JSON.stringify(head.interrupts) : "[]";
+      // The writes kept on it may hold its step's pause.
+      const index = top!.ids.length - 1;
+      const interrupts = waitingInterrupts(head, tuple(top!, threadId, "", index)!.pendingWrites);
+      record.status = interrupts.length > 0 ? "interrupted" : "idle";
+      record.interrupts = interrupts.length > 0 ? JSON.stringify(interrupts) : "[]";
       record.error = null;
       record.updatedAt = new Date().toISOString();
     }

@@ -1,7 +1,7 @@
 // CompiledGraph, the public face of a graph: invoke, resume, stream, state, history and drawings.
 import type { AnyStateMachine } from "xstate";
 import type { z } from "zod";
-import type { Checkpoint, Checkpointer } from "../checkpoint/checkpointer.js";
+import type { Checkpoint, Checkpointer, PendingWrite } from "../checkpoint/checkpointer.js";
 import { assertHistoryLimit } from "../checkpoint/limits.js";
 import { jsonContains } from "../checkpoint/thread-records.js";
 import { InvalidConfigError, InvalidRunError, RunsNotBoundError } from "../errors/index.js";
@@ -443,9 +443,9 @@ export class CompiledGraph<S extends State = State, C = unknown> {
    * `HISTORY_PAGE`), so the first item comes as soon as one small page is read, however
    * long the history, and memory holds one page. A history cut by `prune` ends at the oldest checkpoint kept.
    * A subgraph run's history has one entry per step of that run (the newest of the step:
-   * its pause), as LangGraph.js lists it; the top level lists every checkpoint, the
-   * barrier before an `interrupt()` pause included, since that is where a fork re-runs the
-   * paused step from (a static breakpoint is one checkpoint, as in LangGraph).
+   * its pause), as LangGraph.js lists it; the top level lists every checkpoint. A pause
+   * adds none (as in LangGraph): the checkpoint its step started from shows the interrupts
+   * it paused on, and, when it is the latest, its pending writes as `getState` does.
    */
   async *getStateHistory(
     config: RunConfig,
@@ -459,9 +459,11 @@ export class CompiledGraph<S extends State = State, C = unknown> {
       let left = options.limit ?? Number.POSITIVE_INFINITY;
       if (left <= 0) return;
       const pages = checkpointPages(checkpointer, threadId, ns, options.before);
+      let latest = options.before === undefined;
       for await (const { checkpoint, parentId } of oneCheckpointPerStep(pages)) {
-        const tuple = { checkpoint, pendingWrites: [] };
-        const view = await viewCheckpoint<S>(tuple, this.#g.channels, undefined);
+        const writes = await checkpointer.listWrites(threadId, ns, [checkpoint.id]);
+        const view = await this.#historyEntry(checkpoint, writes, latest);
+        latest = false;
         yield { ...view, parentConfig: parentId ? configIn(checkpoint, parentId) : undefined };
         if (--left <= 0) return;
       }
@@ -471,24 +473,42 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     let before = options.before;
     let size = FIRST_HISTORY_PAGE;
     const { filter } = options;
+    let latest = before === undefined;
     while (left > 0) {
       // A filtered history may skip any number of checkpoints: read whole pages.
       const limit = filter ? size : Math.min(size, left);
       size = HISTORY_PAGE;
       const page = await checkpointer.list(threadId, { ns, limit, before });
+      const shown = filter ? page.filter((c) => jsonContains(c.metadata, filter)) : page;
+      // One read for the page: each step's pending writes (what its tasks wrote, its pause).
+      const started = shown.filter((c) => c.next.length > 0).map((c) => c.id);
+      const writes = await checkpointer.listWrites(threadId, ns, started);
       for (const checkpoint of page) {
+        const isLatest = latest;
+        latest = false;
         if (filter && !jsonContains(checkpoint.metadata, filter)) continue;
-        yield await viewCheckpoint<S>(
-          { checkpoint, pendingWrites: [] },
-          this.#g.channels,
-          undefined,
-        );
+        yield await this.#historyEntry(checkpoint, writes, isLatest);
         if (--left <= 0) return;
       }
       // A short page is the last: the history has no more before it.
       if (page.length < limit) return;
       before = page.at(-1)!.id;
     }
+  }
+
+  /**
+   * A checkpoint as its history shows it, with the pending writes of the step it started
+   * (what its tasks wrote, the interrupts they paused on); applied to the values only for
+   * the latest, as `getState` shows it (and LangGraph's history). `writes` is the page's,
+   * read at once (`Checkpointer.listWrites`).
+   */
+  #historyEntry(
+    checkpoint: Checkpoint,
+    writes: ReadonlyMap<string, PendingWrite[]>,
+    latest: boolean,
+  ): Promise<StateSnapshot<S>> {
+    const pendingWrites = writes.get(checkpoint.id) ?? [];
+    return viewCheckpoint<S>({ checkpoint, pendingWrites }, this.#g.channels, undefined, latest);
   }
 
   /**
@@ -575,7 +595,16 @@ export class CompiledGraph<S extends State = State, C = unknown> {
     const { actor, writer, env, parentLatestId } =
       ns === ""
         ? {
-            ...(await this.#runner.start({ config, options: {}, thread, run, asNode })),
+            ...(await this.#runner.start({
+              config,
+              options: {},
+              thread,
+              run,
+              asNode,
+              // A named checkpoint is updated as stored, as LangGraph updates one: a pause of
+              // its step is left behind (the fork runs the paused tasks afresh).
+              withoutPause: checkpointId !== undefined,
+            })),
             parentLatestId: undefined,
           }
         : await this.#runner.startNested({ thread, ns, checkpointId, run, asNode });

@@ -8,10 +8,12 @@ import type {
 } from "../checkpoint/checkpointer.js";
 import { isTransientDatabaseError } from "../checkpoint/database-faults.js";
 import { checkpointId, createdAtOf } from "../checkpoint/id.js";
+import { type PausedTask, pauseWrite, ROUTE } from "../checkpoint/paused-tasks.js";
 import { setOwn } from "../checkpoint/serde.js";
 import { threadErrorOf } from "../checkpoint/thread-records.js";
 import { AbortError } from "../errors/index.js";
 import { claimTtlOf, keepClaimAlive } from "./claim-renewal.js";
+import { taskInterrupts } from "./drive.js";
 import type { BarrierKind } from "./run-env.js";
 import { compactSnapshot, persistedSnapshotOf } from "./snapshot-format.js";
 import type { GraphContext, TaskOutcome, TaskRecord } from "./task.js";
@@ -30,8 +32,7 @@ import type { GraphContext, TaskOutcome, TaskRecord } from "./task.js";
  */
 export type Durability = "sync" | "async";
 
-/** The pseudo-channel under which a pending write keeps its task's routes. */
-export const ROUTE = "__route__";
+export { ROUTE } from "../checkpoint/paused-tasks.js";
 
 /** The pseudo-channel under which a failed task's pending write keeps its error. */
 export const TASK_ERROR = "__error__";
@@ -94,6 +95,8 @@ export class CheckpointWriter {
   #lastPut: { releasing?: string } | undefined;
   /** The merged tasks whose writes the last checkpoint recorded (see `#stepWrites`). */
   #recorded: TaskRecord[] | undefined;
+  /** Keys of the paused tasks' writes stored already: a pause stores only new ones. */
+  readonly #pausesStored: Set<string>;
 
   constructor(
     readonly checkpointer: Checkpointer,
@@ -120,8 +123,11 @@ export class CheckpointWriter {
        * runtime's own keys (`step`, `source`, …) win over a key of the same name.
        */
       runMetadata?: Record<string, unknown>;
+      /** The pending writes of the checkpoint the run restored (its paused tasks are stored). */
+      pendingWrites?: readonly PendingWrite[];
     },
   ) {
+    this.#pausesStored = new Set(start.pendingWrites?.map((w) => w.taskId));
     this.#parentId = start.parentId;
     this.#headParentId = start.headParentId ?? null;
     this.#latestId = start.latestId;
@@ -298,6 +304,61 @@ export class CheckpointWriter {
     if (kind === "step") return this.checkpoint("barrier", context, stepOrigin);
     if (kind === "continued") return this.#parentId ?? stepOrigin;
     return stepOrigin;
+  }
+
+  /**
+   * Whether the run's pause (in `context`, of the step that started from `stepOrigin`) is
+   * stored as pending writes of that step's barrier, as LangGraph stores it: for an
+   * `interrupt()` (a static breakpoint is its barrier's checkpoint) when the barrier is
+   * still the run's latest checkpoint. Otherwise (an update applied to the paused step, a
+   * fork, a pause checkpoint of a thread written before) the pause is a checkpoint.
+   */
+  pausesInPlace(context: GraphContext, stepOrigin: string | undefined): boolean {
+    return (
+      context.breakpoint === null &&
+      stepOrigin !== undefined &&
+      this.#source === "loop" &&
+      this.#parentId === stepOrigin &&
+      this.#latestId === stepOrigin
+    );
+  }
+
+  /**
+   * Queue a step's pause as pending writes of the checkpoint it started from (see
+   * `pausesInPlace`): each paused task's state, for those not stored yet; a top-level
+   * run's thread record turns `"interrupted"` with `interrupts` in the same store call,
+   * which also ends the run's claim when it is the run's last write (see `finish`).
+   */
+  pause(stepOrigin: string, context: GraphContext, interrupts: InterruptRecord[]): void {
+    const writes: PendingWrite[] = [];
+    for (const t of context.tasks) {
+      if (t.status !== "interrupted") continue;
+      const paused: PausedTask = {
+        taskId: t.id,
+        interrupts: t.interrupts,
+        resumes: t.resumes,
+        waitsOn: taskInterrupts(t, context.step, this.ns),
+      };
+      if (t.nested) paused.nested = t.nested;
+      if (t.nestedAnswers) paused.nestedAnswers = t.nestedAnswers;
+      const write = pauseWrite(t.node, paused);
+      if (this.#pausesStored.has(write.taskId)) continue;
+      this.#pausesStored.add(write.taskId);
+      // The run id lets a rollback remove the pause it stored, as its other writes.
+      writes.push(this.runId === undefined ? write : { ...write, runId: this.runId });
+    }
+    // A subgraph's pause changes no thread record: nothing new, nothing to store.
+    if (writes.length === 0 && this.ns !== "") return;
+    // Counted as a checkpoint is: it may carry the claim's release (see `#carryRelease`).
+    this.#behind++;
+    const put: { releasing?: string } = {};
+    const pause = { writes, interrupts };
+    this.#enqueue(() => {
+      if (this.#lastPut === put) this.#lastPut = undefined;
+      if (put.releasing !== undefined) this.#claim?.stopRenewal();
+      const { checkpointer, threadId, ns } = this;
+      return checkpointer.putPause(threadId, ns, stepOrigin, pause, put.releasing);
+    }, put);
   }
 
   /**

@@ -1,12 +1,12 @@
 import type { AnyActor, AnyEventObject, AnyMachineSnapshot } from "xstate";
-import type { InterruptRecord, PendingWrite } from "../checkpoint/checkpointer.js";
+import type { InterruptRecord } from "../checkpoint/checkpointer.js";
 import { AbortError, StateweaverError } from "../errors/index.js";
 import type { RunEvent } from "../stream/run-events.js";
-import { type CheckpointWriter, ROUTE } from "./checkpoint-writer.js";
+import type { CheckpointWriter } from "./checkpoint-writer.js";
 import { type InterruptScope, interruptId } from "./interrupt.js";
 import type { RunEnv } from "./run-env.js";
 import { storedValue } from "./snapshot-format.js";
-import { type GraphContext, opensUpdate, type TaskRecord, type TaskSeed } from "./task.js";
+import { type GraphContext, opensUpdate, type TaskRecord } from "./task.js";
 
 export interface DriveOptions {
   /** Return at the first barrier the run holds at instead of stepping on (updateState). */
@@ -166,9 +166,14 @@ export async function drive(
       // Paused: at a static breakpoint, or inside `stepping` with interrupted tasks.
       const interrupts = pendingInterrupts(context, env);
       if (writer) {
-        const parentId = writer.latestId;
-        const id = writer.checkpoint(value, context, env.stepOrigin, interrupts);
-        env.emit?.(checkpointEvent(env, context, id, parentId, interrupts));
+        if (writer.pausesInPlace(context, env.stepOrigin)) {
+          // No checkpoint, as in LangGraph: the pause is pending writes of the step's barrier.
+          writer.pause(env.stepOrigin!, context, interrupts);
+        } else {
+          const parentId = writer.latestId;
+          const id = writer.checkpoint(value, context, env.stepOrigin, interrupts);
+          env.emit?.(checkpointEvent(env, context, id, parentId, interrupts));
+        }
         await writer.finish();
       }
       if (env.emit && options.pauseValues) {
@@ -217,24 +222,6 @@ function checkpointEvent(
   };
 }
 
-/** Pending writes (saved as tasks finished) back into finished tasks: a restart does not re-run them. */
-export function recoverTasks(tasks: TaskRecord[], writes: readonly PendingWrite[]): TaskRecord[] {
-  const recovered = new Map<string, PendingWrite>();
-  for (const w of writes) if (w.writes.some(([k]) => k === ROUTE)) recovered.set(w.taskId, w);
-  if (recovered.size === 0) return tasks;
-  return tasks.map((t) => {
-    const w = recovered.get(t.id);
-    if (!w || t.status !== "pending") return t;
-    const route = w.writes.find(([k]) => k === ROUTE)!;
-    return {
-      ...t,
-      status: "done" as const,
-      writes: w.writes.filter(([k]) => k !== ROUTE),
-      next: route[1] as TaskSeed[],
-    };
-  });
-}
-
 /** The interrupts a paused machine waits on, first by task order. */
 export function pendingInterrupts(context: GraphContext, scope: InterruptScope): InterruptRecord[] {
   const { ns } = scope;
@@ -245,21 +232,16 @@ export function pendingInterrupts(context: GraphContext, scope: InterruptScope):
   }
   const out: InterruptRecord[] = [];
   for (const t of context.tasks) {
-    if (t.status !== "interrupted") continue;
-    if (t.nested) {
-      out.push(...t.nested);
-      continue;
-    }
-    const last = t.interrupts[t.interrupts.length - 1]!;
-    out.push({
-      id: last.id,
-      value: last.value,
-      node: t.node,
-      ns,
-      step: context.step,
-      taskId: t.id,
-      timing: "during",
-    });
+    if (t.status === "interrupted") out.push(...taskInterrupts(t, context.step, ns));
   }
   return out;
+}
+
+/** What a paused task waits on: its last interrupt, or those pending in the graph it called. */
+export function taskInterrupts(t: TaskRecord, step: number, ns: string): InterruptRecord[] {
+  if (t.nested) return t.nested;
+  const last = t.interrupts[t.interrupts.length - 1]!;
+  return [
+    { id: last.id, value: last.value, node: t.node, ns, step, taskId: t.id, timing: "during" },
+  ];
 }

@@ -34,7 +34,7 @@ export function threadSessionOf(actor: object): ThreadSession | undefined {
  * nothing is stored, until the claim holds; a refused claim fails the actor with the
  * store's typed error, `ThreadBusyError` or `ConcurrentUpdateError`), every barrier is
  * checkpointed, finished siblings' writes and failed tasks' errors are stored against
- * their step, the pause is checkpointed with its interrupts, and the thread is released
+ * their step, the pause is stored with its interrupts, and the thread is released
  * (marked `"error"` if the run failed).
  */
 export class ThreadSession {
@@ -130,12 +130,13 @@ export class ThreadSession {
       if (!this.#writer || !snapshot.hasTag("interrupted") || snapshot.hasTag("running")) return;
       const context = snapshot.context as GraphContext;
       const interrupts = pendingInterrupts(context, this.#env);
-      this.#writer.checkpoint(
-        storedValue(snapshot.value),
-        context,
-        this.#env.stepOrigin,
-        interrupts,
-      );
+      const { stepOrigin } = this.#env;
+      // As invoke's driver stores it: pending writes of the step's barrier, or a checkpoint.
+      if (this.#writer.pausesInPlace(context, stepOrigin)) {
+        this.#writer.pause(stepOrigin!, context, interrupts);
+      } else {
+        this.#writer.checkpoint(storedValue(snapshot.value), context, stepOrigin, interrupts);
+      }
       this.#close({});
       return;
     }

@@ -9,6 +9,7 @@ import type {
 } from "../checkpoint/checkpointer.js";
 import { checkpointId, createdAtOf } from "../checkpoint/id.js";
 import { MAX_ID_BYTES } from "../checkpoint/limits.js";
+import { pauseWrite } from "../checkpoint/paused-tasks.js";
 import { MAX_JSON_DEPTH } from "../checkpoint/serde.js";
 import {
   CheckpointNotFoundError,
@@ -301,6 +302,22 @@ export function describeCheckpointerConformance(
         },
         { taskId: "t2", node: "b", writes: [["y", 1]] },
       ]);
+    });
+
+    it("listWrites returns several checkpoints' writes at once, by id, each as get returns it", async () => {
+      const threadId = newThreadId();
+      const [a, b, c] = await putChain(store, threadId, "", 3);
+      const w = (taskId: string): PendingWrite => ({ taskId, node: "n", writes: [["x", taskId]] });
+      await store.putWrites(threadId, "", a!.id, w("1"));
+      await store.putWrites(threadId, "", c!.id, w("2"));
+      await store.putWrites(threadId, "", c!.id, w("3"));
+      const writes = await store.listWrites(threadId, "", [a!.id, b!.id, c!.id, "unknown"]);
+      expect([...writes.keys()].sort()).toEqual([a!.id, c!.id].sort());
+      expect(writes.get(a!.id)).toEqual((await store.get(threadId, "", a!.id))?.pendingWrites);
+      expect(writes.get(c!.id)).toEqual((await store.get(threadId, "", c!.id))?.pendingWrites);
+      expect(writes.get(c!.id)?.map((x) => x.taskId)).toEqual(["2", "3"]);
+      expect((await store.listWrites(threadId, "sub:1", [a!.id])).size).toBe(0);
+      expect((await store.listWrites(threadId, "", [])).size).toBe(0);
     });
 
     it("putWrites against an unknown checkpoint throws CheckpointNotFoundError naming it", async () => {
@@ -828,6 +845,96 @@ export function describeCheckpointerConformance(
         } while (cursor !== undefined && pages.length < 100);
         return pages;
       };
+
+      /** A paused task's write, as a run stores it (see `pauseWrite`). */
+      const paused = (record: InterruptRecord, runId?: string): PendingWrite => ({
+        ...pauseWrite(record.node, {
+          taskId: record.taskId,
+          interrupts: [{ id: record.id, value: record.value }],
+          resumes: [],
+          waitsOn: [record],
+        }),
+        ...(runId !== undefined && { runId }),
+      });
+
+      it("putPause stores the paused tasks' writes against the latest checkpoint and marks the thread interrupted in the same call; no checkpoint is added", async () => {
+        const threadId = newThreadId();
+        const [, barrier] = await putChain(store, threadId, "", 2);
+        const a = pending("a");
+        const b = pending("b");
+        const runId = randomUUID();
+        await store.claimThread(threadId, claim(barrier!.id, { runId }));
+        await store.putPause(
+          threadId,
+          "",
+          barrier!.id,
+          { writes: [paused(a), paused(b)], interrupts: [a, b] },
+          runId,
+        );
+        const record = await store.getThread(threadId);
+        // The claim went with it: the thread reads interrupted, not busy.
+        expect(record).toMatchObject({
+          status: "interrupted",
+          interrupts: [a, b],
+          latestCheckpointId: barrier!.id,
+        });
+        expect(await store.list(threadId)).toHaveLength(2);
+        const latest = await store.getLatest(threadId);
+        expect(latest?.checkpoint).toEqual(barrier);
+        expect(latest?.pendingWrites).toEqual([paused(a), paused(b)]);
+        const page = await store.searchThreads({ status: "interrupted", limit: 1_000 });
+        expect(page.threads.map((t) => t.threadId)).toContain(threadId);
+        // The next checkpoint ends the pause, as any put sets the record from its checkpoint.
+        const next = makeCheckpoint(threadId, "", barrier!.id, 2);
+        await store.put(next, { expectedLatestId: barrier!.id });
+        expect(await store.getThread(threadId)).toMatchObject({ status: "idle", interrupts: [] });
+      });
+
+      it("putPause in a subgraph's namespace stores its writes and leaves the thread's record; against an unknown checkpoint it throws CheckpointNotFoundError and stores nothing", async () => {
+        const threadId = newThreadId();
+        const [top] = await putChain(store, threadId, "", 1);
+        const [child] = await putChain(store, threadId, "sub:1", 1);
+        const before = await store.getThread(threadId);
+        const a = { ...pending("a"), ns: "sub:1" };
+        await store.putPause(threadId, "sub:1", child!.id, {
+          writes: [paused(a)],
+          interrupts: [a],
+        });
+        expect(await store.getThread(threadId)).toEqual(before);
+        expect((await store.getLatest(threadId, "sub:1"))?.pendingWrites).toEqual([paused(a)]);
+        const b = pending("b");
+        await expect(
+          store.putPause(threadId, "", "no-such-checkpoint", {
+            writes: [paused(b)],
+            interrupts: [b],
+          }),
+        ).rejects.toBeInstanceOf(CheckpointNotFoundError);
+        expect((await store.getLatest(threadId))?.pendingWrites).toEqual([]);
+        expect((await store.getThread(threadId))?.status).toBe("idle");
+        expect((await store.getLatest(threadId))?.checkpoint).toEqual(top);
+      });
+
+      it("rewindThread takes the record's status from the pause writes kept on its new latest: a rolled-back run's pause goes, an earlier run's stays", async () => {
+        const threadId = newThreadId();
+        const [, barrier] = await putChain(store, threadId, "", 2);
+        const a = pending("a");
+        await store.putPause(threadId, "", barrier!.id, {
+          writes: [paused(a, "first-run")],
+          interrupts: [a],
+        });
+        const b = pending("b");
+        await store.putPause(threadId, "", barrier!.id, {
+          writes: [paused(b, "second-run")],
+          interrupts: [a, b],
+        });
+        expect(await store.rewindThread(threadId, barrier!.id, { runId: "second-run" })).toBe(0);
+        expect(await store.getThread(threadId)).toMatchObject({
+          status: "interrupted",
+          interrupts: [a],
+        });
+        expect(await store.rewindThread(threadId, barrier!.id, { runId: "first-run" })).toBe(0);
+        expect(await store.getThread(threadId)).toMatchObject({ status: "idle", interrupts: [] });
+      });
 
       it("a top-level put writes the thread's record with it; a subgraph's put leaves it", async () => {
         const threadId = newThreadId();

@@ -48,8 +48,8 @@ import { taskMachine } from "../../machines/task.machine.js";
 import { type GraphInput, RUN_INPUT } from "../../src/graph/compiling/compile.js";
 import { END, Graph, interrupt, RecursionLimitError, START } from "../../src/index.js";
 import { ROUTE } from "../../src/runtime/checkpoint-writer.js";
-import { recoverTasks } from "../../src/runtime/drive.js";
 import { interruptId } from "../../src/runtime/interrupt.js";
+import { recoverTasks } from "../../src/runtime/recover-step.js";
 import { attachRunEnv, type RunEnv } from "../../src/runtime/run-env.js";
 import { storedValue } from "../../src/runtime/snapshot-format.js";
 import {

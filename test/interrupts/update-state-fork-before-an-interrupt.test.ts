@@ -37,8 +37,8 @@ async function ours(): Promise<Outcome> {
   await graph.invoke({ topic: "" }, { config });
   const history = [];
   for await (const s of graph.getStateHistory(config)) history.push(s);
-  // Ours keeps the step's barrier before the pause as its own checkpoint: the one before "ask".
-  const before = history.find((s) => s.next[0] === "ask" && s.interrupts.length === 0)!;
+  // Ours too keeps the interrupt as a pending write of the checkpoint before "ask".
+  const before = history.find((s) => s.next[0] === "ask")!;
   const fork = await graph.updateState(before.config, null);
   const state = await graph.getState(fork);
   asked.length = 0;

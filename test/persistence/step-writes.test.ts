@@ -143,13 +143,17 @@ describe.each(stores)("each checkpoint's writes, and bulkUpdateState, on $name",
     });
   });
 
-  it("records no writes on a pause: its step's writes come with the barrier after it", async () => {
+  it("writes nothing for a pause: the barrier it paused from keeps the step before's writes, and the paused step's come with the barrier after it", async () => {
     const graph = diamond(store);
     const config = thread();
     await graph.invoke({ log: [] }, { config });
-    const paused = (await historyOf(graph, config)).at(-1)!;
+    const history = await historyOf(graph, config);
+    const paused = history.at(-1)!;
     expect(paused.next).toEqual(["join"]);
-    expect(paused.metadata?.writes).toBeNull();
+    expect(paused.interrupts).toHaveLength(1);
+    // As LangGraph stores it: the pause is pending writes of that barrier, not a checkpoint.
+    expect(paused.metadata?.writes).toEqual({ left: { log: "left" }, right: { log: "right" } });
+    expect(history.filter((s) => s.metadata?.step === paused.metadata?.step)).toHaveLength(1);
     await graph.resume("yes", { config });
     expect((await graph.getState(config)).metadata?.writes).toEqual({ join: { asked: "yes" } });
   });

@@ -1195,7 +1195,7 @@ describe("subgraphs", () => {
     expect(threadAfterContinue.status).toBe("idle");
   });
 
-  it.skip("human in the loop - modification [not yet: the parent's history has 5 checkpoints where LangGraph has 4 — a step paused by an interrupt (here the subgraph's breakpoint, through its task) is stored as a checkpoint beside that step's barrier, where LangGraph keeps the interrupt as pending writes of the barrier (graph layer); the update through the subgraph task's checkpoint_ns, the inner state and history and the continued run pass]", async () => {
+  it("human in the loop - modification", async () => {
     const assistant = await client.assistants.create({ graphId: "weather" });
     const thread = await client.threads.create();
     const input = { messages: [{ role: "human", content: "SF", id: "initial-message" }] };

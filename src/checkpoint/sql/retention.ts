@@ -8,6 +8,7 @@ import {
 } from "../../errors/index.js";
 import type {
   Checkpoint,
+  PendingWrite,
   PruneOptions,
   PruneThreadsOptions,
   RewindOptions,
@@ -18,10 +19,10 @@ import {
   readPruneArguments,
   readPruneThreadsOptions,
 } from "../limits.js";
+import { waitingInterrupts } from "../paused-tasks.js";
 import { readStoredCheckpoint } from "../read-stored.js";
 import { planPrune } from "../retention.js";
 import { stringifyStored } from "../serde.js";
-import { storedStatusOf } from "../thread-records.js";
 import type { Query } from "./driver.js";
 import { rowOf } from "./rows.js";
 import { sqlState, UNIQUE_VIOLATION } from "./sql-state.js";
@@ -107,11 +108,15 @@ export async function rewindThread(
     await query(sql.rewindNamespaceHeads, [threadId]);
     const heads = await query(sql.rewindEmptyHeads, [threadId]);
     if (head) {
+      // The writes kept on it may hold its step's pause.
+      const kept = (await query(sql.rewindTargetWrites, [threadId, head.id])).rows;
+      const writes = kept.map((row) => JSON.parse(row.payload as string) as PendingWrite);
+      const interrupts = waitingInterrupts(head, writes);
       await query(sql.rewindRecord, [
         threadId,
         head.id,
-        storedStatusOf(head),
-        JSON.stringify(head.interrupts),
+        interrupts.length > 0 ? "interrupted" : "idle",
+        JSON.stringify(interrupts),
       ]);
     }
     await query(sql.unhold, [[threadId], runId]);

@@ -240,6 +240,24 @@ export function statements(t: Tables) {
       on conflict (thread_id, ns, checkpoint_id, task_id)
       do update set node = excluded.node, payload = excluded.payload, run_id = excluded.run_id`,
     claimLatest,
+    // A paused step (see Checkpointer.putPause), in one statement: its tasks' writes ($4…$7:
+    // task id, node, payload, run id) against checkpoint $3; the thread's record, if $3 is
+    // still its latest top-level checkpoint, interrupted with interrupts $8; and the claim of
+    // run $9 (if given) ended.
+    putPause: `with pause as (
+        insert into ${t.writes} (thread_id, ns, checkpoint_id, task_id, node, payload, run_id)
+        select $1, $2, $3, w.task_id, w.node, w.payload, w.run_id
+          from unnest($4::text[], $5::text[], $6::text[], $7::text[]) w(task_id, node, payload, run_id)
+        on conflict (thread_id, ns, checkpoint_id, task_id)
+        do update set node = excluded.node, payload = excluded.payload, run_id = excluded.run_id),
+      record as (
+        update ${t.threads} set status = 'interrupted', interrupts = $8::text, error = null,
+          updated_at = ${NOW_MS}
+        where thread_id = $1 and ns = '' and $2 = '' and latest_id = $3)
+      delete from ${t.claims} where thread_id = $1 and run_id = $9::text`,
+    // The writes of checkpoints $3 of (thread $1, ns $2), each checkpoint's in stored order.
+    writesOf: `select checkpoint_id, task_id, payload from ${t.writes}
+      where thread_id = $1 and ns = $2 and checkpoint_id = any($3::text[]) order by seq`,
     latestTuple: tuple("thread_id = $1 and ns = $2 order by seq desc limit 1", "one"),
     tupleById: tuple("thread_id = $1 and ns = $2 and id = $3", "one"),
     list: list("range"),
@@ -359,6 +377,9 @@ export function statements(t: Tables) {
       where h.thread_id = $1 and h.ns = l.ns and h.latest_id <> l.id`,
     rewindEmptyHeads: `delete from ${t.threads} h where h.thread_id = $1 and not exists (
         select 1 from ${t.checkpoints} c where c.thread_id = $1 and c.ns = h.ns)`,
+    // The writes kept on the checkpoint rewound to ($2), in the order they were stored.
+    rewindTargetWrites: `select payload from ${t.writes}
+      where thread_id = $1 and ns = '' and checkpoint_id = $2 order by seq`,
     // The record, as the put of its new latest ($2) would have written it (status $3,
     // interrupts $4); graph, metadata and createdAt stay.
     rewindRecord: `update ${t.threads} set latest_id = $2, status = $3::text,

@@ -12,6 +12,7 @@ import type {
   CheckpointMetadata,
   CheckpointTuple,
   LatestClaim,
+  InterruptRecord,
   ListOptions,
   PendingWrite,
   PruneOptions,
@@ -31,6 +32,7 @@ import {
   assertStoreId,
   assertWriteIds,
 } from "../limits.js";
+import { readStoredWrite } from "../read-stored.js";
 import { stringifyStored } from "../serde.js";
 import { compactWrites, KnownValues } from "../stored-values.js";
 import { assertThreadMetadata, storedStatusOf } from "../thread-records.js";
@@ -246,6 +248,59 @@ export abstract class SqlCheckpointer implements Checkpointer {
       if (sqlState(error) !== FOREIGN_KEY_VIOLATION) throw error;
       throw new CheckpointNotFoundError(threadId, ns, checkpointId, write.taskId, { cause: error });
     }
+  }
+
+  async putPause(
+    threadId: string,
+    ns: string,
+    checkpointId: string,
+    pause: { writes: PendingWrite[]; interrupts: InterruptRecord[] },
+    releasing?: string,
+  ): Promise<void> {
+    for (const write of pause.writes) assertWriteIds(threadId, ns, checkpointId, write);
+    const { writes } = pause;
+    const payloads = writes.map((w) => stringifyStored(w, "pending write"));
+    const interrupts = stringifyStored(pause.interrupts, "interrupts");
+    const driver = await this.#ready();
+    try {
+      await driver.query(this.#sql.putPause, [
+        threadId,
+        ns,
+        checkpointId,
+        writes.map((w) => w.taskId),
+        writes.map((w) => w.node),
+        payloads,
+        writes.map((w) => w.runId ?? null),
+        interrupts,
+        releasing ?? null,
+      ]);
+    } catch (error) {
+      if (sqlState(error) !== FOREIGN_KEY_VIOLATION) throw error;
+      const taskId = writes[0]?.taskId ?? "";
+      throw new CheckpointNotFoundError(threadId, ns, checkpointId, taskId, { cause: error });
+    }
+  }
+
+  async listWrites(
+    threadId: string,
+    ns: string,
+    checkpointIds: readonly string[],
+  ): Promise<Map<string, PendingWrite[]>> {
+    assertStoreId("threadId", threadId);
+    assertNamespace("ns", ns);
+    const out = new Map<string, PendingWrite[]>();
+    if (checkpointIds.length === 0) return out;
+    const driver = await this.#ready();
+    const { rows } = await driver.query(this.#sql.writesOf, [threadId, ns, [...checkpointIds]]);
+    for (const row of rows) {
+      const id = row.checkpoint_id as string;
+      const at = { threadId, ns, checkpointId: id, taskId: row.task_id as string };
+      const write = readStoredWrite(row.payload, at);
+      const list = out.get(id);
+      if (list) list.push(write);
+      else out.set(id, [write]);
+    }
+    return out;
   }
 
   async getLatest(threadId: string, ns = ""): Promise<CheckpointTuple | undefined> {

@@ -1,6 +1,7 @@
 // Reads back, from a thread's checkpoints, the attempts of tasks that were waiting to be retried.
 import type { Checkpointer, CheckpointTuple, PendingWrite } from "../../checkpoint/checkpointer.js";
 import { TASK_ERROR, type TaskErrorRecord } from "../../runtime/checkpoint-writer.js";
+import { stepOriginOfTuple } from "../../runtime/recover-step.js";
 
 /**
  * The attempts of tasks that were waiting to be retried, or had been retried, when their
@@ -17,8 +18,9 @@ export async function retryingAttempts(
   tuple: CheckpointTuple,
 ): Promise<Map<string, number> | undefined> {
   const { checkpoint } = tuple;
-  const origin = checkpoint.metadata.stepOrigin;
-  if (checkpoint.interrupts.length === 0 || typeof origin !== "string") {
+  // A pause stored as pending writes is on its step's barrier: the attempts are there too.
+  const origin = stepOriginOfTuple(tuple);
+  if (checkpoint.interrupts.length === 0 || origin === checkpoint.id) {
     return attemptsIn(tuple.pendingWrites);
   }
   const step = await checkpointer.get(checkpoint.threadId, checkpoint.ns, origin);

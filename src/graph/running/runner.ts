@@ -2,6 +2,7 @@
 import { randomUUID } from "node:crypto";
 import { type AnyActor, type AnyStateMachine, createActor } from "xstate";
 import type { Checkpointer, CheckpointTuple } from "../../checkpoint/checkpointer.js";
+import { isPauseWrite, waitingInterrupts } from "../../checkpoint/paused-tasks.js";
 import { toJsonValue } from "../../checkpoint/serde.js";
 import { assertThreadMetadata } from "../../checkpoint/thread-records.js";
 import { AbortError, InvalidConfigError } from "../../errors/index.js";
@@ -12,7 +13,6 @@ import {
   type DriveResult,
   drive,
   pendingInterrupts,
-  recoverTasks,
 } from "../../runtime/drive.js";
 import {
   currentTask,
@@ -20,12 +20,12 @@ import {
   isParentCommand,
   type Scratchpad,
 } from "../../runtime/interrupt.js";
+import { recoverStep, stepOriginOfTuple } from "../../runtime/recover-step.js";
 import { attachRunEnv, type RunEnv } from "../../runtime/run-env.js";
 import {
   contextOf,
   expandSnapshot,
   machineValue,
-  stepOriginOf,
   storedValue,
 } from "../../runtime/snapshot-format.js";
 import { DEFAULT_RUN, type GraphContext, type RunOptions } from "../../runtime/task.js";
@@ -88,7 +88,7 @@ export class GraphRunner<S extends State = State, C = unknown> {
   /**
    * A started actor of this graph's machine: fresh, or restored from `tuple`. A
    * barrier restored with pending writes gets its finished tasks back (crash
-   * recovery): only the others run again.
+   * recovery): only the others run again; a step that paused rests paused again.
    */
   #actor(
     tuple: CheckpointTuple | undefined,
@@ -111,10 +111,7 @@ export class GraphRunner<S extends State = State, C = unknown> {
         snapshot = withOnlyFinishedTasks(snapshot);
       }
       // A breakpoint is its step's barrier too: what was continued from it is recovered alike.
-      const atBarrier = snapshot.value === "barrier" || snapshot.value === "breakpoint";
-      if (atBarrier && tuple.pendingWrites.length > 0) {
-        snapshot.context.tasks = recoverTasks(snapshot.context.tasks, tuple.pendingWrites);
-      }
+      snapshot = recoverStep(snapshot, tuple.pendingWrites);
       snapshot = { ...snapshot, value: machineValue(snapshot.value) };
       actor = createActor(this.#machine, { snapshot: snapshot as never, inspect });
     } else {
@@ -149,6 +146,8 @@ export class GraphRunner<S extends State = State, C = unknown> {
     asNode?: string;
     /** A resume: a named checkpoint whose step paused stands for that pause. */
     resuming?: boolean;
+    /** Restore the checkpoint without its step's pause (its paused tasks' writes). */
+    withoutPause?: boolean;
   }) {
     const { config, options, thread } = start;
     if (!thread) return this.#started(start, undefined, undefined, undefined);
@@ -179,6 +178,9 @@ export class GraphRunner<S extends State = State, C = unknown> {
       if (start.resuming && tuple && latest && (await pausedFrom(checkpointer, latest, tuple))) {
         tuple = latest;
       }
+      if (tuple && start.withoutPause) {
+        tuple = { ...tuple, pendingWrites: tuple.pendingWrites.filter((w) => !isPauseWrite(w)) };
+      }
       const forked = wanted !== undefined && tuple?.checkpoint.id !== latest?.checkpoint.id;
       // A fork starts its retries afresh; graphs without retry policies never look.
       const priorAttempts =
@@ -191,6 +193,7 @@ export class GraphRunner<S extends State = State, C = unknown> {
         latestId: latest?.checkpoint.id ?? null,
         source: forked ? "fork" : "loop",
         thread: { graph: this.#g.spec.name, metadata },
+        ...(tuple && { pendingWrites: tuple.pendingWrites }),
         ...(options.runId !== undefined && { runId: options.runId }),
         ...(metadata && { runMetadata: metadata }),
       });
@@ -223,7 +226,7 @@ export class GraphRunner<S extends State = State, C = unknown> {
       ns: "",
       emit: start.emit,
       thread: thread && options.runId !== undefined ? { ...thread, runId: options.runId } : thread,
-      stepOrigin: tuple ? stepOriginOf(tuple.checkpoint) : undefined,
+      stepOrigin: tuple ? stepOriginOfTuple(tuple) : undefined,
       priorAttempts,
     };
     const actor = this.#actor(tuple, env, start.run, options.inspect, start.asNode);
@@ -269,7 +272,7 @@ export class GraphRunner<S extends State = State, C = unknown> {
       ns,
       emit: undefined,
       thread,
-      stepOrigin: stepOriginOf(tuple.checkpoint),
+      stepOrigin: stepOriginOfTuple(tuple),
     };
     const parentLatestId = (await checkpointer.getLatest(threadId, ""))?.checkpoint.id ?? null;
     const actor = this.#actor(tuple, env, start.run, undefined, start.asNode);
@@ -406,9 +409,11 @@ export class GraphRunner<S extends State = State, C = unknown> {
         source: tuple ? "loop" : "input",
         metadata: { parentStep: parent.stepOrigin },
         ...(thread.runId !== undefined && { runId: thread.runId }),
+        ...(tuple && { pendingWrites: tuple.pendingWrites }),
       });
     }
-    if (tuple && tuple.checkpoint.next.length === 0 && tuple.checkpoint.interrupts.length === 0) {
+    const waiting = tuple ? waitingInterrupts(tuple.checkpoint, tuple.pendingWrites) : [];
+    if (tuple && tuple.checkpoint.next.length === 0 && waiting.length === 0) {
       const context = contextOf(tuple.checkpoint);
       return {
         result: { status: "done", state: tuple.checkpoint.values as S },
@@ -424,7 +429,7 @@ export class GraphRunner<S extends State = State, C = unknown> {
       ns,
       emit: parent.emit,
       thread,
-      stepOrigin: tuple ? stepOriginOf(tuple.checkpoint) : undefined,
+      stepOrigin: tuple ? stepOriginOfTuple(tuple) : undefined,
       priorAttempts:
         tuple && thread && this.#g.policies.size > 0
           ? await retryingAttempts(thread.checkpointer, tuple)
@@ -434,8 +439,8 @@ export class GraphRunner<S extends State = State, C = unknown> {
     const actor = this.#actor(tuple, env, run, options.inspect);
     let first: DriveOptions["first"];
     try {
-      if (tuple && tuple.checkpoint.interrupts.length > 0) {
-        const pending = tuple.checkpoint.interrupts;
+      if (tuple && waiting.length > 0) {
+        const pending = waiting;
         const answers: Record<string, unknown> = {};
         for (const i of pending)
           if (i.id in pad.nestedAnswers) answers[i.id] = pad.nestedAnswers[i.id];

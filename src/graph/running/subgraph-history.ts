@@ -3,10 +3,11 @@ import type { Checkpoint } from "../../checkpoint/checkpointer.js";
 
 /**
  * A subgraph run's checkpoints as its history lists them: one per step, newest first, as
- * LangGraph.js lists a child's. A step of ours can leave more than one checkpoint: the
- * barrier that starts it and the pause an `interrupt()` came to (a static breakpoint is
- * one checkpoint, as LangGraph's), or, in threads written before that, a breakpoint's
- * barrier, its pause and the barrier passed again. Only the newest of a step is listed
+ * LangGraph.js lists a child's. A step of ours can leave more than one checkpoint in
+ * threads written before pauses were stored as LangGraph stores them (an `interrupt()`'s
+ * pause as pending writes of its barrier, a static breakpoint as that barrier): the
+ * barrier and a pause checkpoint, or a breakpoint's barrier, its pause and the barrier
+ * passed again; and an update applied to a paused step. Only the newest of a step is listed
  * (the pause, with its interrupts; an update, which is an entry of its own, aside), and
  * `parentId` skips the ones left out, so the parent links stay within the list. Only a
  * checkpoint's own parent of the same step is left out: a run started afresh in the same

@@ -1,9 +1,10 @@
 // A graph's machine bound to one thread: actors of it read the thread and write its checkpoints.
 import type { AnyActorRef, AnyStateMachine } from "xstate";
 import type { Checkpointer, CheckpointTuple } from "../../checkpoint/checkpointer.js";
-import { recoverTasks } from "../../runtime/drive.js";
+import { waitingInterrupts } from "../../checkpoint/paused-tasks.js";
+import { recoverStep, stepOriginOfTuple } from "../../runtime/recover-step.js";
 import { attachRunEnv, type RunEnv } from "../../runtime/run-env.js";
-import { expandSnapshot, machineValue, stepOriginOf } from "../../runtime/snapshot-format.js";
+import { expandSnapshot, machineValue } from "../../runtime/snapshot-format.js";
 import { DEFAULT_RUN, type GraphContext, type RunOptions } from "../../runtime/task.js";
 import { ThreadSession, threadSessionOf } from "../../runtime/thread-session.js";
 import type { GraphInternals } from "../compiling/internals.js";
@@ -60,7 +61,7 @@ export function threadMachine(
       ns: "",
       emit: undefined,
       thread: { checkpointer, threadId },
-      stepOrigin: tuple ? stepOriginOf(tuple.checkpoint) : undefined,
+      stepOrigin: tuple ? stepOriginOfTuple(tuple) : undefined,
       priorAttempts: thread.priorAttempts,
       standalone: true,
     };
@@ -98,25 +99,19 @@ export function threadMachine(
 }
 
 /**
- * The snapshot the thread's checkpoint holds, in the executor's form: finished tasks of
- * an unfinished step back from their pending writes, and a pause's interrupts in the
- * context for the actor's user.
+ * The snapshot the thread's checkpoint holds, in the executor's form: the tasks of an
+ * unfinished step back from their pending writes (finished, or paused), and a pause's
+ * interrupts in the context for the actor's user.
  */
 function restoredCheckpoint(tuple: CheckpointTuple, run: RunOptions) {
   const snapshot = expandSnapshot(tuple.checkpoint, run) as {
     value: unknown;
     context: GraphContext;
   };
-  if (
-    (snapshot.value === "barrier" || snapshot.value === "breakpoint") &&
-    tuple.pendingWrites.length > 0
-  ) {
-    snapshot.context.tasks = recoverTasks(snapshot.context.tasks, tuple.pendingWrites);
-  }
-  if (tuple.checkpoint.interrupts.length > 0) {
-    snapshot.context.interrupts = tuple.checkpoint.interrupts;
-  }
-  return { ...snapshot, value: machineValue(snapshot.value) };
+  const restored = recoverStep(snapshot, tuple.pendingWrites);
+  const interrupts = waitingInterrupts(tuple.checkpoint, tuple.pendingWrites);
+  if (interrupts.length > 0) restored.context.interrupts = interrupts;
+  return { ...restored, value: machineValue(restored.value) };
 }
 
 /**
