@@ -1,5 +1,6 @@
 // The node an update without `asNode` is written as, inferred as LangGraph infers it.
 import type { Checkpointer } from "../../checkpoint/index.js";
+import { waitingInterrupts } from "../../checkpoint/paused-tasks.js";
 import { InvalidUpdateError } from "../../errors/index.js";
 import { START } from "../definition/constants.js";
 
@@ -27,10 +28,14 @@ export async function lastRanNode(
     fromId === undefined
       ? await checkpointer.getLatest(threadId, ns)
       : await checkpointer.get(threadId, ns, fromId);
-  // A pause's checkpoint names the step it stopped in (see CheckpointWriter.checkpoint).
+  // Paused at the latest checkpoint: by its step's paused tasks (pending writes), or a
+  // checkpoint that is the pause (a breakpoint; a thread paused before pauses were writes).
+  // A named checkpoint is updated as stored, its step's pause left behind (see updateState).
   if (
     at &&
-    (at.checkpoint.interrupts.length > 0 || at.checkpoint.metadata.stepOrigin !== undefined)
+    ((fromId === undefined && waitingInterrupts(at.checkpoint, at.pendingWrites).length > 0) ||
+      at.checkpoint.interrupts.length > 0 ||
+      at.checkpoint.metadata.stepOrigin !== undefined)
   )
     return undefined;
   while (at) {
