@@ -62,6 +62,8 @@ const THREAD_ROUTES: Array<[string, RegExp, AuthEvent, (404 | 409 | "stream")?, 
   ["DELETE", path("/threads/:id/runs/:id"), "threads:delete"],
   ["POST", path("/threads/:id/copy"), "threads:read", 409],
   ["POST", path("/threads/:id/history"), "threads:read"],
+  // The SDK's `threads.stream`: its event streams read; its commands (runs, answers) update.
+  ["POST", path("/threads/:id/stream/events"), "threads:read"],
   ["POST", path("/threads/:id/state"), "threads:update"],
   ["POST", path("/threads/:id/state/checkpoint"), "threads:read"],
   ["POST", path("/inbox/threads/:id/decisions"), "threads:create_run", 404],

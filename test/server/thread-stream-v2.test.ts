@@ -1,0 +1,196 @@
+import {
+  Client,
+  ProtocolError,
+  ProtocolSseTransportAdapter,
+  type SubscriptionHandle,
+} from "@langchain/langgraph-sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningServer, startServer } from "./fixtures/server.js";
+import { type ServerStore, serverStores } from "./fixtures/server-stores.js";
+
+interface WireEvent {
+  method: string;
+  event_id?: string;
+  seq?: number;
+  params: { namespace: string[]; node?: string; data: any };
+}
+
+/** Reads a subscription run by run: each call, its events up to the root lifecycle `until`. */
+function reader(sub: SubscriptionHandle<any>) {
+  const events = (sub as AsyncIterable<WireEvent>)[Symbol.asyncIterator]();
+  return async (until: string): Promise<WireEvent[]> => {
+    const seen: WireEvent[] = [];
+    for (;;) {
+      const next = await events.next();
+      if (next.done) return seen;
+      seen.push(next.value);
+      if (next.value.method === "lifecycle" && next.value.params.data.event === until) return seen;
+    }
+  };
+}
+
+const summary = (events: WireEvent[]) =>
+  events.map((e) =>
+    e.method === "lifecycle"
+      ? `lifecycle:${e.params.data.event}`
+      : e.method === "updates"
+        ? `updates:${e.params.node}`
+        : e.method,
+  );
+
+// The SDK's `threads.stream` (its v2 protocol, over its default HTTP + SSE transport),
+// unchanged, against our server on PGlite and on PostgreSQL.
+describe.each(serverStores)(
+  "the SDK's threads.stream on %s",
+  { timeout: 60_000 },
+  (_name, enabled, open) => {
+    let running: RunningServer;
+    let store: ServerStore;
+    let client: Client;
+    beforeAll(async () => {
+      if (!enabled) return;
+      store = await open();
+      running = await startServer({
+        checkpointer: store.checkpointer,
+        ...(store.queue && { queue: store.queue }),
+      });
+      client = new Client({ apiUrl: running.url });
+    }, 60_000);
+    afterAll(async () => {
+      if (!enabled) return;
+      await running.stop();
+      await store.dispose();
+    });
+
+    it.skipIf(!enabled)(
+      "starts a run, reads it to its interrupt, answers it and reads the run to its end; a second stream replays the same numbered events",
+      async () => {
+        const thread = client.threads.stream({ assistantId: "question" });
+        try {
+          const { run_id } = await thread.run.start({ input: { question: "Why?" } });
+          expect(run_id).toEqual(expect.any(String));
+          const readUntil = reader(
+            await thread.subscribe(["lifecycle", "input", "values", "updates"]),
+          );
+          const first = await readUntil("interrupted");
+          expect(summary(first)).toEqual([
+            "lifecycle:running",
+            "values",
+            "input.requested",
+            "lifecycle:interrupted",
+          ]);
+          const asked = first.find((e) => e.method === "input.requested")!;
+          expect(asked.params.data.payload).toEqual({ question: "Why?" });
+          expect(thread.interrupted).toBe(true);
+          expect(thread.interrupts.map((i) => i.interruptId)).toEqual([
+            asked.params.data.interrupt_id,
+          ]);
+
+          await thread.input.respond({
+            namespace: [],
+            interrupt_id: asked.params.data.interrupt_id,
+            response: "Because.",
+          });
+          const second = await readUntil("completed");
+          expect(summary(second)).toEqual([
+            "lifecycle:running",
+            "values",
+            "updates:ask",
+            "values",
+            "lifecycle:completed",
+          ]);
+          expect(second.at(-2)!.params.data).toEqual({ question: "Why?", answer: "Because." });
+          const seqs = [...first, ...second].map((e) => e.seq);
+          expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+          expect(await thread.state.get({ namespace: [] })).toMatchObject({
+            values: { question: "Why?", answer: "Because." },
+            checkpoint: { id: expect.any(String) },
+          });
+
+          // Another client on the same thread sees the same events under the same ids (its
+          // ThreadStream pauses after a run's end: read up to the first).
+          const again = client.threads.stream(thread.threadId, { assistantId: "question" });
+          try {
+            const replay = reader(
+              await again.subscribe(["lifecycle", "input", "values", "updates"]),
+            );
+            expect((await replay("interrupted")).map((e) => [e.event_id, e.method])).toEqual(
+              first.map((e) => [e.event_id, e.method]),
+            );
+            expect(again.interrupts.map((i) => i.interruptId)).toEqual([
+              asked.params.data.interrupt_id,
+            ]);
+          } finally {
+            await again.close();
+          }
+
+          // The transport's own streams: all of the thread's events, or those after `since`.
+          const transport = new ProtocolSseTransportAdapter({
+            apiUrl: running.url,
+            threadId: thread.threadId,
+            maxReconnectAttempts: 0,
+          });
+          const readToEnd = async (filter: { channels: string[]; since?: number }) => {
+            const stream = transport.openEventStream(filter as never);
+            await stream.ready;
+            const got: WireEvent[] = [];
+            for await (const e of stream.events as AsyncIterable<WireEvent>) {
+              got.push(e);
+              if (e.method === "lifecycle" && e.params.data.event === "completed") break;
+            }
+            stream.close();
+            return got;
+          };
+          try {
+            const all = await readToEnd({ channels: ["lifecycle", "input", "values", "updates"] });
+            // The same events, numbered alike (each `timestamp` says when it was sent).
+            const untimed = (events: WireEvent[]) =>
+              events.map(({ params: { timestamp: _, ...params }, ...e }: any) => ({
+                ...e,
+                params,
+              }));
+            expect(untimed(all)).toEqual(untimed([...first, ...second]));
+            const since = first.at(-1)!.seq!;
+            const after = await readToEnd({ channels: ["lifecycle"], since });
+            expect(after.map((e) => [e.seq, e.params.data.event])).toEqual([
+              [second[0]!.seq, "running"],
+              [second.at(-1)!.seq, "completed"],
+            ]);
+          } finally {
+            await transport.close();
+          }
+        } finally {
+          await thread.close();
+        }
+      },
+    );
+
+    it.skipIf(!enabled)(
+      "refuses what it does not carry out with the protocol's errors, and a bad stream filter with a 400",
+      async () => {
+        const thread = client.threads.stream({ assistantId: "stepper" });
+        try {
+          await thread.run.start({ input: { n: 1 } });
+          const refusal = await thread.state.fork({ checkpoint_id: "x" } as never).catch((e) => e);
+          expect(refusal).toBeInstanceOf(ProtocolError);
+          expect(refusal).toMatchObject({ code: "not_supported" });
+          expect(refusal.message).toMatch(/run\.start/);
+          const wrong = await thread.input
+            .respond({ namespace: [], interrupt_id: "nope", response: 1 })
+            .catch((e) => e);
+          expect(wrong).toBeInstanceOf(ProtocolError);
+          expect(["no_such_run", "no_such_interrupt"]).toContain(wrong.code);
+        } finally {
+          await thread.close();
+        }
+        const bad = await fetch(`${running.url}/threads/${thread.threadId}/stream/events`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ channels: [], since: -1 }),
+        });
+        expect(bad.status).toBe(400);
+        expect(await bad.text()).toMatch(/channels/);
+      },
+    );
+  },
+);
