@@ -165,13 +165,32 @@ describe.each(serverStores)(
       },
     );
 
+    it.skipIf(!enabled)("forks a run from a checkpoint of the thread (state.fork)", async () => {
+      const thread = client.threads.stream({ assistantId: "stepper" });
+      try {
+        const { run_id } = await thread.run.start({ input: { n: 1 } });
+        expect(await client.runs.join(thread.threadId, run_id!)).toEqual({ n: 2 });
+        const history = await client.threads.getHistory(thread.threadId);
+        // The checkpoint before `count` ran: the fork counts again from there.
+        const beforeCount = history.find((s) => s.next.includes("count"))!;
+        const fork = await thread.state.fork({
+          checkpoint_id: beforeCount.checkpoint.checkpoint_id!,
+        });
+        expect(fork).toEqual({ run_id: expect.any(String), thread_id: thread.threadId });
+        expect(await client.runs.join(thread.threadId, fork.run_id)).toEqual({ n: 2 });
+        expect((await thread.state.get({ namespace: [] })).values).toEqual({ n: 2 });
+      } finally {
+        await thread.close();
+      }
+    });
+
     it.skipIf(!enabled)(
       "refuses what it does not carry out with the protocol's errors, and a bad stream filter with a 400",
       async () => {
         const thread = client.threads.stream({ assistantId: "stepper" });
         try {
           await thread.run.start({ input: { n: 1 } });
-          const refusal = await thread.state.fork({ checkpoint_id: "x" } as never).catch((e) => e);
+          const refusal = await thread.input.inject({ namespace: [] } as never).catch((e) => e);
           expect(refusal).toBeInstanceOf(ProtocolError);
           expect(refusal).toMatchObject({ code: "not_supported" });
           expect(refusal.message).toMatch(/run\.start/);

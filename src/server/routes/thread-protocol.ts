@@ -14,6 +14,8 @@ import { graphOf } from "./threads.js";
 
 /** The runs of a thread numbered into its event log (LangGraph's `RUN_WINDOW` of a join). */
 const RUN_WINDOW = 1000;
+/** The run stream modes the thread's protocol log is made of. */
+const RUN_MODES = ["values", "updates", "custom"] as const;
 /** How often a stream looks for a new run when no change was heard (another process's). */
 const POLL_MS = 1000;
 /** A comment this often keeps proxies (and the SDK's idle check) from taking it for dead. */
@@ -202,6 +204,7 @@ type ProtocolErrorCode =
   | "no_such_run"
   | "no_such_interrupt"
   | "no_such_namespace"
+  | "no_such_checkpoint"
   | "not_supported";
 
 /** A command refused, as the protocol answers it: the SDK throws it as a `ProtocolError`. */
@@ -218,8 +221,6 @@ class CommandRefusal extends Error {
 const NOT_BUILT: Record<string, string> = {
   "input.inject":
     "input.inject is not supported by this server; start a run with the new input (run.start) instead.",
-  "state.fork":
-    "state.fork is not supported by this server; start a run from the checkpoint with run.start (config.configurable.checkpoint_id, the SDK's forkFrom) instead.",
   "state.listCheckpoints":
     "state.listCheckpoints is not supported by this server; read the thread's checkpoints with client.threads.getHistory instead.",
   "agent.getTree":
@@ -254,6 +255,12 @@ const inputRespondParams = z
     message: "give interrupt_id and response, or responses",
   });
 
+const stateForkParams = z.looseObject({
+  checkpoint_id: z.string().min(1),
+  input: z.unknown().optional(),
+  config: runBody.shape.config,
+});
+
 const stateGetParams = z
   .looseObject({ namespace: z.array(z.string()).optional(), keys: z.array(z.string()).optional() })
   .optional();
@@ -286,7 +293,7 @@ async function carryOut(c: Context, ctx: ServerContext, threadId: string, comman
           multitask_strategy: p.multitaskStrategy ?? "enqueue",
           if_not_exists: "create",
         },
-        ["values", "updates", "custom"],
+        RUN_MODES,
         who,
         headers,
       );
@@ -321,11 +328,37 @@ async function carryOut(c: Context, ctx: ServerContext, threadId: string, comman
           config: p.config,
           metadata: p.metadata,
         },
-        ["values", "updates", "custom"],
+        RUN_MODES,
         who,
         headers,
       );
       return {};
+    }
+    case "state.fork": {
+      // A run from the checkpoint, as run.start with the SDK's `forkFrom` starts one.
+      const p = paramsOf(command, stateForkParams);
+      const view = await findThread(ctx, threadId);
+      if (view.graphId === undefined) {
+        throw new CommandRefusal(
+          "no_such_checkpoint",
+          `Thread "${threadId}" has had no run, so no checkpoint "${p.checkpoint_id}" to fork from; start one with run.start.`,
+        );
+      }
+      const run = await startRun(
+        ctx,
+        threadId,
+        {
+          assistant_id: view.graphId,
+          input: p.input,
+          config: p.config,
+          checkpoint_id: p.checkpoint_id,
+          multitask_strategy: "enqueue",
+        },
+        RUN_MODES,
+        who,
+        headers,
+      );
+      return { run_id: run.runId, thread_id: threadId };
     }
     case "state.get": {
       const p = paramsOf(command, stateGetParams);
@@ -354,7 +387,7 @@ async function carryOut(c: Context, ctx: ServerContext, threadId: string, comman
       if (refusal) throw new CommandRefusal("not_supported", refusal);
       throw new CommandRefusal(
         "unknown_command",
-        `No protocol command ${JSON.stringify(command.method)}; send run.start, input.respond or state.get.`,
+        `No protocol command ${JSON.stringify(command.method)}; send run.start, input.respond, state.get or state.fork.`,
       );
     }
   }
