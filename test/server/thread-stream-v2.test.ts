@@ -1,11 +1,15 @@
+import { fileURLToPath } from "node:url";
 import {
   Client,
   ProtocolError,
   ProtocolSseTransportAdapter,
   type SubscriptionHandle,
 } from "@langchain/langgraph-sdk";
+import { sign } from "hono/jwt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningServer, startServer } from "./fixtures/server.js";
+import { createServer, loadServerConfig } from "../../src/server/index.js";
+import { JWT_SECRET } from "./fixtures/langgraph-auth/auth.js";
+import { type RunningServer, startServer, tempDataDir } from "./fixtures/server.js";
 import { type ServerStore, serverStores } from "./fixtures/server-stores.js";
 
 interface WireEvent {
@@ -213,3 +217,64 @@ describe.each(serverStores)(
     );
   },
 );
+
+// The auth file's handlers guard it as the rest of the API: a stream and state.get read the
+// thread, run.start and input.respond run on it (LangGraph's test users and handlers).
+describe("the SDK's threads.stream under an auth file", { timeout: 60_000 }, () => {
+  let running: { url: string; stop(): Promise<void> };
+  beforeAll(async () => {
+    const loaded = await loadServerConfig(
+      fileURLToPath(new URL("./fixtures/langgraph-auth/stateweaver.json", import.meta.url)),
+    );
+    const dir = await tempDataDir();
+    const checkpointer = dir.open();
+    const server = createServer({ graphs: loaded.graphs, checkpointer, auth: loaded.auth! });
+    const { url } = await server.listen({ port: 0, host: "127.0.0.1" });
+    running = {
+      url,
+      stop: async () => {
+        await server.close();
+        await checkpointer.close();
+        await dir.dispose();
+      },
+    };
+  }, 60_000);
+  afterAll(() => running.stop());
+
+  const clientOf = async (sub: string, scopes: string[]) => {
+    const now = Math.floor(Date.now() / 1000);
+    const token = await sign({ sub, scopes, iat: now, exp: now + 600 }, JWT_SECRET, "HS256");
+    return new Client({
+      apiUrl: running.url,
+      defaultHeaders: { Authorization: `Bearer ${token}` },
+    });
+  };
+
+  it("lets the owner run and read the thread, and hides it from another user", async () => {
+    const owner = await clientOf("johndoe", ["me"]);
+    const thread = owner.threads.stream({ assistantId: "agent_simple" });
+    const other = (await clientOf("alice", ["me"])).threads.stream(thread.threadId, {
+      assistantId: "agent_simple",
+    });
+    try {
+      const { run_id } = await thread.run.start({
+        input: { messages: [{ role: "human", content: "hi" }] },
+      });
+      await owner.runs.join(thread.threadId, run_id!);
+      expect((await owner.threads.get(thread.threadId)).metadata).toMatchObject({
+        owner: "johndoe",
+      });
+      const state = await thread.state.get({ namespace: [] });
+      expect((state as { values: { messages: unknown[] } }).values.messages).toHaveLength(2);
+
+      await expect(other.state.get({ namespace: [] })).rejects.toMatchObject({ status: 404 });
+      await expect(other.run.start({ input: { messages: [] } })).rejects.toMatchObject({
+        status: 404,
+      });
+      await expect(other.subscribe(["values"])).rejects.toMatchObject({ status: 404 });
+    } finally {
+      await thread.close();
+      await other.close();
+    }
+  });
+});

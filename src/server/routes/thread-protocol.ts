@@ -259,6 +259,7 @@ const stateForkParams = z.looseObject({
   checkpoint_id: z.string().min(1),
   input: z.unknown().optional(),
   config: runBody.shape.config,
+  metadata: runBody.shape.metadata,
 });
 
 const stateGetParams = z
@@ -351,6 +352,7 @@ async function carryOut(c: Context, ctx: ServerContext, threadId: string, comman
           assistant_id: view.graphId,
           input: p.input,
           config: p.config,
+          metadata: p.metadata,
           checkpoint_id: p.checkpoint_id,
           multitask_strategy: "enqueue",
         },
