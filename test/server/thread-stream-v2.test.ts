@@ -213,6 +213,20 @@ describe.each(serverStores)(
         });
         expect(bad.status).toBe(400);
         expect(await bad.text()).toMatch(/channels/);
+        const unknown = await fetch(`${running.url}/threads/${thread.threadId}/commands`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ id: 7, method: "run.rewind", params: {} }),
+        });
+        expect(await unknown.json()).toMatchObject({
+          type: "error",
+          id: 7,
+          error: "unknown_command",
+          message: expect.stringMatching(/run\.start/),
+        });
+        // No WebSocket: the SDK's default transport is HTTP + SSE.
+        const socket = await fetch(`${running.url}/threads/${thread.threadId}/stream/events`);
+        expect(socket.status).toBe(404);
       },
     );
   },
