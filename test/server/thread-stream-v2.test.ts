@@ -193,7 +193,8 @@ describe.each(serverStores)(
       async () => {
         const thread = client.threads.stream({ assistantId: "stepper" });
         try {
-          await thread.run.start({ input: { n: 1 } });
+          const { run_id } = await thread.run.start({ input: { n: 1 } });
+          await client.runs.join(thread.threadId, run_id!);
           const refusal = await thread.input.inject({ namespace: [] } as never).catch((e) => e);
           expect(refusal).toBeInstanceOf(ProtocolError);
           expect(refusal).toMatchObject({ code: "not_supported" });
@@ -202,7 +203,9 @@ describe.each(serverStores)(
             .respond({ namespace: [], interrupt_id: "nope", response: 1 })
             .catch((e) => e);
           expect(wrong).toBeInstanceOf(ProtocolError);
-          expect(["no_such_run", "no_such_interrupt"]).toContain(wrong.code);
+          // Paused at a breakpoint, not on an interrupt: nothing to respond to.
+          expect(wrong).toMatchObject({ code: "no_such_interrupt" });
+          expect(wrong.message).toMatch(/does not wait on interrupt nope; it waits on none/);
         } finally {
           await thread.close();
         }

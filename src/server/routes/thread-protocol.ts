@@ -214,6 +214,7 @@ class CommandRefusal extends Error {
     message: string,
   ) {
     super(message);
+    this.name = "CommandRefusal";
   }
 }
 
@@ -317,7 +318,7 @@ async function carryOut(c: Context, ctx: ServerContext, threadId: string, comman
       if (unknown.length > 0) {
         throw new CommandRefusal(
           "no_such_interrupt",
-          `Thread "${threadId}" does not wait on interrupt ${unknown.join(", ")}; it waits on ${[...waiting].join(", ")}. The thread is unchanged.`,
+          `Thread "${threadId}" does not wait on interrupt ${unknown.join(", ")}; ${waiting.size > 0 ? `it waits on ${[...waiting].join(", ")}` : "it waits on none (it is paused at a breakpoint, or not at all)"}. The thread is unchanged.`,
         );
       }
       await startRun(
@@ -395,17 +396,10 @@ async function carryOut(c: Context, ctx: ServerContext, threadId: string, comman
   }
 }
 
-/** A refusal the request's own checks made (`RequestError`), as the protocol's error code. */
-function codeOfRequestError(error: RequestError): ProtocolErrorCode {
-  if (error.status === 404) return "no_such_run";
-  if (error.code === "INVALID_RESUME") return "no_such_interrupt";
-  return "invalid_argument";
-}
-
 /**
  * The SDK's `threads.stream` over HTTP and SSE (`@langchain/protocol`, the SDK's default
- * `"sse"` transport): `POST /:threadId/commands` carries out `run.start`, `input.respond`
- * and `state.get` and answers `{ type: "success", id, result }` or `{ type: "error", id,
+ * `"sse"` transport): `POST /:threadId/commands` carries out `run.start`, `input.respond`,
+ * `state.get` and `state.fork` and answers `{ type: "success", id, result }` or `{ type: "error", id,
  * error, message }`; `POST /:threadId/stream/events` streams the thread's protocol log,
  * filtered by channels, namespaces and depth, after `since`. See docs/streaming.md.
  *
@@ -423,12 +417,13 @@ export function threadProtocolRoutes(ctx: ServerContext): Hono {
         const result = await carryOut(c, ctx, threadId, command);
         return c.json({ type: "success", id: command.id, result, meta });
       } catch (error) {
-        // The request's own refusals (busy thread, wrong resume, no rights) stay HTTP errors
-        // where the caller may not act; the rest answer in the protocol's form.
+        // Who may not act (401, 403) is told as on every route; the rest in the protocol's form.
         if (error instanceof RequestError && (error.status === 401 || error.status === 403))
           throw error;
         if (!(error instanceof CommandRefusal) && !(error instanceof RequestError)) throw error;
-        const code = error instanceof CommandRefusal ? error.code : codeOfRequestError(error);
+        // The request's own checks (a busy thread, an answer that does not fit) say what to
+        // change in their message: the command's arguments, for the protocol.
+        const code = error instanceof CommandRefusal ? error.code : "invalid_argument";
         return c.json({ type: "error", id: command.id, error: code, message: error.message, meta });
       }
     })
