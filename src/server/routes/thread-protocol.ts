@@ -313,7 +313,10 @@ async function carryOut(c: Context, ctx: ServerContext, threadId: string, comman
           `Thread "${threadId}" has no interrupted run to respond to (it is ${view?.status ?? "not created"}); nothing was run.`,
         );
       }
-      const waiting = new Set(view.record.interrupts.map((i) => i.id));
+      // A static breakpoint is a pause too, but asks for no input (as `input.requested` shows).
+      const waiting = new Set(
+        view.record.interrupts.filter((i) => i.timing === "during").map((i) => i.id),
+      );
       const unknown = Object.keys(answers).filter((id) => !waiting.has(id));
       if (unknown.length > 0) {
         throw new CommandRefusal(
