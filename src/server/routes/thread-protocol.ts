@@ -12,7 +12,7 @@ import { toWireValues } from "../wire/messages.js";
 import { finalValues, runBody, startRun } from "./runs.js";
 import { graphOf } from "./threads.js";
 
-/** The runs of a thread numbered into its event log (LangGraph's `RUN_WINDOW` of a join). */
+/** The thread's latest runs numbered into its log (deleting one renumbers those after it). */
 const RUN_WINDOW = 1000;
 /** The run stream modes the thread's protocol log is made of. */
 const RUN_MODES = ["values", "updates", "custom"] as const;
