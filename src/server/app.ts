@@ -27,6 +27,7 @@ import { runRoutes } from "./routes/runs.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { statelessRunRoutes } from "./routes/stateless-runs.js";
 import { storeRoutes } from "./routes/store.js";
+import { threadProtocolRoutes } from "./routes/thread-protocol.js";
 import { threadRoutes } from "./routes/threads.js";
 import { uiAssetRoutes, uiRoutes } from "./routes/ui.js";
 import { securityHeaders } from "./security-headers.js";
@@ -238,6 +239,7 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   app.route("/threads", threadCronRoutes(context));
   app.route("/threads", threadRoutes(context));
   app.route("/threads", runRoutes(context));
+  app.route("/threads", threadProtocolRoutes(context));
   app.route("/runs", statelessRunRoutes(context));
   app.route("/inbox", inboxRoutes(context));
   app.route("/store", storeRoutes(context));

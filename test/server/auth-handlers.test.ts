@@ -123,6 +123,9 @@ describe("the event each request is", () => {
     ["GET", "/inbox/items", "threads:search"],
     ["GET", "/inbox/threads/t1", "threads:read"],
     ["POST", "/inbox/threads/t1/decisions", "threads:create_run"],
+    ["POST", "/threads/t1/stream/events", "threads:read"],
+    // A command's own method decides (run.start: create_run), see resource-access.
+    ["POST", "/threads/t1/commands", "threads:read"],
     ["POST", "/inbox/threads", "threads:create_run"],
     ["POST", "/assistants", "assistants:create"],
     ["POST", "/assistants/search", "assistants:search"],

@@ -12,6 +12,8 @@ import type { AuthEvent } from "./authorize.js";
  * - `new-thread`, `thread-search`, `thread-prune` (the threads its body names),
  *   `new-run` (no thread yet), `inbox-list`, `review-link`
  *   (a decided review, whose thread is known only from the answer).
+ * - `thread-command` (`threadId`): a `threads.stream` command, a read of the thread unless
+ *   its body's method runs on it (`run.start`, `input.respond`, `state.fork`: `create_run`).
  * - `run` (`runId`): a run named without its thread, guarded as a read of its thread;
  *   `run-cancel`: the runs the body names, each an update of its thread.
  * - `assistant` (`assistantId`), `new-assistant`, `assistant-search`.
@@ -41,6 +43,7 @@ export type RequestEvent =
         | "review-link";
       event: AuthEvent;
     }
+  | { kind: "thread-command"; event: AuthEvent; threadId: string }
   | { kind: "run"; event: AuthEvent; runId: string }
   | { kind: "assistant"; event: AuthEvent; assistantId: string }
   | { kind: "new-assistant" | "assistant-search"; event: AuthEvent }
@@ -62,6 +65,8 @@ const THREAD_ROUTES: Array<[string, RegExp, AuthEvent, (404 | 409 | "stream")?, 
   ["DELETE", path("/threads/:id/runs/:id"), "threads:delete"],
   ["POST", path("/threads/:id/copy"), "threads:read", 409],
   ["POST", path("/threads/:id/history"), "threads:read"],
+  // The SDK's `threads.stream`: its event streams read (its commands: `thread-command`).
+  ["POST", path("/threads/:id/stream/events"), "threads:read"],
   ["POST", path("/threads/:id/state"), "threads:update"],
   ["POST", path("/threads/:id/state/checkpoint"), "threads:read"],
   ["POST", path("/inbox/threads/:id/decisions"), "threads:create_run", 404],
@@ -103,6 +108,13 @@ export function requestEvent(method: string, pathname: string): RequestEvent | u
   const cronEvent = ({ PATCH: "crons:update", DELETE: "crons:delete" } as const)[method as "PATCH"];
   if (cron && cronEvent)
     return { kind: "cron", event: cronEvent, cronId: decodeURIComponent(cron[1]!) };
+  const command = /^\/threads\/([^/]+)\/commands\/?$/.exec(pathname);
+  if (method === "POST" && command)
+    return {
+      kind: "thread-command",
+      event: "threads:read",
+      threadId: decodeURIComponent(command[1]!),
+    };
   for (const [m, pattern, event, hidden, startsRun] of THREAD_ROUTES) {
     const match = method === m ? pattern.exec(pathname) : null;
     if (match) {

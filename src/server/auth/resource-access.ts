@@ -46,6 +46,9 @@ async function changeAnswer(c: Context, change: (json: unknown) => unknown): Pro
   c.res = new Response(JSON.stringify(changed), { status: c.res.status, headers });
 }
 
+/** The `threads.stream` commands that start a run on the thread (the others read it). */
+const RUN_COMMANDS = new Set(["run.start", "input.respond", "state.fork"]);
+
 const notFound = (what: string) => new AccessRefusedError(404, `${what} not found.`);
 
 /** What LangGraph's handlers see for a run: `RunsCreate`, with the request body as `kwargs`. */
@@ -130,6 +133,23 @@ async function guard(
         return hiddenThread(c, found.hidden, found.threadId);
       if (isObject(body) && value.metadata !== undefined)
         replaceBody(c, { ...body, metadata: value.metadata });
+      return undefined;
+    }
+    case "thread-command": {
+      const body = await bodyOf(c);
+      if (!isObject(body)) return undefined; // the route says what is wrong
+      const params = isObject(body.params) ? body.params : {};
+      const startsRun = typeof body.method === "string" && RUN_COMMANDS.has(body.method);
+      if (!startsRun) {
+        const { filters } = await authorize(auth, who, found.event, { thread_id: found.threadId });
+        if (await hides(ctx, found.threadId, filters)) return hiddenThread(c, 404, found.threadId);
+        return undefined;
+      }
+      // A run on the thread: its metadata is what the handler makes of it (e.g. an owner).
+      const value = runValue(found.threadId, params);
+      const { filters } = await authorize(auth, who, "threads:create_run", value);
+      if (await hides(ctx, found.threadId, filters)) return hiddenThread(c, 404, found.threadId);
+      replaceBody(c, { ...body, params: { ...params, metadata: value.metadata } });
       return undefined;
     }
     case "run": {

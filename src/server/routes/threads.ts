@@ -141,7 +141,7 @@ const historyBody = z.looseObject({
  * config of the thread's last run (as LangGraph rebuilds it from the thread's config), so its
  * nodes are the ones that run wrote.
  */
-async function graphOf(
+export async function graphOf(
   ctx: ServerContext,
   view: ThreadView,
   access: "threads.read" | "threads.update" = "threads.read",

@@ -1,0 +1,452 @@
+// The SDK's `threads.stream` (its thread-centric "v2" protocol) over HTTP commands and SSE.
+import type { Context } from "hono";
+import { Hono } from "hono";
+import { streamSSE } from "hono/streaming";
+import { z } from "zod";
+import type { BackgroundRun } from "../../runs/index.js";
+import { FINAL_RUN_STATUSES } from "../../runs/index.js";
+import { RequestError } from "../errors.js";
+import { parseBody } from "../request-body.js";
+import { findThread, type ServerContext } from "../server-context.js";
+import { toWireValues } from "../wire/messages.js";
+import { finalValues, runBody, startRun } from "./runs.js";
+import { graphOf } from "./threads.js";
+
+/** The thread's latest runs numbered into its log (deleting one renumbers those after it). */
+const RUN_WINDOW = 1000;
+/** The run stream modes the thread's protocol log is made of. */
+const RUN_MODES = ["values", "updates", "custom"] as const;
+/** How often a stream looks for a new run when no change was heard (another process's). */
+const POLL_MS = 1000;
+/** A comment this often keeps proxies (and the SDK's idle check) from taking it for dead. */
+const HEARTBEAT_MS = 15_000;
+
+/**
+ * One event of a thread's protocol log, as `@langchain/protocol` shapes it: `seq` counts
+ * the thread's events from 1 and `event_id` is `seq` as a string, so `since` replays.
+ *
+ * @example
+ * const e: ProtocolEvent = { type: "event", event_id: "1", seq: 1, method: "lifecycle",
+ *   params: { namespace: [], timestamp: 0, data: { event: "running", graph_name: "question" } } };
+ */
+export interface ProtocolEvent {
+  type: "event";
+  event_id: string;
+  seq: number;
+  method: "values" | "updates" | "lifecycle" | "input.requested" | "custom";
+  params: { namespace: string[]; timestamp: number; node?: string; data: unknown };
+}
+
+type Unnumbered = Omit<ProtocolEvent, "type" | "event_id" | "seq">;
+
+const event = (method: ProtocolEvent["method"], data: unknown, node?: string): Unnumbered => ({
+  method,
+  params: { namespace: [], timestamp: Date.now(), ...(node !== undefined && { node }), data },
+});
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The interrupts a `values` or `updates` payload carries, as `input.requested` data. */
+function inputRequests(interrupts: unknown): Array<{ interrupt_id: string; payload: unknown }> {
+  if (!Array.isArray(interrupts)) return [];
+  return interrupts.flatMap((i) =>
+    isRecord(i) && typeof i.id === "string" ? [{ interrupt_id: i.id, payload: i.value }] : [],
+  );
+}
+
+/**
+ * One run's events of our run stream (`values`, `updates`, `custom`) as protocol events,
+ * between a root `lifecycle` `running` and the run's end (`completed`, `interrupted` or
+ * `failed`). A run another process executed reports only its end here: then, if it was
+ * still going when reached, the values it ended with.
+ */
+async function* runProtocolEvents(
+  ctx: ServerContext,
+  run: BackgroundRun,
+  signal: AbortSignal,
+): AsyncGenerator<Unnumbered> {
+  const graph_name = run.graphId;
+  const wasActive = !FINAL_RUN_STATUSES.has(run.status);
+  yield event("lifecycle", { event: "running", graph_name });
+  // An interrupt reaches both the `values` and the `updates` stream: requested once.
+  const requested = new Set<string>();
+  function* requests(interrupts: unknown) {
+    for (const r of inputRequests(interrupts)) {
+      if (requested.has(r.interrupt_id)) continue;
+      requested.add(r.interrupt_id);
+      yield event("input.requested", r);
+    }
+  }
+  let relayed = 0;
+  for await (const e of ctx.runs.events(run.runId, { signal })) {
+    relayed += 1;
+    if (e.event === "values" && isRecord(e.data)) {
+      const { __interrupt__, ...values } = e.data;
+      yield* requests(__interrupt__);
+      // The stream's interrupt-only values say nothing of the state: the request is the event.
+      if (__interrupt__ === undefined || Object.keys(values).length > 0)
+        yield event("values", values);
+    } else if (e.event === "updates" && isRecord(e.data)) {
+      for (const [node, update] of Object.entries(e.data)) {
+        if (node === "__interrupt__") yield* requests(update);
+        else yield event("updates", update, node);
+      }
+    } else if (e.event === "custom") {
+      yield event("custom", { payload: e.data });
+    }
+  }
+  if (signal.aborted) return;
+  // A run ended when listed is read as listed: its end follows its events at once.
+  const ended = wasActive ? await ctx.runs.join(run.runId, { signal }).catch(() => undefined) : run;
+  if (!ended || signal.aborted) return;
+  if (relayed === 0 && wasActive && ended.status !== "error") {
+    const { __interrupt__, ...values } = await finalValues(ctx, ended);
+    yield* requests(__interrupt__);
+    yield event("values", values);
+  }
+  if (ended.status === "error") {
+    yield event("lifecycle", {
+      event: "failed",
+      graph_name,
+      error: ended.error?.message ?? "The run failed.",
+    });
+  } else {
+    // A run paused on an interrupt, or cancelled (LangGraph's "interrupted" too), did not complete.
+    const paused = ended.status !== "success" || requested.size > 0;
+    yield event("lifecycle", { event: paused ? "interrupted" : "completed", graph_name });
+  }
+}
+
+/**
+ * The thread's protocol log: each of its runs' events, oldest run first, numbered from 1,
+ * then each run that starts, until `signal` aborts. The numbers come from the runs' own
+ * logs, so every stream of the thread numbers an event alike and `since` replays.
+ */
+async function* threadProtocolLog(
+  ctx: ServerContext,
+  threadId: string,
+  signal: AbortSignal,
+): AsyncGenerator<ProtocolEvent> {
+  let seq = 0;
+  const done = new Set<string>();
+  let wake: (() => void) | undefined;
+  const unheard = ctx.events.subscribe((e) => {
+    if (e.threadId === threadId) wake?.();
+  });
+  const onAbort = () => wake?.();
+  signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    while (!signal.aborted && !ctx.runs.closed) {
+      const runs = (await ctx.runs.list({ threadId, limit: RUN_WINDOW })).reverse();
+      const next = runs.find((r) => !done.has(r.runId));
+      if (!next) {
+        // Woken by a run on the thread here; the timer covers other processes' runs.
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          setTimeout(resolve, POLL_MS).unref?.();
+        });
+        wake = undefined;
+        continue;
+      }
+      done.add(next.runId);
+      for await (const e of runProtocolEvents(ctx, next, signal)) {
+        seq += 1;
+        yield { type: "event", event_id: String(seq), seq, ...e };
+      }
+    }
+  } finally {
+    unheard();
+    signal.removeEventListener("abort", onAbort);
+  }
+}
+
+const namespaceSchema = z.array(z.string());
+
+/** `POST /threads/:id/stream/events`: which of the thread's events one stream carries. */
+const eventsFilterBody = z.strictObject({
+  channels: z.array(z.string().min(1)).min(1),
+  namespaces: z.array(namespaceSchema).optional(),
+  depth: z.number().int().min(0).optional(),
+  since: z.number().int().min(0).optional(),
+});
+type EventsFilter = z.infer<typeof eventsFilterBody>;
+
+/** The channel an event is matched on (`input.requested` on `input`, as the SDK matches it). */
+const channelOf = (e: ProtocolEvent) => (e.method === "input.requested" ? "input" : e.method);
+
+/** Whether `e` is one `filter` asked for: its channel, under one of its namespaces, after `since`. */
+function matchesFilter(filter: EventsFilter, e: ProtocolEvent): boolean {
+  if (filter.since !== undefined && e.seq <= filter.since) return false;
+  const channel = channelOf(e);
+  if (!filter.channels.includes(channel)) return false;
+  if (!filter.namespaces || filter.namespaces.length === 0) return true;
+  const ns = e.params.namespace;
+  return filter.namespaces.some(
+    (prefix) =>
+      prefix.every((part, i) => ns[i] === part) &&
+      (filter.depth === undefined || ns.length - prefix.length <= filter.depth),
+  );
+}
+
+/** `POST /threads/:id/commands`: one protocol command. */
+const commandBody = z.looseObject({
+  id: z.number().int().min(0),
+  method: z.string().min(1),
+  params: z.unknown().optional(),
+});
+type Command = z.infer<typeof commandBody>;
+
+/** The protocol's error codes this server answers with (`@langchain/protocol`'s `ErrorCode`). */
+type ProtocolErrorCode =
+  | "invalid_argument"
+  | "unknown_command"
+  | "no_such_run"
+  | "no_such_interrupt"
+  | "no_such_namespace"
+  | "no_such_checkpoint"
+  | "not_supported";
+
+/** A command refused, as the protocol answers it: the SDK throws it as a `ProtocolError`. */
+class CommandRefusal extends Error {
+  constructor(
+    readonly code: ProtocolErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = "CommandRefusal";
+  }
+}
+
+/** The commands this server does not carry out, each with what to use instead. */
+const NOT_BUILT: Record<string, string> = {
+  "input.inject":
+    "input.inject is not supported by this server; start a run with the new input (run.start) instead.",
+  "state.listCheckpoints":
+    "state.listCheckpoints is not supported by this server; read the thread's checkpoints with client.threads.getHistory instead.",
+  "agent.getTree":
+    "agent.getTree is not supported by this server; subgraph namespaces are not streamed here.",
+  "subscription.subscribe":
+    "subscription.subscribe is a WebSocket command, and this server speaks the protocol over HTTP and SSE only: open a stream with POST /threads/:id/stream/events (the SDK's default transport).",
+  "subscription.unsubscribe":
+    "subscription.unsubscribe is a WebSocket command, and this server speaks the protocol over HTTP and SSE only: close the stream instead.",
+};
+
+const runStartParams = z.looseObject({
+  assistant_id: z.string().min(1),
+  input: z.unknown().optional(),
+  config: runBody.shape.config,
+  metadata: runBody.shape.metadata,
+  multitaskStrategy: runBody.shape.multitask_strategy,
+});
+
+// One answer (`interrupt_id`, `response`) or several at once (`responses`), as the SDK sends.
+const inputRespondParams = z
+  .looseObject({
+    interrupt_id: z.string().min(1).optional(),
+    response: z.unknown().optional(),
+    responses: z
+      .array(z.looseObject({ interrupt_id: z.string().min(1), response: z.unknown() }))
+      .min(1)
+      .optional(),
+    config: runBody.shape.config,
+    metadata: runBody.shape.metadata,
+  })
+  .refine((p) => p.interrupt_id !== undefined || p.responses !== undefined, {
+    message: "give interrupt_id and response, or responses",
+  });
+
+const stateForkParams = z.looseObject({
+  checkpoint_id: z.string().min(1),
+  input: z.unknown().optional(),
+  config: runBody.shape.config,
+  metadata: runBody.shape.metadata,
+});
+
+const stateGetParams = z
+  .looseObject({ namespace: z.array(z.string()).optional(), keys: z.array(z.string()).optional() })
+  .optional();
+
+function paramsOf<T extends z.ZodType>(command: Command, schema: T): z.output<T> {
+  const parsed = schema.safeParse(command.params);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues
+    .map((i) => `${["params", ...i.path.map(String)].join(".")}: ${i.message}`)
+    .join("; ");
+  throw new CommandRefusal("invalid_argument", `${command.method}: ${problems}`);
+}
+
+/** Carries out one command on the thread; returns its `result`. */
+async function carryOut(c: Context, ctx: ServerContext, threadId: string, command: Command) {
+  const who = c.get("identity");
+  const headers = c.req.raw.headers;
+  switch (command.method) {
+    case "run.start": {
+      const p = paramsOf(command, runStartParams);
+      // The thread is made on its first run, as the protocol's server does.
+      const run = await startRun(
+        ctx,
+        threadId,
+        {
+          assistant_id: p.assistant_id,
+          input: p.input,
+          config: p.config,
+          metadata: p.metadata,
+          multitask_strategy: p.multitaskStrategy ?? "enqueue",
+          if_not_exists: "create",
+        },
+        RUN_MODES,
+        who,
+        headers,
+      );
+      return { run_id: run.runId };
+    }
+    case "input.respond": {
+      const p = paramsOf(command, inputRespondParams);
+      const answers = p.responses
+        ? Object.fromEntries(p.responses.map((r) => [r.interrupt_id, r.response]))
+        : { [p.interrupt_id!]: p.response };
+      const view = await findThread(ctx, threadId).catch(() => undefined);
+      if (!view || view.graphId === undefined || view.status !== "interrupted") {
+        throw new CommandRefusal(
+          "no_such_run",
+          `Thread "${threadId}" has no interrupted run to respond to (it is ${view?.status ?? "not created"}); nothing was run.`,
+        );
+      }
+      // A static breakpoint is a pause too, but asks for no input (as `input.requested` shows).
+      const waiting = new Set(
+        view.record.interrupts.filter((i) => i.timing === "during").map((i) => i.id),
+      );
+      const unknown = Object.keys(answers).filter((id) => !waiting.has(id));
+      if (unknown.length > 0) {
+        throw new CommandRefusal(
+          "no_such_interrupt",
+          `Thread "${threadId}" does not wait on interrupt ${unknown.join(", ")}; ${waiting.size > 0 ? `it waits on ${[...waiting].join(", ")}` : "it waits on none (it is paused at a breakpoint, or not at all)"}. The thread is unchanged.`,
+        );
+      }
+      await startRun(
+        ctx,
+        threadId,
+        {
+          assistant_id: view.graphId,
+          command: { resume: answers },
+          config: p.config,
+          metadata: p.metadata,
+        },
+        RUN_MODES,
+        who,
+        headers,
+      );
+      return {};
+    }
+    case "state.fork": {
+      // A run from the checkpoint, as run.start with the SDK's `forkFrom` starts one.
+      const p = paramsOf(command, stateForkParams);
+      const view = await findThread(ctx, threadId);
+      if (view.graphId === undefined) {
+        throw new CommandRefusal(
+          "no_such_checkpoint",
+          `Thread "${threadId}" has had no run, so no checkpoint "${p.checkpoint_id}" to fork from; start one with run.start.`,
+        );
+      }
+      const run = await startRun(
+        ctx,
+        threadId,
+        {
+          assistant_id: view.graphId,
+          input: p.input,
+          config: p.config,
+          metadata: p.metadata,
+          checkpoint_id: p.checkpoint_id,
+          multitask_strategy: "enqueue",
+        },
+        RUN_MODES,
+        who,
+        headers,
+      );
+      return { run_id: run.runId, thread_id: threadId };
+    }
+    case "state.get": {
+      const p = paramsOf(command, stateGetParams);
+      if (p?.namespace && p.namespace.length > 0) {
+        throw new CommandRefusal(
+          "no_such_namespace",
+          `state.get: this server streams no subgraph namespaces; ask for the thread's state with namespace [].`,
+        );
+      }
+      const view = await findThread(ctx, threadId);
+      const state = await (await graphOf(ctx, view)).getState({
+        configurable: { thread_id: threadId },
+      });
+      const values = toWireValues(state.values) as Record<string, unknown>;
+      const keys = p?.keys;
+      const id = state.config.configurable?.checkpoint_id;
+      return {
+        values: keys
+          ? Object.fromEntries(Object.entries(values).filter(([k]) => keys.includes(k)))
+          : values,
+        ...(typeof id === "string" && { checkpoint: { id } }),
+      };
+    }
+    default: {
+      const refusal = NOT_BUILT[command.method];
+      if (refusal) throw new CommandRefusal("not_supported", refusal);
+      throw new CommandRefusal(
+        "unknown_command",
+        `No protocol command ${JSON.stringify(command.method)}; send run.start, input.respond, state.get or state.fork.`,
+      );
+    }
+  }
+}
+
+/**
+ * The SDK's `threads.stream` over HTTP and SSE (`@langchain/protocol`, the SDK's default
+ * `"sse"` transport): `POST /:threadId/commands` carries out `run.start`, `input.respond`,
+ * `state.get` and `state.fork` and answers `{ type: "success", id, result }` or `{ type: "error", id,
+ * error, message }`; `POST /:threadId/stream/events` streams the thread's protocol log,
+ * filtered by channels, namespaces and depth, after `since`. See docs/streaming.md.
+ *
+ * @example
+ * const thread = client.threads.stream({ assistantId: "question" });
+ * await thread.run.start({ input: { question: "Why?" } });
+ */
+export function threadProtocolRoutes(ctx: ServerContext): Hono {
+  return new Hono()
+    .post("/:threadId/commands", async (c) => {
+      const threadId = c.req.param("threadId");
+      const command = await parseBody(c, commandBody);
+      const meta = { thread_id: threadId };
+      try {
+        const result = await carryOut(c, ctx, threadId, command);
+        return c.json({ type: "success", id: command.id, result, meta });
+      } catch (error) {
+        // Who may not act (401, 403) is told as on every route; the rest in the protocol's form.
+        if (error instanceof RequestError && (error.status === 401 || error.status === 403))
+          throw error;
+        if (!(error instanceof CommandRefusal) && !(error instanceof RequestError)) throw error;
+        // The request's own checks (a busy thread, an answer that does not fit) say what to
+        // change in their message: the command's arguments, for the protocol.
+        const code = error instanceof CommandRefusal ? error.code : "invalid_argument";
+        return c.json({ type: "error", id: command.id, error: code, message: error.message, meta });
+      }
+    })
+    .post("/:threadId/stream/events", async (c) => {
+      const threadId = c.req.param("threadId");
+      const filter = await parseBody(c, eventsFilterBody);
+      await findThread(ctx, threadId);
+      return streamSSE(c, async (stream) => {
+        const stop = new AbortController();
+        stream.onAbort(() => stop.abort());
+        const heartbeat = setInterval(() => void stream.write(": heartbeat\n\n"), HEARTBEAT_MS);
+        try {
+          await stream.write(": connected\n\n");
+          for await (const e of threadProtocolLog(ctx, threadId, stop.signal)) {
+            if (!matchesFilter(filter, e)) continue;
+            await stream.writeSSE({ id: e.event_id, event: e.method, data: JSON.stringify(e) });
+          }
+        } finally {
+          clearInterval(heartbeat);
+        }
+      });
+    });
+}

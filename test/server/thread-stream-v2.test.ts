@@ -1,0 +1,297 @@
+import { fileURLToPath } from "node:url";
+import {
+  Client,
+  ProtocolError,
+  ProtocolSseTransportAdapter,
+  type SubscriptionHandle,
+} from "@langchain/langgraph-sdk";
+import { sign } from "hono/jwt";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createServer, loadServerConfig } from "../../src/server/index.js";
+import { JWT_SECRET } from "./fixtures/langgraph-auth/auth.js";
+import { type RunningServer, startServer, tempDataDir } from "./fixtures/server.js";
+import { type ServerStore, serverStores } from "./fixtures/server-stores.js";
+
+interface WireEvent {
+  method: string;
+  event_id?: string;
+  seq?: number;
+  params: { namespace: string[]; node?: string; data: any };
+}
+
+/** Reads a subscription run by run: each call, its events up to the root lifecycle `until`. */
+function reader(sub: SubscriptionHandle<any>) {
+  const events = (sub as AsyncIterable<WireEvent>)[Symbol.asyncIterator]();
+  return async (until: string): Promise<WireEvent[]> => {
+    const seen: WireEvent[] = [];
+    for (;;) {
+      const next = await events.next();
+      if (next.done) return seen;
+      seen.push(next.value);
+      if (next.value.method === "lifecycle" && next.value.params.data.event === until) return seen;
+    }
+  };
+}
+
+const summary = (events: WireEvent[]) =>
+  events.map((e) =>
+    e.method === "lifecycle"
+      ? `lifecycle:${e.params.data.event}`
+      : e.method === "updates"
+        ? `updates:${e.params.node}`
+        : e.method,
+  );
+
+// The SDK's `threads.stream` (its v2 protocol, over its default HTTP + SSE transport),
+// unchanged, against our server on PGlite and on PostgreSQL.
+describe.each(serverStores)(
+  "the SDK's threads.stream on %s",
+  { timeout: 60_000 },
+  (_name, enabled, open) => {
+    let running: RunningServer;
+    let store: ServerStore;
+    let client: Client;
+    beforeAll(async () => {
+      if (!enabled) return;
+      store = await open();
+      running = await startServer({
+        checkpointer: store.checkpointer,
+        ...(store.queue && { queue: store.queue }),
+      });
+      client = new Client({ apiUrl: running.url });
+    }, 60_000);
+    afterAll(async () => {
+      if (!enabled) return;
+      await running.stop();
+      await store.dispose();
+    });
+
+    it.skipIf(!enabled)(
+      "starts a run, reads it to its interrupt, answers it and reads the run to its end; a second stream replays the same numbered events",
+      async () => {
+        const thread = client.threads.stream({ assistantId: "question" });
+        try {
+          const { run_id } = await thread.run.start({ input: { question: "Why?" } });
+          expect(run_id).toEqual(expect.any(String));
+          const readUntil = reader(
+            await thread.subscribe(["lifecycle", "input", "values", "updates"]),
+          );
+          const first = await readUntil("interrupted");
+          expect(summary(first)).toEqual([
+            "lifecycle:running",
+            "values",
+            "input.requested",
+            "lifecycle:interrupted",
+          ]);
+          const asked = first.find((e) => e.method === "input.requested")!;
+          expect(asked.params.data.payload).toEqual({ question: "Why?" });
+          expect(thread.interrupted).toBe(true);
+          expect(thread.interrupts.map((i) => i.interruptId)).toEqual([
+            asked.params.data.interrupt_id,
+          ]);
+
+          await thread.input.respond({
+            namespace: [],
+            interrupt_id: asked.params.data.interrupt_id,
+            response: "Because.",
+          });
+          const second = await readUntil("completed");
+          expect(summary(second)).toEqual([
+            "lifecycle:running",
+            "values",
+            "updates:ask",
+            "values",
+            "lifecycle:completed",
+          ]);
+          expect(second.at(-2)!.params.data).toEqual({ question: "Why?", answer: "Because." });
+          const seqs = [...first, ...second].map((e) => e.seq);
+          expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+          expect(await thread.state.get({ namespace: [] })).toMatchObject({
+            values: { question: "Why?", answer: "Because." },
+            checkpoint: { id: expect.any(String) },
+          });
+
+          // Another client on the same thread sees the same events under the same ids (its
+          // ThreadStream pauses after a run's end: read up to the first).
+          const again = client.threads.stream(thread.threadId, { assistantId: "question" });
+          try {
+            const replay = reader(
+              await again.subscribe(["lifecycle", "input", "values", "updates"]),
+            );
+            expect((await replay("interrupted")).map((e) => [e.event_id, e.method])).toEqual(
+              first.map((e) => [e.event_id, e.method]),
+            );
+            expect(again.interrupts.map((i) => i.interruptId)).toEqual([
+              asked.params.data.interrupt_id,
+            ]);
+          } finally {
+            await again.close();
+          }
+
+          // The transport's own streams: all of the thread's events, or those after `since`.
+          const transport = new ProtocolSseTransportAdapter({
+            apiUrl: running.url,
+            threadId: thread.threadId,
+            maxReconnectAttempts: 0,
+          });
+          const readToEnd = async (filter: { channels: string[]; since?: number }) => {
+            const stream = transport.openEventStream(filter as never);
+            await stream.ready;
+            const got: WireEvent[] = [];
+            for await (const e of stream.events as AsyncIterable<WireEvent>) {
+              got.push(e);
+              if (e.method === "lifecycle" && e.params.data.event === "completed") break;
+            }
+            stream.close();
+            return got;
+          };
+          try {
+            const all = await readToEnd({ channels: ["lifecycle", "input", "values", "updates"] });
+            // The same events, numbered alike (each `timestamp` says when it was sent).
+            const untimed = (events: WireEvent[]) =>
+              events.map(({ params: { timestamp: _, ...params }, ...e }: any) => ({
+                ...e,
+                params,
+              }));
+            expect(untimed(all)).toEqual(untimed([...first, ...second]));
+            const since = first.at(-1)!.seq!;
+            const after = await readToEnd({ channels: ["lifecycle"], since });
+            expect(after.map((e) => [e.seq, e.params.data.event])).toEqual([
+              [second[0]!.seq, "running"],
+              [second.at(-1)!.seq, "completed"],
+            ]);
+          } finally {
+            await transport.close();
+          }
+        } finally {
+          await thread.close();
+        }
+      },
+    );
+
+    it.skipIf(!enabled)("forks a run from a checkpoint of the thread (state.fork)", async () => {
+      const thread = client.threads.stream({ assistantId: "stepper" });
+      try {
+        const { run_id } = await thread.run.start({ input: { n: 1 } });
+        expect(await client.runs.join(thread.threadId, run_id!)).toEqual({ n: 2 });
+        const history = await client.threads.getHistory(thread.threadId);
+        // The checkpoint before `count` ran: the fork counts again from there.
+        const beforeCount = history.find((s) => s.next.includes("count"))!;
+        const fork = await thread.state.fork({
+          checkpoint_id: beforeCount.checkpoint.checkpoint_id!,
+        });
+        expect(fork).toEqual({ run_id: expect.any(String), thread_id: thread.threadId });
+        expect(await client.runs.join(thread.threadId, fork.run_id)).toEqual({ n: 2 });
+        expect((await thread.state.get({ namespace: [] })).values).toEqual({ n: 2 });
+      } finally {
+        await thread.close();
+      }
+    });
+
+    it.skipIf(!enabled)(
+      "refuses what it does not carry out with the protocol's errors, and a bad stream filter with a 400",
+      async () => {
+        const thread = client.threads.stream({ assistantId: "stepper" });
+        try {
+          const { run_id } = await thread.run.start({ input: { n: 1 } });
+          await client.runs.join(thread.threadId, run_id!);
+          const refusal = await thread.input.inject({ namespace: [] } as never).catch((e) => e);
+          expect(refusal).toBeInstanceOf(ProtocolError);
+          expect(refusal).toMatchObject({ code: "not_supported" });
+          expect(refusal.message).toMatch(/run\.start/);
+          const wrong = await thread.input
+            .respond({ namespace: [], interrupt_id: "nope", response: 1 })
+            .catch((e) => e);
+          expect(wrong).toBeInstanceOf(ProtocolError);
+          // Paused at a breakpoint, not on an interrupt: nothing to respond to.
+          expect(wrong).toMatchObject({ code: "no_such_interrupt" });
+          expect(wrong.message).toMatch(/does not wait on interrupt nope; it waits on none/);
+        } finally {
+          await thread.close();
+        }
+        const bad = await fetch(`${running.url}/threads/${thread.threadId}/stream/events`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ channels: [], since: -1 }),
+        });
+        expect(bad.status).toBe(400);
+        expect(await bad.text()).toMatch(/channels/);
+        const unknown = await fetch(`${running.url}/threads/${thread.threadId}/commands`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ id: 7, method: "run.rewind", params: {} }),
+        });
+        expect(await unknown.json()).toMatchObject({
+          type: "error",
+          id: 7,
+          error: "unknown_command",
+          message: expect.stringMatching(/run\.start/),
+        });
+        // No WebSocket: the SDK's default transport is HTTP + SSE.
+        const socket = await fetch(`${running.url}/threads/${thread.threadId}/stream/events`);
+        expect(socket.status).toBe(404);
+      },
+    );
+  },
+);
+
+// The auth file's handlers guard it as the rest of the API: a stream and state.get read the
+// thread, run.start and input.respond run on it (LangGraph's test users and handlers).
+describe("the SDK's threads.stream under an auth file", { timeout: 60_000 }, () => {
+  let running: { url: string; stop(): Promise<void> };
+  beforeAll(async () => {
+    const loaded = await loadServerConfig(
+      fileURLToPath(new URL("./fixtures/langgraph-auth/stateweaver.json", import.meta.url)),
+    );
+    const dir = await tempDataDir();
+    const checkpointer = dir.open();
+    const server = createServer({ graphs: loaded.graphs, checkpointer, auth: loaded.auth! });
+    const { url } = await server.listen({ port: 0, host: "127.0.0.1" });
+    running = {
+      url,
+      stop: async () => {
+        await server.close();
+        await checkpointer.close();
+        await dir.dispose();
+      },
+    };
+  }, 60_000);
+  afterAll(() => running.stop());
+
+  const clientOf = async (sub: string, scopes: string[]) => {
+    const now = Math.floor(Date.now() / 1000);
+    const token = await sign({ sub, scopes, iat: now, exp: now + 600 }, JWT_SECRET, "HS256");
+    return new Client({
+      apiUrl: running.url,
+      defaultHeaders: { Authorization: `Bearer ${token}` },
+    });
+  };
+
+  it("lets the owner run and read the thread, and hides it from another user", async () => {
+    const owner = await clientOf("johndoe", ["me"]);
+    const thread = owner.threads.stream({ assistantId: "agent_simple" });
+    const other = (await clientOf("alice", ["me"])).threads.stream(thread.threadId, {
+      assistantId: "agent_simple",
+    });
+    try {
+      const { run_id } = await thread.run.start({
+        input: { messages: [{ role: "human", content: "hi" }] },
+      });
+      await owner.runs.join(thread.threadId, run_id!);
+      expect((await owner.threads.get(thread.threadId)).metadata).toMatchObject({
+        owner: "johndoe",
+      });
+      const state = await thread.state.get({ namespace: [] });
+      expect((state as { values: { messages: unknown[] } }).values.messages).toHaveLength(2);
+
+      await expect(other.state.get({ namespace: [] })).rejects.toMatchObject({ status: 404 });
+      await expect(other.run.start({ input: { messages: [] } })).rejects.toMatchObject({
+        status: 404,
+      });
+      await expect(other.subscribe(["values"])).rejects.toMatchObject({ status: 404 });
+    } finally {
+      await thread.close();
+      await other.close();
+    }
+  });
+});
