@@ -29,6 +29,7 @@ import {
   resumeAll,
   sdk,
   startWorker,
+  stopWorkers,
 } from "./scenarios/s14-resume-burst.js";
 
 const at = process.argv.indexOf("--threads");
@@ -145,15 +146,7 @@ try {
     );
   }
 } finally {
-  await Promise.all(
-    workers.map(
-      (w) =>
-        new Promise((done) => {
-          w.once("exit", done);
-          w.kill("SIGTERM");
-        }),
-    ),
-  );
+  await stopWorkers(workers);
   await server.close();
   await admin.end();
   await database.destroy();

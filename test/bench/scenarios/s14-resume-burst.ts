@@ -36,6 +36,19 @@ export const quantile = (xs: number[], q: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
 
 /** Pause `n` new threads at the question; their ids. */
+/** Stop worker processes and wait until each has exited. */
+export function stopWorkers(workers: ChildProcess[]): Promise<unknown> {
+  return Promise.all(
+    workers.map(
+      (w) =>
+        new Promise((done) => {
+          w.once("exit", done);
+          w.kill("SIGTERM");
+        }),
+    ),
+  );
+}
+
 export async function pauseThreads(client: Client, n: number): Promise<string[]> {
   const threads: string[] = [];
   for (let i = 0; i < n; i++) {
@@ -131,15 +144,7 @@ async function oursOnPostgres(url: string, n: number): Promise<number[]> {
     await burst(sdk(apiUrl), Math.min(20, n)); // warm-up
     return await burst(sdk(apiUrl), n);
   } finally {
-    await Promise.all(
-      workers.map(
-        (w) =>
-          new Promise((done) => {
-            w.once("exit", done);
-            w.kill("SIGTERM");
-          }),
-      ),
-    );
+    await stopWorkers(workers);
     await server.close();
     const pool = new pg.Pool({ connectionString: url });
     await dropStoreTables(pool, tablePrefix);
