@@ -1415,7 +1415,34 @@ describe("command update state", () => {
     expect(state.values).toMatchObject({ keyOne: "value3", keyTwo: "value4" });
   });
 
-  it.skip("list-based updates (skipped in LangGraph's own suite too)", () => {});
+  // Skipped in LangGraph's own suite (waiting on a LangGraph.js change); it passes here.
+  it("list-based updates", async () => {
+    const assistant = await client.assistants.create({ graphId: "agent" });
+    const thread = await client.threads.create();
+    const input = { messages: [{ role: "human", content: "foo" }] };
+
+    await client.runs.wait(thread.thread_id, assistant.assistant_id, {
+      input,
+      config: globalConfig,
+    });
+    const stream = await gatherIterator(
+      client.runs.stream(thread.thread_id, assistant.assistant_id, {
+        command: {
+          update: [
+            ["keyOne", "value1"],
+            ["keyTwo", "value2"],
+          ],
+        },
+        config: globalConfig,
+      }),
+    );
+    expect(stream.filter((chunk) => chunk.event === "error")).toEqual([]);
+
+    const state = await client.threads.getState<{ keyOne: string; keyTwo: string }>(
+      thread.thread_id,
+    );
+    expect(state.values).toMatchObject({ keyOne: "value1", keyTwo: "value2" });
+  });
 });
 
 it("stream debug checkpoint", async () => {

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { clauses } from "../../errors/sentences.js";
 import type { BackgroundRun } from "../../runs/index.js";
 import { type RequestIdentity, sharedTokenIdentity } from "../auth/identity.js";
+import { commandUpdate } from "../command-update.js";
 import { headersForRun } from "../configurable-headers.js";
 import { actorOf, recordNotApplied, recordResumeDecisions } from "../decision-audit.js";
 import { checkResumeRights } from "../decision-rights.js";
@@ -35,7 +36,7 @@ export const runBody = z.looseObject({
   command: z
     .looseObject({
       resume: z.unknown().optional(),
-      update: z.record(z.string(), z.unknown()).nullish(),
+      update: commandUpdate.nullish(),
       goto: z.union([z.string(), z.array(z.string())]).nullish(),
     })
     .nullish(),

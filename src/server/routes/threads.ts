@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { jsonContains } from "../../checkpoint/index.js";
 import { Command, type CompiledGraph } from "../../index.js";
+import { commandUpdate } from "../command-update.js";
 import { RequestError } from "../errors.js";
 import { parseBody } from "../request-body.js";
 import { findThread, type ServerContext, type ThreadView } from "../server-context.js";
@@ -26,7 +27,7 @@ const superstepUpdate = z.looseObject({
   values: z.unknown().optional(),
   command: z
     .looseObject({
-      update: z.unknown().optional(),
+      update: commandUpdate.nullish(),
       goto: z.union([z.string(), z.array(z.string())]).nullish(),
       resume: z.unknown().optional(),
     })
