@@ -8,6 +8,7 @@ import { FINAL_RUN_STATUSES } from "../../runs/index.js";
 import { RequestError } from "../errors.js";
 import { parseBody } from "../request-body.js";
 import { findThread, type ServerContext } from "../server-context.js";
+import { threadRuns } from "../thread-runs.js";
 import { toWireValues } from "../wire/messages.js";
 import { finalValues, runBody, startRun } from "./runs.js";
 import { graphOf } from "./threads.js";
@@ -16,8 +17,6 @@ import { graphOf } from "./threads.js";
 const RUN_WINDOW = 1000;
 /** The run stream modes the thread's protocol log is made of. */
 const RUN_MODES = ["values", "updates", "custom"] as const;
-/** How often a stream looks for a new run when no change was heard (another process's). */
-const POLL_MS = 1000;
 /** A comment this often keeps proxies (and the SDK's idle check) from taking it for dead. */
 const HEARTBEAT_MS = 15_000;
 
@@ -130,34 +129,12 @@ async function* threadProtocolLog(
 ): AsyncGenerator<ProtocolEvent> {
   let seq = 0;
   const done = new Set<string>();
-  let wake: (() => void) | undefined;
-  const unheard = ctx.events.subscribe((e) => {
-    if (e.threadId === threadId) wake?.();
-  });
-  const onAbort = () => wake?.();
-  signal.addEventListener("abort", onAbort, { once: true });
-  try {
-    while (!signal.aborted && !ctx.runs.closed) {
-      const runs = (await ctx.runs.list({ threadId, limit: RUN_WINDOW })).reverse();
-      const next = runs.find((r) => !done.has(r.runId));
-      if (!next) {
-        // Woken by a run on the thread here; the timer covers other processes' runs.
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-          setTimeout(resolve, POLL_MS).unref?.();
-        });
-        wake = undefined;
-        continue;
-      }
-      done.add(next.runId);
-      for await (const e of runProtocolEvents(ctx, next, signal)) {
-        seq += 1;
-        yield { type: "event", event_id: String(seq), seq, ...e };
-      }
+  for await (const run of threadRuns(ctx, threadId, { window: RUN_WINDOW, done, signal })) {
+    if (!run) continue;
+    for await (const e of runProtocolEvents(ctx, run, signal)) {
+      seq += 1;
+      yield { type: "event", event_id: String(seq), seq, ...e };
     }
-  } finally {
-    unheard();
-    signal.removeEventListener("abort", onAbort);
   }
 }
 

@@ -6,6 +6,7 @@ import { FINAL_RUN_STATUSES } from "../../runs/index.js";
 import { RequestError } from "../errors.js";
 import { findThread, type ServerContext } from "../server-context.js";
 import { relayRun } from "../sse.js";
+import { threadRuns } from "../thread-runs.js";
 import type { StateUpdate } from "../thread-state-updates.js";
 import { finalValues } from "./runs.js";
 
@@ -15,8 +16,6 @@ type ThreadStreamMode = (typeof THREAD_STREAM_MODES)[number];
 
 /** The thread's latest runs looked at for the next one to relay: newer ones come later. */
 const RUN_WINDOW = 100;
-/** How often the join looks for a new run when no change was heard (another process's). */
-const POLL_MS = 1000;
 /** A comment this often keeps proxies (and the SDK's idle check) from taking it for dead. */
 const HEARTBEAT_MS = 15_000;
 
@@ -113,35 +112,35 @@ export async function joinThreadStream(
     const stop = new AbortController();
     stream.onAbort(() => stop.abort());
     const heartbeat = setInterval(() => void stream.write(": heartbeat\n\n"), HEARTBEAT_MS);
-    let wake: (() => void) | undefined;
-    const unheard = ctx.events.subscribe((e) => {
-      if (e.threadId === threadId) wake?.();
-    });
+    // Subscribed before ": joined" is written (what a client waits for): an update made
+    // from then on is queued even before the runs' loop first waits.
     const updates: StateUpdate[] = [];
+    let wakeJoin: (() => void) | undefined;
     const unsubscribe = modes.has("state_update")
       ? ctx.stateUpdates.subscribe(threadId, (update) => {
           updates.push(update);
-          wake?.();
+          wakeJoin?.();
         })
       : () => {};
-    stop.signal.addEventListener("abort", () => wake?.(), { once: true });
+    const listen = (wake: () => void) => {
+      wakeJoin = wake;
+      return () => {
+        wakeJoin = undefined;
+      };
+    };
+    const runs = threadRuns(ctx, threadId, {
+      window: RUN_WINDOW,
+      done,
+      signal: stop.signal,
+      listen,
+    });
     try {
       await stream.write(": joined\n\n");
-      while (!stop.signal.aborted && !ctx.runs.closed) {
+      for await (const next of runs) {
         // No id of their own: a client resuming after one goes on from the run event before it.
         for (const update of updates.splice(0))
           await stream.writeSSE({ event: "state_update", data: JSON.stringify(update) });
-        const next = (await oldestFirst()).find((r) => !done.has(r.runId));
-        if (!next) {
-          // Woken by a run or update on the thread here; the timer covers other processes' runs.
-          await new Promise<void>((resolve) => {
-            wake = resolve;
-            setTimeout(resolve, POLL_MS).unref?.();
-          });
-          wake = undefined;
-          continue;
-        }
-        done.add(next.runId);
+        if (!next) continue;
         await relayOne(stream, ctx, next.runId, {
           afterSeq: resumeAfter.get(next.runId) ?? 0,
           // Only a run still going when reached reports its end values (a finished one's
@@ -154,7 +153,6 @@ export async function joinThreadStream(
       }
     } finally {
       clearInterval(heartbeat);
-      unheard();
       unsubscribe();
     }
   });
