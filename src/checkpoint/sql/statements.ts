@@ -95,9 +95,9 @@ export function statements(t: Tables) {
   type Read = keyof typeof values;
   const checkpointColumns = `c.parent_id, c.payload, ${asJson("c.channels")}, ${asJson("c.versions")},
       null::text as channel, null::text as prev, null::integer as keep, null::text as base`;
-  const tuple = (where: string, read: Read) => `
-    with recursive c as (
-      select id, parent_id, payload, channels, versions from ${t.checkpoints} where ${where}),
+  // The rows of the checkpoint `c` names (kind 0), its pending writes (1) and its values
+  // (see `values`), after `c` and the CTEs before it; `more` adds rows of other kinds.
+  const tupleRows = (read: Read, more = "") => `
     ${values[read].with}
     select 0 as kind, 0::bigint as seq, c.id as key, ${checkpointColumns} from c
     union all
@@ -105,8 +105,12 @@ export function statements(t: Tables) {
       from ${t.writes} w join c on w.checkpoint_id = c.id
       where w.thread_id = $1 and w.ns = $2
     union all
-    ${values[read].rows}
+    ${values[read].rows}${more}
     order by kind, seq`;
+  const tuple = (where: string, read: Read) => `
+    with recursive c as (
+      select id, parent_id, payload, channels, versions from ${t.checkpoints} where ${where}),
+    ${tupleRows(read)}`;
   // A run's claim taken with its read of the latest top-level checkpoint (`claimLatest`):
   // $1 thread, $2 ns (''), $3 run id, $4 lifetime in ms. The head row is read `for share`,
   // so a claim that waits on a run's last checkpoint and release sees that checkpoint's id;
@@ -130,17 +134,12 @@ export function statements(t: Tables) {
       select id, parent_id, payload, channels, versions from ${t.checkpoints}
       where thread_id = $1 and ns = '' and id = (select latest_id from head)
         and exists (select 1 from claimed)),
-    ${values.one.with}
-    select 0 as kind, 0::bigint as seq, c.id as key, ${checkpointColumns} from c
+    ${tupleRows(
+      "one",
+      `
     union all
-    select 1, w.seq, w.task_id, null, w.payload, null, null, null, null, null, null
-      from ${t.writes} w join c on w.checkpoint_id = c.id
-      where w.thread_id = $1 and w.ns = $2
-    union all
-    ${values.one.rows}
-    union all
-    select 3, 0, null, null, null, null, null, null, null, null, null from claimed
-    order by kind, seq`;
+    select 3, 0, null, null, null, null, null, null, null, null, null from claimed`,
+    )}`;
   // A page of history, newest first, with the versions its values are assembled from.
   const list = (read: Read) => `
     with recursive c as (
