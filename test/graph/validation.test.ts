@@ -46,6 +46,16 @@ describe("compile-time validation", () => {
     expect(() => fixed.compile()).not.toThrow();
   });
 
+  it("never names END as the node to give ends when a reached node leads to END", () => {
+    const g = new Graph()
+      .addNode("pick", () => new Command({ goto: "later" }))
+      .addNode("later", noop)
+      .addEdge(START, "pick")
+      .addEdge("pick", END);
+    expect(() => g.compile()).toThrow(/addNode\(<the node returning the Command>, fn/);
+    expect(() => g.compile()).not.toThrow(/__end__/);
+  });
+
   it("rejects a graph with no edge out of START", () => {
     const g = new Graph().addNode("a", noop).addEdge("a", END);
     expect(() => g.compile()).toThrow(/no edge out of START/);

@@ -101,7 +101,7 @@ export function validateGraph(spec: GraphSpec, options: CompileOptions): void {
     const names = unreachable.map((n) => `"${n}"`).join(", ");
     // A Command's goto is only known at run time, so compile() sees such a node only through
     // `ends`; a reached node with no way out is the likely one that returns the Command.
-    const leaves = [...reached].filter((n) => n !== START && !leaving.has(n));
+    const leaves = [...reached].filter((n) => n !== START && n !== END && !leaving.has(n));
     const by = leaves.length === 1 ? `"${leaves[0]}"` : "<the node returning the Command>";
     throw new GraphValidationError(
       `Node${unreachable.length > 1 ? "s" : ""} ${names} cannot be reached from START ${where}. If a node goes to ${them} with Command({ goto }), declare ${them} in that node's ends: addNode(${by}, fn, { ends: [${names}] }). Otherwise add an edge to ${them}, list ${them} in a pathMap, or remove ${them}.`,
