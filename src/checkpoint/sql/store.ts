@@ -38,6 +38,7 @@ import { compactWrites, KnownValues } from "../stored-values.js";
 import { assertThreadMetadata, storedStatusOf } from "../thread-records.js";
 import * as claims from "./claims.js";
 import type { Query, SqlDriver } from "./driver.js";
+import { busyOnLockConflict, isLockConflict } from "./lock-conflict.js";
 import { type MigrationOptions, migrate } from "./migrations.js";
 import * as retention from "./retention.js";
 import { assemblyOf, columnsOf, INCOMPLETE, readRow, toTuple, versionsOf } from "./rows.js";
@@ -207,6 +208,7 @@ export abstract class SqlCheckpointer implements Checkpointer {
     try {
       written = (await query(text, shaped)).rowCount;
     } catch (error) {
+      if (isLockConflict(error)) throw new ThreadBusyError(threadId, null, { cause: error });
       if (sqlState(error) !== UNIQUE_VIOLATION) throw error;
       throw new DuplicateCheckpointError(threadId, ns, id, { cause: error });
     }
@@ -245,6 +247,7 @@ export abstract class SqlCheckpointer implements Checkpointer {
         write.runId ?? null,
       ]);
     } catch (error) {
+      if (isLockConflict(error)) throw new ThreadBusyError(threadId, null, { cause: error });
       if (sqlState(error) !== FOREIGN_KEY_VIOLATION) throw error;
       throw new CheckpointNotFoundError(threadId, ns, checkpointId, write.taskId, { cause: error });
     }
@@ -275,6 +278,7 @@ export abstract class SqlCheckpointer implements Checkpointer {
         releasing ?? null,
       ]);
     } catch (error) {
+      if (isLockConflict(error)) throw new ThreadBusyError(threadId, null, { cause: error });
       if (sqlState(error) !== FOREIGN_KEY_VIOLATION) throw error;
       const taskId = writes[0]?.taskId ?? "";
       throw new CheckpointNotFoundError(threadId, ns, checkpointId, taskId, { cause: error });
@@ -356,7 +360,7 @@ export abstract class SqlCheckpointer implements Checkpointer {
     const query = driver.queryPrepared ?? driver.query;
     const params = [threadId, "", claim.runId, Math.ceil(claim.ttlMs)];
     for (let attempt = 1; ; attempt++) {
-      const read = await query(sql.claimLatest, params);
+      const read = await query(sql.claimLatest, params).catch(busyOnLockConflict(threadId));
       if (read.rows.at(-1)?.kind === CLAIMED) {
         const id = read.rows[0]?.kind === 0 ? (read.rows[0].key as string) : undefined;
         if (id === undefined) return undefined;
