@@ -7,6 +7,12 @@ import { makeCheckpoint } from "../../src/testing/index.js";
 import { dropStoreTables } from "../setup/store-tables.js";
 
 // Runs against a real server only: STATEWEAVER_PG_URL=postgres://postgres@127.0.0.1:5432/test
+//
+// Calls on one thread over separate connections, raced, and each call's lock order checked
+// (see the lock order at the top of src/checkpoint/sql/store.ts). Before that order (main at
+// 171d539) every race here met PostgreSQL's `deadlock detected` within its rounds, run after
+// run, and the order check found rewind, putPause, a failed run's release and pruneThreads
+// holding the claim before the head row, prune and copyThread never taking the head row.
 const url = process.env.STATEWEAVER_PG_URL;
 
 /** Tables of this file's own (the database may be shared with other runs). */
@@ -15,6 +21,8 @@ const tablePrefix = `sw_lock_${randomUUID().slice(0, 8)}_`;
 /** Threads raced side by side, and rounds on each: enough to meet a deadlock every time before the lock order was one. */
 const THREADS = 12;
 const ROUNDS = 40;
+/** A race's whole run: some 10 s on a loaded 2-core machine, with room to spare. */
+const RACE_TIMEOUT_MS = 120_000;
 
 describe.skipIf(!url)("PostgreSQL checkpointer lock order", () => {
   const pool = new pg.Pool({ connectionString: url, max: 4 });
@@ -346,46 +354,66 @@ describe.skipIf(!url)("PostgreSQL checkpointer lock order", () => {
       return cause?.code ?? code ?? String(e);
     });
 
-  it("a run's claim racing a rewind of its thread is refused as busy, never killed as a deadlock", async () => {
-    const raw = await race(run, ({ threadId, chain }) =>
-      keeper.rewindThread(threadId, chain[0]!.id),
-    );
-    expect(rawCodes(raw)).toEqual([]);
-  });
+  it(
+    "a run's claim racing a rewind of its thread is refused as busy, never killed as a deadlock",
+    async () => {
+      const raw = await race(run, ({ threadId, chain }) =>
+        keeper.rewindThread(threadId, chain[0]!.id),
+      );
+      expect(rawCodes(raw)).toEqual([]);
+    },
+    RACE_TIMEOUT_MS,
+  );
 
-  it("a paused run's writes and release racing a rewind are refused as busy, never killed as a deadlock", async () => {
-    const raw = await race(pausedRun, ({ threadId, chain }) =>
-      keeper.rewindThread(threadId, chain[0]!.id),
-    );
-    expect(rawCodes(raw)).toEqual([]);
-  });
+  it(
+    "a paused run's writes and release racing a rewind are refused as busy, never killed as a deadlock",
+    async () => {
+      const raw = await race(pausedRun, ({ threadId, chain }) =>
+        keeper.rewindThread(threadId, chain[0]!.id),
+      );
+      expect(rawCodes(raw)).toEqual([]);
+    },
+    RACE_TIMEOUT_MS,
+  );
 
-  it("a failed run's release racing the next run's claim never deadlocks", async () => {
-    const raw = await race(failedRun, run);
-    expect(rawCodes(raw)).toEqual([]);
-  });
+  it(
+    "a failed run's release racing the next run's claim never deadlocks",
+    async () => {
+      const raw = await race(failedRun, run);
+      expect(rawCodes(raw)).toEqual([]);
+    },
+    RACE_TIMEOUT_MS,
+  );
 
-  it("two claims that merge their run's metadata into the thread never deadlock", async () => {
-    const claim = async ({ threadId }: Raced) => {
-      const runId = randomUUID();
-      const latest = (await runner.getLatest(threadId))?.checkpoint.id ?? null;
-      const store = Math.random() < 0.5 ? runner : keeper;
-      await store.claimThread(threadId, {
-        runId,
-        expectedLatestId: latest,
-        ttlMs: 60_000,
-        metadata: { runId },
-      });
-      await store.releaseThread(threadId, runId);
-    };
-    const raw = await race(claim, claim);
-    expect(rawCodes(raw)).toEqual([]);
-  });
+  it(
+    "two claims that merge their run's metadata into the thread never deadlock",
+    async () => {
+      const claim = async ({ threadId }: Raced) => {
+        const runId = randomUUID();
+        const latest = (await runner.getLatest(threadId))?.checkpoint.id ?? null;
+        const store = Math.random() < 0.5 ? runner : keeper;
+        await store.claimThread(threadId, {
+          runId,
+          expectedLatestId: latest,
+          ttlMs: 60_000,
+          metadata: { runId },
+        });
+        await store.releaseThread(threadId, runId);
+      };
+      const raw = await race(claim, claim);
+      expect(rawCodes(raw)).toEqual([]);
+    },
+    RACE_TIMEOUT_MS,
+  );
 
-  it("a run's claim racing a prune of idle threads is refused as busy, never killed as a deadlock", async () => {
-    const raw = await race(run, ({ graph }) =>
-      keeper.pruneThreads({ idleBefore: new Date(Date.now() + 60_000), graph }),
-    );
-    expect(rawCodes(raw)).toEqual([]);
-  });
+  it(
+    "a run's claim racing a prune of idle threads is refused as busy, never killed as a deadlock",
+    async () => {
+      const raw = await race(run, ({ graph }) =>
+        keeper.pruneThreads({ idleBefore: new Date(Date.now() + 60_000), graph }),
+      );
+      expect(rawCodes(raw)).toEqual([]);
+    },
+    RACE_TIMEOUT_MS,
+  );
 });
