@@ -26,7 +26,7 @@
 //   deleteThread                    heads (top level first) → claim → the rest
 // A thread with no head row yet (a claim taken before its first checkpoint) has nothing to
 // take first, so a hold of one takes only its claim, and pruneThreads holds only threads
-// whose head row it locked. (Left open: a rewind or delete of such a thread that meets a
+// whose head row it locked. (Left open: a rewind of such a thread that meets a
 // first checkpoint put without a claim, then a claim, between its statements.) The protocol
 // expects READ COMMITTED (PostgreSQL's default): should the server still end a call over a
 // lock conflict (that case, a session of the user's own, or a stricter default isolation),
