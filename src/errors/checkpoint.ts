@@ -27,8 +27,9 @@ export class ConcurrentUpdateError extends StateweaverError {
     expected: string | null,
     actual: string | null,
     message = `Thread "${threadId}"${ns ? ` (namespace "${ns}")` : ""} changed while this run was working: expected latest checkpoint ${expected ?? "<none>"} but found ${actual ?? "<none>"}. Reload the thread state with getState() and try again.`,
+    options?: { cause?: unknown },
   ) {
-    super("CONCURRENT_UPDATE", message);
+    super("CONCURRENT_UPDATE", message, options);
     this.threadId = threadId;
     this.ns = ns;
     this.expectedLatestId = expected;
@@ -45,13 +46,15 @@ export class ThreadBusyError extends ConcurrentUpdateError {
     brandError(ThreadBusyError);
   }
 
-  constructor(threadId: string, latest: string | null) {
+  /** `cause`: the database's error, when it ended this call to let another on the thread go on. */
+  constructor(threadId: string, latest: string | null, options?: { cause?: unknown }) {
     super(
       threadId,
       "",
       latest,
       latest,
       `Thread "${threadId}" is busy: another run holds it, so this call ran nothing. Wait for that run to end (or, if its process died, for its claim to expire), reload the thread with getState() and try again.`,
+      options,
     );
   }
 }

@@ -3,6 +3,7 @@ import { ConcurrentUpdateError, InvalidConfigError, ThreadBusyError } from "../.
 import type { ThreadClaim, ThreadRelease } from "../checkpointer.js";
 import { assertStoreId } from "../limits.js";
 import { assertThreadMetadata } from "../thread-records.js";
+import { busyOnLockConflict } from "./lock-conflict.js";
 import type { StoreParts } from "./store-parts.js";
 
 /** `Checkpointer.claimThread` in one statement; only a refusal reads why (busy, or moved on). */
@@ -21,7 +22,7 @@ export async function claimThread(
     claim.expectedLatestId,
     Math.ceil(claim.ttlMs),
     claim.metadata ? JSON.stringify(claim.metadata) : null,
-  ]);
+  ]).catch(busyOnLockConflict(threadId));
   if (claimed.length === 1) return;
   // Failure path only: say why.
   const { rows } = await driver.query(sql.latestId, [threadId, ""]);
@@ -41,11 +42,9 @@ export async function renewThreadClaim(
 ): Promise<void> {
   assertStoreId("threadId", threadId);
   const driver = await parts.ready();
-  const { rowCount } = await driver.query(parts.sql.renewClaim, [
-    threadId,
-    runId,
-    Math.ceil(ttlMs),
-  ]);
+  const { rowCount } = await driver
+    .query(parts.sql.renewClaim, [threadId, runId, Math.ceil(ttlMs)])
+    .catch(busyOnLockConflict(threadId));
   if (rowCount !== 1) throw new ThreadBusyError(threadId, null);
 }
 
@@ -63,7 +62,7 @@ export async function releaseThread(
     threadId,
     runId,
     error ? JSON.stringify({ name: String(error.name), message: String(error.message) }) : null,
-  ]);
+  ]).catch(busyOnLockConflict(threadId));
 }
 
 /** A claim lifetime a store accepts: long enough to be renewed before it runs out. */

@@ -24,6 +24,7 @@ import { readStoredCheckpoint } from "../read-stored.js";
 import { planPrune } from "../retention.js";
 import { stringifyStored } from "../serde.js";
 import type { Query } from "./driver.js";
+import { busyOnLockConflict, isLockConflict } from "./lock-conflict.js";
 import { rowOf } from "./rows.js";
 import { sqlState, UNIQUE_VIOLATION } from "./sql-state.js";
 import type { StoreParts } from "./store-parts.js";
@@ -42,7 +43,7 @@ export async function prune(
   const keep = readPruneArguments(threadId, options);
   const sql = parts.sql;
   const driver = await parts.ready();
-  const { checkpoints, rows } = await driver.transaction(async (query) => {
+  const pruning = driver.transaction(async (query) => {
     const runId = await hold(parts, query, threadId);
     // Only metadata and links are planned from: the values are not assembled.
     const read = (row: Record<string, unknown>, ns: string) =>
@@ -69,6 +70,7 @@ export async function prune(
       rows: writes.rowCount + gone.rowCount + values.rowCount + namespaces.rowCount,
     };
   });
+  const { checkpoints, rows } = await pruning.catch(busyOnLockConflict(threadId));
   parts.known.forget(threadId);
   if (rows > 0) parts.afterDelete(rows);
   return checkpoints;
@@ -84,7 +86,7 @@ export async function rewindThread(
   assertRewindArguments(threadId, toCheckpointId, options);
   const sql = parts.sql;
   const driver = await parts.ready();
-  const { checkpoints, rows } = await driver.transaction(async (query) => {
+  const rewinding = driver.transaction(async (query) => {
     const runId = await hold(parts, query, threadId);
     await query(sql.lockHeads, [threadId]);
     // Seqs start at 1: a cut at 0 leaves nothing.
@@ -125,6 +127,7 @@ export async function rewindThread(
       rows: writes.rowCount + values.rowCount + gone.rowCount + own.rowCount + heads.rowCount,
     };
   });
+  const { checkpoints, rows } = await rewinding.catch(busyOnLockConflict(threadId));
   parts.known.forget(threadId);
   if (rows > 0) parts.afterDelete(rows);
   return checkpoints;
@@ -155,9 +158,9 @@ export async function pruneThreads(
       const last = batch.at(-1)!;
       after = [last.at as string, last.thread_id as string];
       const ids = batch.map((row) => row.thread_id as string);
-      const { threads, rows } = await driver.transaction(async (query) => {
+      const batchDeleted = driver.transaction(async (query) => {
         const runId = randomUUID();
-        const held = (await query(sql.hold, [ids, runId])).rows.map((r) => r.thread_id);
+        const held = (await query(sql.holdHeaded, [ids, runId])).rows.map((r) => r.thread_id);
         const heads = await query(sql.deleteStaleHeads, [held, statuses, idleBefore]);
         const doomed = heads.rows.map((r) => r.thread_id as string);
         const subgraphHeads = await query(sql.deleteThreadsRows, [doomed]);
@@ -168,6 +171,12 @@ export async function pruneThreads(
         for (const id of doomed) parts.known.forget(id);
         const rows = heads.rowCount + subgraphHeads.rowCount + writes.rowCount;
         return { threads: doomed.length, rows: rows + checkpoints.rowCount + values.rowCount };
+      });
+      const { threads, rows } = await batchDeleted.catch((error: unknown) => {
+        // The database ended the batch to let a call on one of its threads go on: nothing
+        // of it was deleted, and its threads are left for the next prune, like held ones.
+        if (isLockConflict(error)) return { threads: 0, rows: 0 };
+        throw error;
       });
       deleted += threads;
       if (rows > 0) parts.afterDelete(rows);
@@ -182,7 +191,7 @@ export async function copyThread(parts: StoreParts, from: string, to: string): P
   assertCopyArguments(from, to);
   const sql = parts.sql;
   const driver = await parts.ready();
-  await driver.transaction(async (query) => {
+  const copying = driver.transaction(async (query) => {
     if ((await query(sql.threadExists, [from, false])).rows.length === 0) {
       throw new ThreadNotFoundError(from);
     }
@@ -227,6 +236,7 @@ export async function copyThread(parts: StoreParts, from: string, to: string): P
     await query(sql.copyValues, [from, to]);
     await query(sql.unhold, [[from], runId]);
   });
+  await copying.catch(busyOnLockConflict(from));
   parts.known.forget(to);
 }
 

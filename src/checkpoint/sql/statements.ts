@@ -112,14 +112,15 @@ export function statements(t: Tables) {
       select id, parent_id, payload, channels, versions from ${t.checkpoints} where ${where}),
     ${tupleRows(read)}`;
   // A run's claim taken with its read of the latest top-level checkpoint (`claimLatest`):
-  // $1 thread, $2 ns (''), $3 run id, $4 lifetime in ms. The head row is read `for share`,
-  // so a claim that waits on a run's last checkpoint and release sees that checkpoint's id;
+  // $1 thread, $2 ns (''), $3 run id, $4 lifetime in ms. The head row is locked first (see
+  // the lock order in store.ts), so a claim that waits on a run's last checkpoint and
+  // release sees that checkpoint's id;
   // that row, committed after this statement began, is not in its snapshot, so the claim
   // is taken only where the checkpoint the head names is (a kind-3 row says it was). A
   // refusal returns nothing: busy, or (that race only) to be run again.
   const claimLatest = `
     with recursive head as (
-      select latest_id from ${t.threads} where thread_id = $1 and ns = '' for share),
+      select latest_id from ${t.threads} where thread_id = $1 and ns = '' for no key update),
     claimed as (
       insert into ${t.claims} (thread_id, run_id, expires_at)
       select $1, $3::text, now() + $4::integer * interval '1 millisecond'
@@ -239,21 +240,25 @@ export function statements(t: Tables) {
       on conflict (thread_id, ns, checkpoint_id, task_id)
       do update set node = excluded.node, payload = excluded.payload, run_id = excluded.run_id`,
     claimLatest,
-    // A paused step (see Checkpointer.putPause), in one statement: its tasks' writes ($4…$7:
-    // task id, node, payload, run id) against checkpoint $3; the thread's record, if $3 is
-    // still its latest top-level checkpoint, interrupted with interrupts $8; and the claim of
-    // run $9 (if given) ended.
-    putPause: `with pause as (
+    // A paused step (see Checkpointer.putPause), in one statement: the thread's record, if
+    // $3 is still its latest top-level checkpoint, interrupted with interrupts $8; its
+    // tasks' writes ($4…$7: task id, node, payload, run id) against checkpoint $3; and the
+    // claim of run $9 (if given) ended. In that order (the lock order, store.ts): the claim
+    // and the writes wait for `record` (a count never below 0, only its evaluation matters).
+    putPause: `with record as (
+        update ${t.threads} set status = 'interrupted', interrupts = $8::text, error = null,
+          updated_at = ${NOW_MS}
+        where thread_id = $1 and ns = '' and $2 = '' and latest_id = $3
+        returning 1),
+      pause as (
         insert into ${t.writes} (thread_id, ns, checkpoint_id, task_id, node, payload, run_id)
         select $1, $2, $3, w.task_id, w.node, w.payload, w.run_id
           from unnest($4::text[], $5::text[], $6::text[], $7::text[]) w(task_id, node, payload, run_id)
+          where (select count(*) from record) >= 0
         on conflict (thread_id, ns, checkpoint_id, task_id)
-        do update set node = excluded.node, payload = excluded.payload, run_id = excluded.run_id),
-      record as (
-        update ${t.threads} set status = 'interrupted', interrupts = $8::text, error = null,
-          updated_at = ${NOW_MS}
-        where thread_id = $1 and ns = '' and $2 = '' and latest_id = $3)
-      delete from ${t.claims} where thread_id = $1 and run_id = $9::text`,
+        do update set node = excluded.node, payload = excluded.payload, run_id = excluded.run_id)
+      delete from ${t.claims} where thread_id = $1 and run_id = $9::text
+        and (select count(*) from record) >= 0`,
     // The writes of checkpoints $3 of (thread $1, ns $2), each checkpoint's in stored order.
     writesOf: `select checkpoint_id, task_id, payload from ${t.writes}
       where thread_id = $1 and ns = $2 and checkpoint_id = any($3::text[]) order by seq`,
@@ -267,11 +272,13 @@ export function statements(t: Tables) {
     // Inserted only while the thread's latest top-level checkpoint is the one expected
     // (none: no head row); an existing claim is taken over only once it has expired. A
     // claim that succeeds merges the run's metadata ($5) into the thread's record, if any.
-    // Returns one row when claimed. The head row is read under a lock: a claim that waited
-    // for a run's last checkpoint and release (one transaction, `putAndRelease`) then sees
-    // that checkpoint, not the statement's older snapshot.
+    // Returns one row when claimed. The head row is locked before the claim row (the lock
+    // order, store.ts), and for the update that merges the metadata, not `for share`: two
+    // claims sharing it would each wait for the other to let it go. A claim that waited for
+    // a run's last checkpoint and release (one transaction, `putAndRelease`) then sees that
+    // checkpoint, not the statement's older snapshot.
     claim: `with head as (
-        select latest_id from ${t.threads} where thread_id = $1 and ns = '' for share),
+        select latest_id from ${t.threads} where thread_id = $1 and ns = '' for no key update),
       claimed as (
         insert into ${t.claims} (thread_id, run_id, expires_at)
         select $1, $2, now() + $4::integer * interval '1 millisecond'
@@ -292,9 +299,16 @@ export function statements(t: Tables) {
         where ${t.claims}.run_id = excluded.run_id or ${t.claims}.expires_at <= now()`,
     liveClaim: `select 1 from ${t.claims} where thread_id = $1 and expires_at > now()`,
     // Ends the run's claim; a failed run's error ($3, JSON) goes on the thread's record in
-    // the same statement, only if this run still held the thread.
-    releaseClaim: `with released as (
-        delete from ${t.claims} where thread_id = $1 and run_id = $2 returning 1)
+    // the same statement, only if this run still held the thread. With an error the head
+    // row is locked before the claim row is deleted (the lock order, store.ts): `released`
+    // waits for `head` (its count is never below 0, only its evaluation matters).
+    releaseClaim: `with head as (
+        select 1 from ${t.threads}
+        where $3::text is not null and thread_id = $1 and ns = '' for no key update),
+      released as (
+        delete from ${t.claims} where thread_id = $1 and run_id = $2
+          and (select count(*) from head) >= 0
+        returning 1)
       update ${t.threads} set status = 'error', error = $3::text, updated_at = ${NOW_MS}
       where $3::text is not null and thread_id = $1 and ns = ''
         and exists (select 1 from released)`,
@@ -310,22 +324,26 @@ export function statements(t: Tables) {
       where thread_id = $1 and ns = $2 and id = $3 for update`,
     setCheckpointPayload: `update ${t.checkpoints} set payload = $4
       where thread_id = $1 and ns = $2 and id = $3`,
-    deleteClaim: `delete from ${t.claims} where thread_id = $1`,
+    // deleteThread's first statement: the thread's head rows locked (the top-level one
+    // first), its claim deleted, then those head rows (the lock order, store.ts; the count
+    // is never below 0, only its evaluation matters).
+    deleteHeadsAndClaim: `with heads as (
+        select ns from ${t.threads} where thread_id = $1 order by ns for update),
+      unclaimed as (
+        delete from ${t.claims} where thread_id = $1 and (select count(*) from heads) >= 0)
+      delete from ${t.threads} where thread_id = $1 and ns in (select ns from heads)`,
     deleteWrites: `delete from ${t.writes} where thread_id = $1`,
     deleteCheckpoints: `delete from ${t.checkpoints} where thread_id = $1`,
     deleteValues: `delete from ${t.values} where thread_id = $1`,
-    deleteThreads: `delete from ${t.threads} where thread_id = $1`,
     // Retention and copies (see Checkpointer.prune, pruneThreads, copyThread). Each runs in
     // a transaction that first holds its threads with a claim of its own ($2, a run id), so
-    // no run starts on them meanwhile: a concurrent claimThread waits on the claim row
+    // no run starts on them meanwhile: a concurrent claimThread waits on the head row
     // until the transaction ends, and the hold is deleted before it commits. A live claim
     // of a run is left alone: those threads are not returned.
-    hold: `insert into ${t.claims} (thread_id, run_id, expires_at)
-      select id, $2, now() + interval '1 minute' from unnest($1::text[]) id
-      on conflict (thread_id) do update
-        set run_id = excluded.run_id, expires_at = excluded.expires_at
-        where ${t.claims}.expires_at <= now()
-      returning thread_id`,
+    hold: hold(t, "any"),
+    // The same for a batch of stale threads (pruneThreads): only those whose head row it
+    // locked, since one with none yet may get one while the batch is held.
+    holdHeaded: hold(t, "headed"),
     unhold: `delete from ${t.claims} where thread_id = any($1::text[]) and run_id = $2`,
     // The latest $2 top-level checkpoints, and each subgraph namespace's latest: what
     // planPrune decides from (their metadata).
@@ -351,8 +369,9 @@ export function statements(t: Tables) {
     pruneNamespaces: `delete from ${t.threads}
       where thread_id = $1 and ns <> '' and not (ns = any($2::text[]))`,
     // Rewinds (see Checkpointer.rewindThread), in a transaction holding the thread. The head
-    // rows are locked first, so a put that did not claim the thread waits and then fails.
-    lockHeads: `select ns from ${t.threads} where thread_id = $1 for update`,
+    // rows are locked before anything is deleted, so a put that did not claim the thread
+    // waits and then fails; the top-level one first (the hold has it), then by namespace.
+    lockHeads: `select ns from ${t.threads} where thread_id = $1 order by ns for update`,
     // The top-level checkpoint rewound to: its seq is where the cut is, in every namespace.
     rewindTarget: `select id, parent_id, payload, seq::text as seq from ${t.checkpoints}
       where thread_id = $1 and ns = '' and id = $2`,
@@ -437,6 +456,27 @@ export type Statements = ReturnType<typeof statements>;
 
 /** An array column as JSON text: read the same way through every driver. */
 const asJson = (column: string) => `to_json(${column})::text as ${column.replace(/^\w+\./, "")}`;
+
+/**
+ * The hold statement (see `hold` in `statements`): the threads' head rows ($1) are locked
+ * first, then their claims, each in thread id order (the lock order, store.ts; the count is
+ * never below 0, only its evaluation matters). `headed`: only threads that have a head row.
+ */
+function hold(t: Tables, threads: "any" | "headed"): string {
+  return `with heads as (
+        select thread_id from ${t.threads} where thread_id = any($1::text[]) and ns = ''
+        order by thread_id for update)
+      insert into ${t.claims} (thread_id, run_id, expires_at)
+      select id, $2, now() + interval '1 minute' from unnest($1::text[]) id
+      where (select count(*) from heads) >= 0${
+        threads === "headed" ? " and id in (select thread_id from heads)" : ""
+      }
+      order by id
+      on conflict (thread_id) do update
+        set run_id = excluded.run_id, expires_at = excluded.expires_at
+        where ${t.claims}.expires_at <= now()
+      returning thread_id`;
+}
 
 /** The database's time, cut to the millisecond: what a thread cursor can carry exactly. */
 const NOW_MS = "date_trunc('milliseconds', now())";

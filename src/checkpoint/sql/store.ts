@@ -1,4 +1,37 @@
 // The SQL checkpointer: its connection and migrations, checkpoint writes and reads; claims, thread records and retention are delegated to their own files.
+//
+// Lock order. Every call that locks more than one row of a thread takes them in this order:
+//   1. the thread's top-level head row (threads, ns = ''), which serves as the thread's lock;
+//   2. its claim row (claims);
+//   3. the rest: subgraph head rows (by namespace), checkpoints, pending writes, channel values.
+// A call that locks several threads (pruneThreads) takes every head row by thread id, then
+// every claim by thread id. Two calls on one thread then queue on its head row instead of
+// each holding a row the other waits for, which PostgreSQL settles by killing one of them
+// with `deadlock detected`. The head row comes first because the hot path's statements
+// must read or advance it before they may touch the claim (the claim is taken only at the
+// latest checkpoint the head names); the rare calls (rewind, prune, copy, delete, a failed
+// run's release) lock it first at no cost in statements. Claims lock it `for no key update`,
+// not `for share`: two claims sharing it, one then updating it (claimThread's metadata),
+// would wait for each other. Call by call (statements.ts):
+//   claimThread, claimLatest        head (for no key update) → claim → [head: metadata]
+//   put, putAndRelease              head (update) → [claim, deleted] → new checkpoint, values
+//   putPause                        head (update; top level only) → claim → writes
+//                                   (their checkpoint's key share, at the statement's end)
+//   releaseThread                   claim only; with an error, head → claim → head update
+//   putWrites, renewThreadClaim     one row each (a write, and its checkpoint's key share; the claim)
+//   createThread, updateThreadMetadata, patchCheckpointMetadata  one row each
+//   prune, rewindThread, copyThread hold: head (for update) → claim; then subgraph heads
+//                                   (by namespace) → checkpoints, writes, values
+//   pruneThreads                    the batch's heads (by id) → their claims (by id) → the rest
+//   deleteThread                    heads (top level first) → claim → the rest
+// A thread with no head row yet (a claim taken before its first checkpoint) has nothing to
+// take first, so a hold of one takes only its claim, and pruneThreads holds only threads
+// whose head row it locked. (Left open: a rewind of such a thread that meets a
+// first checkpoint put without a claim, then a claim, between its statements.) The protocol
+// expects READ COMMITTED (PostgreSQL's default): should the server still end a call over a
+// lock conflict (that case, a session of the user's own, or a stricter default isolation),
+// the call fails with ThreadBusyError (lock-conflict.ts).
+// PGlite has one connection, whose calls run one after another: there the order changes nothing.
 import {
   CheckpointerClosedError,
   CheckpointNotFoundError,
@@ -38,6 +71,7 @@ import { compactWrites, KnownValues } from "../stored-values.js";
 import { assertThreadMetadata, storedStatusOf } from "../thread-records.js";
 import * as claims from "./claims.js";
 import type { Query, SqlDriver } from "./driver.js";
+import { busyOnLockConflict, isLockConflict } from "./lock-conflict.js";
 import { type MigrationOptions, migrate } from "./migrations.js";
 import * as retention from "./retention.js";
 import { assemblyOf, columnsOf, INCOMPLETE, readRow, toTuple, versionsOf } from "./rows.js";
@@ -207,6 +241,7 @@ export abstract class SqlCheckpointer implements Checkpointer {
     try {
       written = (await query(text, shaped)).rowCount;
     } catch (error) {
+      if (isLockConflict(error)) throw new ThreadBusyError(threadId, null, { cause: error });
       if (sqlState(error) !== UNIQUE_VIOLATION) throw error;
       throw new DuplicateCheckpointError(threadId, ns, id, { cause: error });
     }
@@ -245,6 +280,7 @@ export abstract class SqlCheckpointer implements Checkpointer {
         write.runId ?? null,
       ]);
     } catch (error) {
+      if (isLockConflict(error)) throw new ThreadBusyError(threadId, null, { cause: error });
       if (sqlState(error) !== FOREIGN_KEY_VIOLATION) throw error;
       throw new CheckpointNotFoundError(threadId, ns, checkpointId, write.taskId, { cause: error });
     }
@@ -275,6 +311,7 @@ export abstract class SqlCheckpointer implements Checkpointer {
         releasing ?? null,
       ]);
     } catch (error) {
+      if (isLockConflict(error)) throw new ThreadBusyError(threadId, null, { cause: error });
       if (sqlState(error) !== FOREIGN_KEY_VIOLATION) throw error;
       const taskId = writes[0]?.taskId ?? "";
       throw new CheckpointNotFoundError(threadId, ns, checkpointId, taskId, { cause: error });
@@ -356,7 +393,7 @@ export abstract class SqlCheckpointer implements Checkpointer {
     const query = driver.queryPrepared ?? driver.query;
     const params = [threadId, "", claim.runId, Math.ceil(claim.ttlMs)];
     for (let attempt = 1; ; attempt++) {
-      const read = await query(sql.claimLatest, params);
+      const read = await query(sql.claimLatest, params).catch(busyOnLockConflict(threadId));
       if (read.rows.at(-1)?.kind === CLAIMED) {
         const id = read.rows[0]?.kind === 0 ? (read.rows[0].key as string) : undefined;
         if (id === undefined) return undefined;

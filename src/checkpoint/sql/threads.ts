@@ -5,6 +5,7 @@ import { assertNamespace, assertStoreId } from "../limits.js";
 import { readStoredCheckpoint } from "../read-stored.js";
 import { stringifyStored } from "../serde.js";
 import { assertThreadMetadata, cursorAfter, readSearchOptions } from "../thread-records.js";
+import { busyOnLockConflict } from "./lock-conflict.js";
 import { toRecord } from "./rows.js";
 import { searchThreadsQuery } from "./statements.js";
 import type { StoreParts } from "./store-parts.js";
@@ -29,10 +30,9 @@ export async function createThread(
   assertStoreId("threadId", threadId);
   assertThreadMetadata("metadata", metadata);
   const driver = await parts.ready();
-  const { rowCount } = await driver.query(parts.sql.createThread, [
-    threadId,
-    JSON.stringify(metadata),
-  ]);
+  const { rowCount } = await driver
+    .query(parts.sql.createThread, [threadId, JSON.stringify(metadata)])
+    .catch(busyOnLockConflict(threadId));
   return rowCount === 1;
 }
 
@@ -45,10 +45,9 @@ export async function updateThreadMetadata(
   assertStoreId("threadId", threadId);
   assertThreadMetadata("metadata", metadata);
   const driver = await parts.ready();
-  const { rows } = await driver.query(parts.sql.updateThreadMetadata, [
-    threadId,
-    JSON.stringify(metadata),
-  ]);
+  const { rows } = await driver
+    .query(parts.sql.updateThreadMetadata, [threadId, JSON.stringify(metadata)])
+    .catch(busyOnLockConflict(threadId));
   return rows[0] && toRecord(rows[0]);
 }
 
@@ -68,7 +67,7 @@ export async function patchCheckpointMetadata(
   assertStoreId("checkpointId", checkpointId);
   assertMetadataPatch(metadata);
   const driver = await parts.ready();
-  return driver.transaction(async (query) => {
+  const patching = driver.transaction(async (query) => {
     const key = [threadId, ns, checkpointId];
     const { rows } = await query(parts.sql.checkpointPayload, key);
     if (!rows[0]) return false;
@@ -79,6 +78,7 @@ export async function patchCheckpointMetadata(
     await query(parts.sql.setCheckpointPayload, [...key, stringifyStored(stored, "checkpoint")]);
     return true;
   });
+  return patching.catch(busyOnLockConflict(threadId));
 }
 
 /** `Checkpointer.searchThreads`: one page of records, keyset-paged. */
@@ -100,17 +100,17 @@ export async function deleteThread(parts: StoreParts, threadId: string): Promise
   assertStoreId("threadId", threadId);
   const sql = parts.sql;
   const driver = await parts.ready();
-  const rows = await driver.transaction(async (query) => {
-    // Head rows first: that locks them, so a concurrent put (which must update or claim
-    // a head row) waits for this delete and then fails or starts a fresh thread, instead
-    // of slipping a checkpoint in between and leaving it without a head.
-    const heads = await query(sql.deleteThreads, [threadId]);
+  const deleting = driver.transaction(async (query) => {
+    // Head rows and claim first, in the lock order (store.ts): a concurrent put (which must
+    // update or claim a head row) waits for this delete and then fails or starts a fresh
+    // thread, instead of slipping a checkpoint in between and leaving it without a head.
+    const heads = await query(sql.deleteHeadsAndClaim, [threadId]);
     const writes = await query(sql.deleteWrites, [threadId]);
     const checkpoints = await query(sql.deleteCheckpoints, [threadId]);
     const values = await query(sql.deleteValues, [threadId]);
-    await query(sql.deleteClaim, [threadId]);
     return heads.rowCount + writes.rowCount + checkpoints.rowCount + values.rowCount;
   });
+  const rows = await deleting.catch(busyOnLockConflict(threadId));
   parts.known.forget(threadId);
   if (rows > 0) parts.afterDelete(rows);
 }

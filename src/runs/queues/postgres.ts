@@ -53,6 +53,12 @@ export interface PostgresRunQueueOptions {
  * others free its jobs once the lease runs out (graphile-worker's `force_unlock_workers`),
  * and the next worker continues the run from its last checkpoint.
  *
+ * Lock order: a thread's admissions take turns on an advisory lock of the thread (`enqueue`),
+ * under which the run rows it stops are updated oldest first; every other statement changes
+ * one run row, or (`heartbeat`) the running runs of one process, one per thread. No
+ * transaction locks both these tables and the checkpointer's (the admission check reads the
+ * thread's latest checkpoint without a lock), so no lock cycle spans the two.
+ *
  * @example
  * const queue = new PostgresRunQueue({ connectionString: process.env.DATABASE_URL! });
  * const runs = createRuns({ graphs: [graph], queue });
