@@ -1,4 +1,4 @@
-import { Client, ProtocolSseTransportAdapter } from "@langchain/langgraph-sdk";
+import { Client, ProtocolError, ProtocolSseTransportAdapter } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createAgent, messagesGraph } from "../../src/agent/index.js";
@@ -316,6 +316,18 @@ describe.each(serverStores)(
             "lifecycle:completed",
           ]);
 
+          // The SDK's subgraph discovery, and its projection of the subgraph's messages.
+          for await (const sub of thread.subgraphs) {
+            // (The SDK reads `name` up to the segment's last colon, and our task ids hold colons.)
+            expect(sub).toMatchObject({ namespace: childNs, graphName: "child" });
+            for await (const message of sub.messages) {
+              expect(await message.text).toBe("Hello from the child.");
+              expect(message.node).toBe("reply");
+              break;
+            }
+            break;
+          }
+
           expect(await thread.agent.getTree()).toEqual({
             tree: {
               namespace: [],
@@ -324,6 +336,22 @@ describe.each(serverStores)(
               children: [{ namespace: childNs, status: "completed", graph_name: "child" }],
             },
           });
+        } finally {
+          await thread.close();
+        }
+      },
+    );
+
+    it.skipIf(!enabled)(
+      "answers agent.getTree on a thread with no run yet with no_such_run",
+      async () => {
+        const { thread_id } = await client.threads.create();
+        const thread = client.threads.stream(thread_id, { assistantId: "nested" });
+        try {
+          const refusal = await thread.agent.getTree().catch((e) => e);
+          expect(refusal).toBeInstanceOf(ProtocolError);
+          expect(refusal).toMatchObject({ code: "no_such_run" });
+          expect(refusal.message).toMatch(/run\.start/);
         } finally {
           await thread.close();
         }
