@@ -144,6 +144,8 @@ describe.each(serverStores)(
       async () => {
         const thread = client.threads.stream({ assistantId: "weather" });
         try {
+          // The SDK's own projections, opened before the run (they keep what they assemble).
+          const { messages, toolCalls } = thread;
           await thread.run.start({ input: { messages: [{ role: "user", content: "Weather?" }] } });
           const events = await readRun(running.url, thread.threadId, {
             channels: ["messages", "tools", "updates"],
@@ -216,10 +218,10 @@ describe.each(serverStores)(
           const replies = [events[5]!, events.at(-1)!].map((e) => e.params.data.messages.at(-1).id);
           expect(replies).toEqual([firstId, data[9].id]);
 
-          // The SDK's own projections over the same events.
+          // The SDK's projections over the same events.
           const texts: string[] = [];
           const calls: unknown[] = [];
-          for await (const message of thread.messages) {
+          for await (const message of messages) {
             texts.push(await message.text);
             calls.push(await message.toolCalls);
             if (texts.length === 2) break;
@@ -228,7 +230,7 @@ describe.each(serverStores)(
           expect(calls[0]).toEqual([
             { type: "tool_call", id: "call_1", name: "lookup", args: { city: "Paris" } },
           ]);
-          for await (const call of thread.toolCalls) {
+          for await (const call of toolCalls) {
             expect(call).toMatchObject({
               name: "lookup",
               callId: "call_1",
@@ -248,6 +250,7 @@ describe.each(serverStores)(
       async () => {
         const thread = client.threads.stream({ assistantId: "nested" });
         try {
+          const { subgraphs } = thread;
           await thread.run.start({ input: { messages: [{ role: "user", content: "Hi" }] } });
           const all = await readRun(running.url, thread.threadId, { channels: ALL_CHANNELS });
           const deltas = Array.from({ length: 4 }, () => "messages:content-block-delta@child");
@@ -317,7 +320,7 @@ describe.each(serverStores)(
           ]);
 
           // The SDK's subgraph discovery, and its projection of the subgraph's messages.
-          for await (const sub of thread.subgraphs) {
+          for await (const sub of subgraphs) {
             // (The SDK reads `name` up to the segment's last colon, and our task ids hold colons.)
             expect(sub).toMatchObject({ namespace: childNs, graphName: "child" });
             for await (const message of sub.messages) {
