@@ -2,7 +2,7 @@ import { Client, ProtocolError, ProtocolSseTransportAdapter } from "@langchain/l
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createAgent, messagesGraph } from "../../src/agent/index.js";
-import { START } from "../../src/index.js";
+import { Graph, interrupt, START } from "../../src/index.js";
 import { FakeChatModel, type FakeResponse, type Message, tool } from "../../src/models/index.js";
 import { type RunningServer, startServer, testGraphs } from "./fixtures/server.js";
 import { type ServerStore, serverStores } from "./fixtures/server-stores.js";
@@ -59,6 +59,18 @@ function nestedGraph() {
   return messagesGraph({ name: "nested" })
     .addNode("child", child)
     .addEdge(START, "child")
+    .compile();
+}
+
+// A graph whose `review` node is a subgraph that asks a person before it answers.
+function approvalGraph() {
+  const child = new Graph({ name: "review" })
+    .addNode("ask", () => ({ answer: interrupt({ question: "Approve?" }) }))
+    .addEdge(START, "ask")
+    .compile();
+  return new Graph({ name: "approval" })
+    .addNode("review", child)
+    .addEdge(START, "review")
     .compile();
 }
 
@@ -129,7 +141,12 @@ describe.each(serverStores)(
       running = await startServer({
         checkpointer: store.checkpointer,
         ...(store.queue && { queue: store.queue }),
-        graphs: { ...testGraphs(), weather: weatherAgent(), nested: nestedGraph() },
+        graphs: {
+          ...testGraphs(),
+          weather: weatherAgent(),
+          nested: nestedGraph(),
+          approval: approvalGraph(),
+        },
       });
       client = new Client({ apiUrl: running.url });
     }, 60_000);
@@ -339,6 +356,66 @@ describe.each(serverStores)(
               children: [{ namespace: childNs, status: "completed", graph_name: "child" }],
             },
           });
+        } finally {
+          await thread.close();
+        }
+      },
+    );
+
+    it.skipIf(!enabled)(
+      "asks for input from inside a subgraph under its namespace, ends the subgraph and the run interrupted, and streams the resumed subgraph as a new start",
+      async () => {
+        const thread = client.threads.stream({ assistantId: "approval" });
+        try {
+          await thread.run.start({ input: {} });
+          const interrupted = (e: WireEvent) =>
+            e.method === "lifecycle" &&
+            e.params.namespace.length === 0 &&
+            e.params.data.event === "interrupted";
+          const channels = ["lifecycle", "input", "updates"];
+          const first = await readRun(running.url, thread.threadId, { channels }, interrupted);
+          expect(first.map(show)).toEqual([
+            "lifecycle:running",
+            "lifecycle:started@review",
+            "input.requested@review",
+            "lifecycle:interrupted@review",
+            "lifecycle:interrupted",
+          ]);
+          const asked = first[2]!;
+          expect(asked.params.namespace).toEqual([expect.stringMatching(/^review:/)]);
+          expect(asked.params.data).toEqual({
+            interrupt_id: expect.any(String),
+            payload: { question: "Approve?" },
+          });
+          expect(await thread.agent.getTree()).toEqual({
+            tree: {
+              namespace: [],
+              status: "interrupted",
+              graph_name: "approval",
+              children: [
+                { namespace: asked.params.namespace, status: "interrupted", graph_name: "review" },
+              ],
+            },
+          });
+
+          await thread.input.respond({
+            namespace: asked.params.namespace,
+            interrupt_id: asked.params.data.interrupt_id,
+            response: "yes",
+          });
+          const second = await readRun(running.url, thread.threadId, {
+            channels,
+            since: first.at(-1)!.seq,
+          });
+          expect(second.map(show)).toEqual([
+            "lifecycle:running",
+            "lifecycle:started@review",
+            "updates:ask@review",
+            "lifecycle:completed@review",
+            "updates:review",
+            "lifecycle:completed",
+          ]);
+          expect(second[2]!.params.data).toEqual({ answer: "yes" });
         } finally {
           await thread.close();
         }

@@ -123,7 +123,10 @@ export class RunProtocolEvents {
           out.push(...this.#messages.finishNode(namespace, String(data.name), messages));
         }
         out.push(protocolEvent("tasks", namespace, data));
-        if (ended) this.#due([...namespace, `${data.name}:${String(data.id)}`]);
+        // A task that paused or failed leaves its subgraph to the run's end.
+        const paused = ended && Array.isArray(data.interrupts) && data.interrupts.length > 0;
+        if (ended && !paused && data.error == null)
+          this.#due([...namespace, `${data.name}:${String(data.id)}`]);
         break;
       }
       case "checkpoints": {
