@@ -25,12 +25,13 @@ const ALL_CHANNELS = [
   "custom",
 ];
 
-// The weather agent's scripted model: asked anything, it looks the city up; given the tool's
-// answer, it replies with it.
+// The weather agent's scripted model: it looks up the city asked about (Paris unless the
+// question names Atlantis); given the tool's answer, it replies with it.
 const weatherReply: FakeResponse = (messages: readonly Message[]) => {
   const last = messages.at(-1)!;
   if (last.role === "tool") return `It is ${last.content} in Paris.`;
-  return { toolCalls: [{ name: "lookup", args: { city: "Paris" } }] };
+  const city = last.content.includes("Atlantis") ? "Atlantis" : "Paris";
+  return { toolCalls: [{ name: "lookup", args: { city } }] };
 };
 
 function weatherAgent() {
@@ -38,7 +39,10 @@ function weatherAgent() {
     name: "lookup",
     description: "The weather in a city.",
     schema: z.object({ city: z.string() }),
-    run: async ({ city }) => (city === "Paris" ? "sunny" : "unknown"),
+    run: async ({ city }) => {
+      if (city === "Atlantis") throw new Error("No weather station in Atlantis.");
+      return "sunny";
+    },
   });
   return createAgent({
     name: "weather",
@@ -421,6 +425,33 @@ describe.each(serverStores)(
         }
       },
     );
+
+    it.skipIf(!enabled)("tells a tool call that failed as tool-error", async () => {
+      const thread = client.threads.stream({ assistantId: "weather" });
+      try {
+        await thread.run.start({ input: { messages: [{ role: "user", content: "Atlantis?" }] } });
+        const ended = (e: WireEvent) =>
+          e.method === "lifecycle" &&
+          e.params.namespace.length === 0 &&
+          e.params.data.event !== "running";
+        const events = await readRun(running.url, thread.threadId, { channels: ["tools"] }, ended);
+        expect(events.map((e) => e.params.data)).toEqual([
+          {
+            event: "tool-started",
+            tool_call_id: expect.any(String),
+            tool_name: "lookup",
+            input: { city: "Atlantis" },
+          },
+          {
+            event: "tool-error",
+            tool_call_id: events[0]!.params.data.tool_call_id,
+            message: expect.stringContaining("No weather station in Atlantis."),
+          },
+        ]);
+      } finally {
+        await thread.close();
+      }
+    });
 
     it.skipIf(!enabled)(
       "answers agent.getTree on a thread with no run yet with no_such_run",
