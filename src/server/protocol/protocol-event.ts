@@ -48,5 +48,6 @@ export const protocolEvent = (
   params: { namespace, timestamp: Date.now(), ...(node !== undefined && { node }), data },
 });
 
+/** Whether a recorded payload is a plain object (the stream's payloads are JSON). */
 export const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
