@@ -6,6 +6,8 @@ import { z } from "zod";
 import type { BackgroundRun } from "../../runs/index.js";
 import { FINAL_RUN_STATUSES } from "../../runs/index.js";
 import { RequestError } from "../errors.js";
+import type { ProtocolEvent, UnnumberedEvent } from "../protocol/protocol-event.js";
+import { type RunOutcome, RunProtocolEvents } from "../protocol/run-protocol-events.js";
 import { parseBody } from "../request-body.js";
 import { findThread, type ServerContext } from "../server-context.js";
 import { threadRuns } from "../thread-runs.js";
@@ -15,106 +17,69 @@ import { graphOf } from "./threads.js";
 
 /** The thread's latest runs numbered into its log (deleting one renumbers those after it). */
 const RUN_WINDOW = 1000;
-/** The run stream modes the thread's protocol log is made of. */
-const RUN_MODES = ["values", "updates", "custom"] as const;
+/** The run stream modes the thread's protocol log is made of (with the subgraphs' events). */
+const RUN_MODES = [
+  "values",
+  "updates",
+  "messages-tuple",
+  "custom",
+  "tasks",
+  "checkpoints",
+  "tools",
+] as const;
 /** A comment this often keeps proxies (and the SDK's idle check) from taking it for dead. */
 const HEARTBEAT_MS = 15_000;
 
-/**
- * One event of a thread's protocol log, as `@langchain/protocol` shapes it: `seq` counts
- * the thread's events from 1 and `event_id` is `seq` as a string, so `since` replays.
- *
- * @example
- * const e: ProtocolEvent = { type: "event", event_id: "1", seq: 1, method: "lifecycle",
- *   params: { namespace: [], timestamp: 0, data: { event: "running", graph_name: "question" } } };
- */
-export interface ProtocolEvent {
-  type: "event";
-  event_id: string;
-  seq: number;
-  method: "values" | "updates" | "lifecycle" | "input.requested" | "custom";
-  params: { namespace: string[]; timestamp: number; node?: string; data: unknown };
-}
+export type { ProtocolEvent } from "../protocol/protocol-event.js";
 
-type Unnumbered = Omit<ProtocolEvent, "type" | "event_id" | "seq">;
-
-const event = (method: ProtocolEvent["method"], data: unknown, node?: string): Unnumbered => ({
-  method,
-  params: { namespace: [], timestamp: Date.now(), ...(node !== undefined && { node }), data },
-});
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-
-/** The interrupts a `values` or `updates` payload carries, as `input.requested` data. */
-function inputRequests(interrupts: unknown): Array<{ interrupt_id: string; payload: unknown }> {
-  if (!Array.isArray(interrupts)) return [];
-  return interrupts.flatMap((i) =>
-    isRecord(i) && typeof i.id === "string" ? [{ interrupt_id: i.id, payload: i.value }] : [],
-  );
+/** How a run that ended did, as its last root `lifecycle` event says. */
+function outcomeOf(run: BackgroundRun, requestedInput: boolean): RunOutcome {
+  if (run.status === "error")
+    return { event: "failed", error: run.error?.message ?? "The run failed." };
+  // A run paused on an interrupt, or cancelled (LangGraph's "interrupted" too), did not complete.
+  return { event: run.status !== "success" || requestedInput ? "interrupted" : "completed" };
 }
 
 /**
- * One run's events of our run stream (`values`, `updates`, `custom`) as protocol events,
- * between a root `lifecycle` `running` and the run's end (`completed`, `interrupted` or
- * `failed`). A run another process executed reports only its end here: then, if it was
- * still going when reached, the values it ended with.
+ * One run's protocol events (see `RunProtocolEvents`), from its root `lifecycle` `running`
+ * to its end (`completed`, `interrupted` or `failed`). A run another process executed
+ * reports only its end here: then, if it was still going when reached, the values it
+ * ended with.
  */
 async function* runProtocolEvents(
   ctx: ServerContext,
   run: BackgroundRun,
   signal: AbortSignal,
-): AsyncGenerator<Unnumbered> {
-  const graph_name = run.graphId;
+): AsyncGenerator<UnnumberedEvent> {
+  const events = new RunProtocolEvents(run.graphId);
   const wasActive = !FINAL_RUN_STATUSES.has(run.status);
-  yield event("lifecycle", { event: "running", graph_name });
-  // An interrupt reaches both the `values` and the `updates` stream: requested once.
-  const requested = new Set<string>();
-  function* requests(interrupts: unknown) {
-    for (const r of inputRequests(interrupts)) {
-      if (requested.has(r.interrupt_id)) continue;
-      requested.add(r.interrupt_id);
-      yield event("input.requested", r);
-    }
-  }
+  yield* events.start();
   let relayed = 0;
   for await (const e of ctx.runs.events(run.runId, { signal })) {
     relayed += 1;
-    if (e.event === "values" && isRecord(e.data)) {
-      const { __interrupt__, ...values } = e.data;
-      yield* requests(__interrupt__);
-      // The stream's interrupt-only values say nothing of the state: the request is the event.
-      if (__interrupt__ === undefined || Object.keys(values).length > 0)
-        yield event("values", values);
-    } else if (e.event === "updates" && isRecord(e.data)) {
-      for (const [node, update] of Object.entries(e.data)) {
-        if (node === "__interrupt__") yield* requests(update);
-        else yield event("updates", update, node);
-      }
-    } else if (e.event === "custom") {
-      yield event("custom", { payload: e.data });
-    }
+    yield* events.push(e.event, e.data);
   }
   if (signal.aborted) return;
   // A run ended when listed is read as listed: its end follows its events at once.
   const ended = wasActive ? await ctx.runs.join(run.runId, { signal }).catch(() => undefined) : run;
   if (!ended || signal.aborted) return;
-  if (relayed === 0 && wasActive && ended.status !== "error") {
-    const { __interrupt__, ...values } = await finalValues(ctx, ended);
-    yield* requests(__interrupt__);
-    yield event("values", values);
-  }
-  if (ended.status === "error") {
-    yield event("lifecycle", {
-      event: "failed",
-      graph_name,
-      error: ended.error?.message ?? "The run failed.",
-    });
-  } else {
-    // A run paused on an interrupt, or cancelled (LangGraph's "interrupted" too), did not complete.
-    const paused = ended.status !== "success" || requested.size > 0;
-    yield event("lifecycle", { event: paused ? "interrupted" : "completed", graph_name });
-  }
+  if (relayed === 0 && wasActive && ended.status !== "error")
+    yield* events.push("values", await finalValues(ctx, ended));
+  yield* events.end(outcomeOf(ended, events.requestedInput));
+}
+
+/**
+ * `agent.getTree`: the namespaces of the thread's latest run as its events so far tell them
+ * (LangGraph's server answers from its current run's session too).
+ */
+async function agentTreeOf(ctx: ServerContext, run: BackgroundRun) {
+  const events = new RunProtocolEvents(run.graphId);
+  // An aborted signal reads what the run reported so far and stops, without waiting.
+  const now = AbortSignal.abort();
+  for await (const e of ctx.runs.events(run.runId, { signal: now })) events.push(e.event, e.data);
+  const latest = (await ctx.runs.get(run.runId)) ?? run;
+  if (FINAL_RUN_STATUSES.has(latest.status)) events.end(outcomeOf(latest, events.requestedInput));
+  return events.tree();
 }
 
 /**
@@ -159,9 +124,13 @@ function matchesFilter(filter: EventsFilter, e: ProtocolEvent): boolean {
   if (!filter.channels.includes(channel)) return false;
   if (!filter.namespaces || filter.namespaces.length === 0) return true;
   const ns = e.params.namespace;
+  // A segment without its task id (`child`) names every run of that node (`child:<id>`).
+  const matches = (part: string, i: number) =>
+    ns[i] === part || (!part.includes(":") && ns[i]?.split(":")[0] === part);
   return filter.namespaces.some(
     (prefix) =>
-      prefix.every((part, i) => ns[i] === part) &&
+      prefix.length <= ns.length &&
+      prefix.every(matches) &&
       (filter.depth === undefined || ns.length - prefix.length <= filter.depth),
   );
 }
@@ -201,8 +170,6 @@ const NOT_BUILT: Record<string, string> = {
     "input.inject is not supported by this server; start a run with the new input (run.start) instead.",
   "state.listCheckpoints":
     "state.listCheckpoints is not supported by this server; read the thread's checkpoints with client.threads.getHistory instead.",
-  "agent.getTree":
-    "agent.getTree is not supported by this server; subgraph namespaces are not streamed here.",
   "subscription.subscribe":
     "subscription.subscribe is a WebSocket command, and this server speaks the protocol over HTTP and SSE only: open a stream with POST /threads/:id/stream/events (the SDK's default transport).",
   "subscription.unsubscribe":
@@ -270,6 +237,7 @@ async function carryOut(c: Context, ctx: ServerContext, threadId: string, comman
           config: p.config,
           metadata: p.metadata,
           multitask_strategy: p.multitaskStrategy ?? "enqueue",
+          stream_subgraphs: true,
           if_not_exists: "create",
         },
         RUN_MODES,
@@ -307,6 +275,7 @@ async function carryOut(c: Context, ctx: ServerContext, threadId: string, comman
         {
           assistant_id: view.graphId,
           command: { resume: answers },
+          stream_subgraphs: true,
           config: p.config,
           metadata: p.metadata,
         },
@@ -336,6 +305,7 @@ async function carryOut(c: Context, ctx: ServerContext, threadId: string, comman
           metadata: p.metadata,
           checkpoint_id: p.checkpoint_id,
           multitask_strategy: "enqueue",
+          stream_subgraphs: true,
         },
         RUN_MODES,
         who,
@@ -348,7 +318,7 @@ async function carryOut(c: Context, ctx: ServerContext, threadId: string, comman
       if (p?.namespace && p.namespace.length > 0) {
         throw new CommandRefusal(
           "no_such_namespace",
-          `state.get: this server streams no subgraph namespaces; ask for the thread's state with namespace [].`,
+          `state.get reads the thread's own state, not a subgraph's; ask with namespace [] (a subgraph's state is in client.threads.getState with subgraphs).`,
         );
       }
       const view = await findThread(ctx, threadId);
@@ -365,12 +335,23 @@ async function carryOut(c: Context, ctx: ServerContext, threadId: string, comman
         ...(typeof id === "string" && { checkpoint: { id } }),
       };
     }
+    case "agent.getTree": {
+      await findThread(ctx, threadId);
+      const [latest] = await ctx.runs.list({ threadId, limit: 1 });
+      if (!latest) {
+        throw new CommandRefusal(
+          "no_such_run",
+          `Thread "${threadId}" has had no run, so no agent tree; start one with run.start.`,
+        );
+      }
+      return { tree: await agentTreeOf(ctx, latest) };
+    }
     default: {
       const refusal = NOT_BUILT[command.method];
       if (refusal) throw new CommandRefusal("not_supported", refusal);
       throw new CommandRefusal(
         "unknown_command",
-        `No protocol command ${JSON.stringify(command.method)}; send run.start, input.respond, state.get or state.fork.`,
+        `No protocol command ${JSON.stringify(command.method)}; send run.start, input.respond, state.get, state.fork or agent.getTree.`,
       );
     }
   }
@@ -379,7 +360,7 @@ async function carryOut(c: Context, ctx: ServerContext, threadId: string, comman
 /**
  * The SDK's `threads.stream` over HTTP and SSE (`@langchain/protocol`, the SDK's default
  * `"sse"` transport): `POST /:threadId/commands` carries out `run.start`, `input.respond`,
- * `state.get` and `state.fork` and answers `{ type: "success", id, result }` or `{ type: "error", id,
+ * `state.get`, `state.fork` and `agent.getTree` and answers `{ type: "success", id, result }` or `{ type: "error", id,
  * error, message }`; `POST /:threadId/stream/events` streams the thread's protocol log,
  * filtered by channels, namespaces and depth, after `since`. See docs/streaming.md.
  *

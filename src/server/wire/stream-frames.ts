@@ -4,6 +4,7 @@ import type {
   MessageChunk,
   StreamPart,
   TaskPayload,
+  ToolEvent,
 } from "../../index.js";
 import type { Message } from "../../models/index.js";
 import { CallbackEvents } from "./callback-events.js";
@@ -20,6 +21,7 @@ export const WIRE_STREAM_MODES = [
   "debug",
   "tasks",
   "checkpoints",
+  "tools",
   "events",
 ] as const;
 export type WireStreamMode = (typeof WIRE_STREAM_MODES)[number];
@@ -31,13 +33,51 @@ export type WireStreamMode = (typeof WIRE_STREAM_MODES)[number];
 export function graphModesFor(wanted: ReadonlySet<string>): GraphStreamMode[] {
   const modes: GraphStreamMode[] = ["values", "updates"];
   if (wanted.has("messages") || wanted.has("messages-tuple")) modes.push("messages");
-  for (const m of ["custom", "debug", "tasks", "checkpoints"] as const)
+  for (const m of ["custom", "debug", "tasks", "checkpoints", "tools"] as const)
     if (wanted.has(m)) modes.push(m);
   // LangChain's callback events are made from the tasks, the model's tokens and tool calls.
   if (wanted.has("events")) {
     for (const m of ["tasks", "messages", "tools"] as const) if (!modes.includes(m)) modes.push(m);
   }
   return modes;
+}
+
+/**
+ * A tool call's start, end or failure as LangGraph's `tools` mode sends it (its callback
+ * names, `toolCallId`, the tool's `name`); the end carries the tool message the model gets.
+ */
+function wireToolEvent(e: ToolEvent): Record<string, unknown> {
+  const { id, name, args } = e.toolCall;
+  const call = { toolCallId: id, name };
+  switch (e.event) {
+    case "start":
+      return { event: "on_tool_start", ...call, input: args };
+    case "end":
+      return {
+        event: "on_tool_end",
+        ...call,
+        output: { type: "tool", content: e.content, tool_call_id: id, name },
+      };
+    case "error":
+      return { event: "on_tool_error", ...call, error: { message: e.error } };
+  }
+}
+
+/** A piece of a model's reply as `messages-tuple` sends it: LangChain's `AIMessageChunk`. */
+function tupleChunk(chunk: MessageChunk) {
+  const toolCallChunks =
+    chunk.type === "tool-call"
+      ? [{ index: chunk.index, id: chunk.id ?? null, name: chunk.name ?? null, args: chunk.args }]
+      : [];
+  return {
+    type: "AIMessageChunk",
+    content: chunk.type === "text" ? chunk.text : "",
+    id: chunk.messageId,
+    tool_calls: [],
+    tool_call_chunks: toolCallChunks,
+    additional_kwargs: {},
+    response_metadata: {},
+  };
 }
 
 const isMessageList = (v: unknown): v is Message[] =>
@@ -49,7 +89,7 @@ const isMessageList = (v: unknown): v is Message[] =>
  * `messages/metadata` and `messages/partial` for a model's tokens and `messages/complete`
  * after each values chunk with new messages, `messages-tuple` as
  * `messages` `[chunk, metadata]` (a model's tokens, and whole messages a node writes),
- * `custom`, `tasks`, `checkpoints` and `debug`, and `events` (see `CallbackEvents`).
+ * `custom`, `tasks`, `checkpoints`, `debug`, `tools` (a tool call's start, end or error), and `events` (see `CallbackEvents`).
  * `finish()` once the run ended closes what is open.
  */
 export class StreamFrames {
@@ -123,6 +163,7 @@ export class StreamFrames {
         return;
       }
       case "tools":
+        if (this.#modes.has("tools")) this.#emit("tools", wireToolEvent(part.data));
         return;
     }
   }
@@ -157,11 +198,7 @@ export class StreamFrames {
       case "messages":
         if (!this.#modes.has("messages-tuple")) return;
         this.#emit(as("messages"), [
-          {
-            type: "AIMessageChunk",
-            content: part.data.type === "text" ? part.data.text : "",
-            id: part.data.messageId,
-          },
+          tupleChunk(part.data),
           this.#metadata(part.metadata.node, part.metadata.step),
         ]);
         return;
@@ -171,6 +208,9 @@ export class StreamFrames {
       case "checkpoints":
         if (this.#modes.has("checkpoints"))
           this.#emit(as("checkpoints"), this.#checkpoint(part.data));
+        return;
+      case "tools":
+        if (this.#modes.has("tools")) this.#emit(as("tools"), wireToolEvent(part.data));
         return;
       default:
         return;
@@ -224,29 +264,12 @@ export class StreamFrames {
     const id = chunk.messageId;
     const seen = this.#streamed.get(id);
     const so = seen ?? { text: "", toolCalls: [] };
-    const text = chunk.type === "text" ? chunk.text : "";
-    const toolCallChunks =
-      chunk.type === "tool-call"
-        ? [{ index: chunk.index, id: chunk.id ?? null, name: chunk.name ?? null, args: chunk.args }]
-        : [];
-    so.text += text;
-    so.toolCalls.push(...toolCallChunks);
+    const wire = tupleChunk(chunk);
+    so.text += wire.content;
+    so.toolCalls.push(...wire.tool_call_chunks);
     this.#streamed.set(id, so);
     const meta = this.#metadata(where.node, where.step);
-    if (this.#modes.has("messages-tuple")) {
-      this.#emit("messages", [
-        {
-          type: "AIMessageChunk",
-          content: text,
-          id,
-          tool_calls: [],
-          tool_call_chunks: toolCallChunks,
-          additional_kwargs: {},
-          response_metadata: {},
-        },
-        meta,
-      ]);
-    }
+    if (this.#modes.has("messages-tuple")) this.#emit("messages", [wire, meta]);
     if (this.#modes.has("messages")) {
       if (!seen) this.#emit("messages/metadata", { [id]: { metadata: meta } });
       this.#emit("messages/partial", [
