@@ -1,0 +1,303 @@
+// The SDK's `threads.stream` over a WebSocket: commands in; answers and events out, in order, on one socket.
+import { randomUUID } from "node:crypto";
+import type { Context } from "hono";
+import { Hono } from "hono";
+import type { WSContext } from "hono/ws";
+import type { WebSocket } from "ws";
+import { z } from "zod";
+import { AccessRefusedError } from "../../errors/index.js";
+import { checkSameSite } from "../csrf.js";
+import { RequestError } from "../errors.js";
+import { findThread, type ServerContext } from "../server-context.js";
+import type { AppWebSockets } from "../server-websockets.js";
+import {
+  answerCommand,
+  type Command,
+  CommandRefusal,
+  commandBody,
+  type EventsFilter,
+  eventsFilterFields,
+  matchesFilter,
+  type ProtocolEvent,
+  type ProtocolResponse,
+  paramsOf,
+  threadProtocolLog,
+} from "./thread-protocol.js";
+
+/** A ping this often keeps proxies from closing the socket; a client that missed one is cut. */
+const HEARTBEAT_MS = 15_000;
+
+/** Close codes: 4000 + the HTTP status, which the SDK reads as that refusal (no reconnect). */
+const CLOSE_NOT_FOUND = 4404;
+const CLOSE_SERVER_ERROR = 1011;
+
+/** `subscription.subscribe`'s params: the SSE stream's filter (other keys are the protocol's extensions). */
+const subscribeParams = z.looseObject(eventsFilterFields);
+const unsubscribeParams = z.looseObject({ subscription_id: z.string().min(1) });
+
+/** What the socket route works with besides the server's context. */
+export interface SocketRouteOptions {
+  websockets: AppWebSockets;
+  /** With an auth file: its checks on the socket's commands (see `SocketAccess`). */
+  access?: SocketAccess | undefined;
+  /** Where errors no one expected go (the server's `onUnexpectedError`). */
+  report(error: unknown): void;
+}
+
+/**
+ * Who may do what on a socket, with an auth file: the upgrade itself was a read of the
+ * thread (the API's middleware); each command is checked as it arrives, and a thread made
+ * after the socket opened is checked before its first event is sent.
+ */
+export interface SocketAccess {
+  read(c: Context, threadId: string): Promise<void>;
+  command(c: Context, threadId: string, command: Command): Promise<Command>;
+}
+
+/** Commands outside the frame shape, and refusals, as the protocol's error frame. */
+const refusal = (
+  id: number | null,
+  error: Extract<ProtocolResponse, { type: "error" }>["error"],
+  message: string,
+): ProtocolResponse => ({ type: "error", id, error, message });
+
+/**
+ * One socket's session: its subscriptions, the thread's log read so far (replayed to each
+ * new subscription), and its commands, carried out one at a time in the order they came.
+ */
+class ThreadSocketSession {
+  readonly #subscriptions = new Map<string, EventsFilter>();
+  readonly #log: ProtocolEvent[] = [];
+  readonly #stop = new AbortController();
+  #commands: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly c: Context,
+    readonly ctx: ServerContext,
+    readonly threadId: string,
+    readonly socket: WSContext<WebSocket>,
+    readonly options: SocketRouteOptions,
+    readonly threadExisted: boolean,
+  ) {}
+
+  #send(frame: ProtocolResponse | ProtocolEvent) {
+    if (this.socket.readyState === 1) this.socket.send(JSON.stringify(frame));
+  }
+
+  /** Reads the thread's log for as long as the socket is open, sending what a subscription matches. */
+  async pump() {
+    const { access } = this.options;
+    let checked = this.threadExisted || access === undefined;
+    try {
+      for await (const e of threadProtocolLog(this.ctx, this.threadId, this.#stop.signal)) {
+        if (!checked) {
+          // Made after the socket opened: by someone whose thread this user may not see?
+          await access!.read(this.c, this.threadId);
+          checked = true;
+        }
+        this.#log.push(e);
+        for (const filter of this.#subscriptions.values()) {
+          if (!matchesFilter(filter, e)) continue;
+          this.#send(e);
+          break;
+        }
+      }
+    } catch (error) {
+      if (this.#stop.signal.aborted || this.ctx.runs.closed) return;
+      if (isAccessRefusal(error)) {
+        this.socket.close(CLOSE_NOT_FOUND, "Thread not found.");
+        return;
+      }
+      this.options.report(error);
+      this.socket.close(CLOSE_SERVER_ERROR, "The thread's events could not be read.");
+    }
+  }
+
+  /** Queues one frame from the client; its answer is sent after those of the frames before it. */
+  receive(data: unknown) {
+    this.#commands = this.#commands.then(() =>
+      this.#answer(data).catch((error) => {
+        if (!this.ctx.runs.closed) this.options.report(error);
+        this.#send(refusal(null, "unknown_error", "The server could not carry that out."));
+      }),
+    );
+  }
+
+  end() {
+    this.#stop.abort();
+  }
+
+  async #answer(data: unknown) {
+    let frame: unknown;
+    try {
+      frame = JSON.parse(textOf(data));
+    } catch {
+      return this.#send(
+        refusal(
+          null,
+          "invalid_argument",
+          "A frame must be a JSON command: { id, method, params }.",
+        ),
+      );
+    }
+    const parsed = commandBody.safeParse(frame);
+    if (!parsed.success) {
+      const id = (frame as { id?: unknown } | null)?.id;
+      const problems = parsed.error.issues
+        .map((i) => `${i.path.map(String).join(".") || "the frame"}: ${i.message}`)
+        .join("; ");
+      return this.#send(
+        refusal(
+          Number.isInteger(id) && (id as number) >= 0 ? (id as number) : null,
+          "invalid_argument",
+          `A command is { id: a whole number, method: a string, params }; ${problems}.`,
+        ),
+      );
+    }
+    let command = parsed.data;
+    try {
+      const { access } = this.options;
+      if (access) command = await access.command(this.c, this.threadId, command);
+      if (command.method === "subscription.subscribe") return this.#subscribe(command);
+      if (command.method === "subscription.unsubscribe") return this.#unsubscribe(command);
+      this.#send(await answerCommand(this.c, this.ctx, this.threadId, command));
+    } catch (error) {
+      const code =
+        error instanceof CommandRefusal
+          ? error.code
+          : isAccessRefusal(error)
+            ? "permission_denied"
+            : undefined;
+      if (code === undefined) throw error;
+      this.#send({ ...refusal(command.id, code, (error as Error).message), meta: this.#meta() });
+    }
+  }
+
+  #meta() {
+    return { thread_id: this.threadId };
+  }
+
+  /**
+   * Answers before it replays, and adds the subscription in the same turn as it reads the
+   * log, so no event is missed or sent twice between the replay and what follows.
+   */
+  #subscribe(command: Command) {
+    const filter = paramsOf(command, subscribeParams);
+    const id = randomUUID();
+    const replay = this.#log.filter((e) => matchesFilter(filter, e));
+    this.#subscriptions.set(id, filter);
+    this.#send({
+      type: "success",
+      id: command.id,
+      result: { subscription_id: id, replayed_events: replay.length },
+      meta: this.#meta(),
+    });
+    for (const e of replay) this.#send(e);
+  }
+
+  #unsubscribe(command: Command) {
+    const { subscription_id } = paramsOf(command, unsubscribeParams);
+    if (!this.#subscriptions.delete(subscription_id)) {
+      return this.#send({
+        ...refusal(
+          command.id,
+          "no_such_subscription",
+          `No subscription "${subscription_id}" on this socket; it was never made here, or was already ended.`,
+        ),
+        meta: this.#meta(),
+      });
+    }
+    this.#send({ type: "success", id: command.id, result: {}, meta: this.#meta() });
+  }
+}
+
+const textOf = (data: unknown) =>
+  typeof data === "string"
+    ? data
+    : data instanceof ArrayBuffer
+      ? new TextDecoder().decode(data)
+      : String(data);
+
+const isAccessRefusal = (error: unknown): boolean =>
+  error instanceof AccessRefusedError ||
+  (error instanceof RequestError && (error.status === 401 || error.status === 403));
+
+/**
+ * `GET /:threadId/stream/events` as a WebSocket: the SDK's `threads.stream` with
+ * `streamProtocol: "v2-websocket"` (or `transport: "websocket"`). The client sends
+ * commands (`{ id, method, params }`): those `POST /:threadId/commands` answers
+ * (`run.start`, `input.respond`, `state.get`, `state.fork`), plus `subscription.subscribe`
+ * (channels, namespaces, depth, since: answered with its `subscription_id`, then the
+ * thread's matching events so far, then new ones as they come) and
+ * `subscription.unsubscribe`. Answers and events share the socket, in order. The upgrade
+ * goes through the API's auth like any request (a bearer token or `x-api-key` header from a
+ * Node client's WebSocket factory, a browser's session cookie), and a browser's upgrade
+ * from another origin is refused (403), so another site cannot use a signed-in inbox's
+ * cookie. See docs/streaming.md.
+ *
+ * @example
+ * import WebSocket from "ws";
+ * const thread = client.threads.stream({
+ *   assistantId: "question",
+ *   transport: "websocket",
+ *   webSocketFactory: (url) => new WebSocket(url, { headers: { authorization: `Bearer ${token}` } }),
+ * });
+ */
+export function threadProtocolSocketRoutes(ctx: ServerContext, options: SocketRouteOptions): Hono {
+  const { websockets } = options;
+  return new Hono().get(
+    "/:threadId/stream/events",
+    async (c, next) => {
+      if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
+        throw new RequestError(
+          426,
+          "WEBSOCKET_REQUIRED",
+          "GET /threads/:id/stream/events is the thread's protocol WebSocket: connect with a WebSocket (the SDK's threads.stream with streamProtocol: \"v2-websocket\"), or POST a filter here for an SSE stream.",
+        );
+      }
+      if (!websockets.injected) {
+        throw new RequestError(
+          426,
+          "WEBSOCKET_NOT_WIRED",
+          "This app's WebSockets are not wired to its HTTP server: call createApp(…).websockets.inject(server) after serve(), or use createServer().listen().",
+        );
+      }
+      // A browser sends its cookies with any page's WebSocket: only this server's pages may.
+      checkSameSite(c);
+      await next();
+    },
+    websockets.upgradeWebSocket(async (c) => {
+      const threadId = c.req.param("threadId")!;
+      const threadExisted = await findThread(ctx, threadId).then(
+        () => true,
+        () => false,
+      );
+      let session: ThreadSocketSession | undefined;
+      let heartbeat: ReturnType<typeof setInterval> | undefined;
+      return {
+        onOpen(_event, ws) {
+          const socket = ws as WSContext<WebSocket>;
+          session = new ThreadSocketSession(c, ctx, threadId, socket, options, threadExisted);
+          void session.pump();
+          let answered = true;
+          socket.raw?.on("pong", () => {
+            answered = true;
+          });
+          heartbeat = setInterval(() => {
+            if (!answered) return socket.raw?.terminate();
+            answered = false;
+            socket.raw?.ping();
+          }, HEARTBEAT_MS);
+          heartbeat.unref?.();
+        },
+        onMessage(event) {
+          session?.receive(event.data);
+        },
+        onClose() {
+          clearInterval(heartbeat);
+          session?.end();
+        },
+      };
+    }),
+  );
+}
