@@ -1,10 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
-import { Client, ProtocolError, type SubscriptionHandle } from "@langchain/langgraph-sdk";
+import {
+  Client,
+  ProtocolError,
+  ProtocolWebSocketTransportAdapter,
+  type SubscriptionHandle,
+} from "@langchain/langgraph-sdk";
 import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
 import { sign } from "hono/jwt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createServer, loadServerConfig } from "../../src/server/index.js";
+import { createServer, DEFAULT_BODY_LIMIT, loadServerConfig } from "../../src/server/index.js";
 import { JWT_SECRET } from "./fixtures/langgraph-auth/auth.js";
 import { openProtocolSocket, webSocketFactory } from "./fixtures/protocol-socket.js";
 import { type RunningServer, startServer, tempDataDir, testGraphs } from "./fixtures/server.js";
@@ -244,15 +249,35 @@ describe.each(serverStores)(
           expect(
             await socket.command("run.start", { assistant_id: "nope", input: {} }),
           ).toMatchObject({ type: "error", error: "invalid_argument" });
-          // Still open: a good command is answered.
+          // Still open: a good command is answered; a frame over the body limit closes it (1009).
           expect(
             await socket.command("subscription.subscribe", { channels: ["values"] }),
           ).toMatchObject({
             type: "success",
           });
+          socket.sendRaw("x".repeat(DEFAULT_BODY_LIMIT + 1));
+          expect(await socket.closed).toBe(1009);
         } finally {
           socket.close();
         }
+      },
+    );
+
+    it.skipIf(!enabled)(
+      "refuses a browser's upgrade from another origin on a server without a token (this machine only)",
+      async () => {
+        const threadId = randomUUID();
+        await expect(
+          openProtocolSocket(running.url, threadId, { origin: "http://evil.example" }),
+        ).rejects.toMatchObject({ status: 403 });
+        // DNS rebinding: another name for this machine is refused as on HTTP.
+        await expect(
+          openProtocolSocket(running.url, threadId, { host: "evil.example" }),
+        ).rejects.toMatchObject({ status: 403 });
+        const own = await openProtocolSocket(running.url, threadId, {
+          origin: running.url,
+        });
+        own.close();
       },
     );
   },
@@ -287,6 +312,28 @@ describe("the protocol WebSocket's doors", { timeout: 60_000 }, () => {
       expect((await thread.state.get({ namespace: [] })).values).toEqual({ n: 2 });
     } finally {
       await thread.close();
+    }
+
+    // A client with an apiKey refuses to open its own socket (no headers on a browser's
+    // WebSocket): it takes a transport made with the factory instead.
+    const keyedClient = new Client({ apiUrl: running.url, apiKey: "secret" });
+    const refused = keyedClient.threads.stream(threadId, {
+      assistantId: "stepper",
+      transport: "websocket",
+    });
+    await expect(refused.state.get({ namespace: [] })).rejects.toThrow(/defaultHeaders/);
+    await refused.close();
+    const viaTransport = keyedClient.threads.stream(threadId, {
+      assistantId: "stepper",
+      transport: new ProtocolWebSocketTransportAdapter({
+        apiUrl: running.url,
+        webSocketFactory: webSocketFactory({ authorization: "Bearer secret" }),
+      }),
+    });
+    try {
+      expect((await viaTransport.state.get({ namespace: [] })).values).toEqual({ n: 2 });
+    } finally {
+      await viaTransport.close();
     }
   });
 
