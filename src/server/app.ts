@@ -216,7 +216,7 @@ export function createApp(options: ServerOptions): {
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
 
   const app = new Hono();
-  const websockets = appWebSockets(app, { maxPayload: limit });
+  const websockets = appWebSockets(app, { maxPayload: limit, report });
   app.use(securityHeaders());
   app.use(
     bodyLimit({

@@ -432,6 +432,26 @@ describe("the protocol WebSocket under an auth file", { timeout: 60_000 }, () =>
     }
   });
 
+  it("closes a socket opened before its thread existed, when the thread is made another user's (4404), having sent none of its events", async () => {
+    const threadId = randomUUID();
+    const alice = await openProtocolSocket(running.url, threadId, {
+      authorization: `Bearer ${await tokenOf("alice", ["me"])}`,
+    });
+    expect(
+      await alice.command("subscription.subscribe", { channels: ["lifecycle", "values"] }),
+    ).toMatchObject({ type: "success" });
+    const owner = new Client({
+      apiUrl: running.url,
+      defaultHeaders: { Authorization: `Bearer ${await tokenOf("johndoe", ["me"])}` },
+    });
+    await owner.runs.wait(threadId, "agent_simple", {
+      input: { messages: [{ role: "human", content: "hi" }] },
+      ifNotExists: "create",
+    });
+    expect(await alice.closed).toBe(4404);
+    expect(alice.frames.filter((f) => f.type === "event")).toEqual([]);
+  });
+
   it("checks each command's own rights: a reader may subscribe and read, not run", async () => {
     const auth = new Auth()
       .authenticate(async (request) => {

@@ -9,7 +9,7 @@ import { AccessRefusedError } from "../../errors/index.js";
 import { checkSameSite } from "../csrf.js";
 import { RequestError } from "../errors.js";
 import { findThread, type ServerContext } from "../server-context.js";
-import type { AppWebSockets } from "../server-websockets.js";
+import { type AppWebSockets, isSocketUpgrade } from "../server-websockets.js";
 import {
   answerCommand,
   type Command,
@@ -27,8 +27,7 @@ import {
 /** A ping this often keeps proxies from closing the socket; a client that missed one is cut. */
 const HEARTBEAT_MS = 15_000;
 
-/** Close codes: 4000 + the HTTP status, which the SDK reads as that refusal (no reconnect). */
-const CLOSE_NOT_FOUND = 4404;
+/** The close code of a socket whose thread's events could not be read (an internal error). */
 const CLOSE_SERVER_ERROR = 1011;
 
 /** `subscription.subscribe`'s params: the SSE stream's filter (other keys are the protocol's extensions). */
@@ -105,7 +104,9 @@ class ThreadSocketSession {
     } catch (error) {
       if (this.#stop.signal.aborted || this.ctx.runs.closed) return;
       if (isAccessRefusal(error)) {
-        this.socket.close(CLOSE_NOT_FOUND, "Thread not found.");
+        // 4000 + the HTTP status: the SDK ends the stream with it and does not reconnect.
+        const status = (error as { status: number }).status;
+        this.socket.close(4000 + status, status === 404 ? "Thread not found." : "Refused.");
         return;
       }
       this.options.report(error);
@@ -115,12 +116,8 @@ class ThreadSocketSession {
 
   /** Queues one frame from the client; its answer is sent after those of the frames before it. */
   receive(data: unknown) {
-    this.#commands = this.#commands.then(() =>
-      this.#answer(data).catch((error) => {
-        if (!this.ctx.runs.closed) this.options.report(error);
-        this.#send(refusal(null, "unknown_error", "The server could not carry that out."));
-      }),
-    );
+    // #answer answers every failure itself; nothing is left to reject the chain.
+    this.#commands = this.#commands.then(() => this.#answer(data));
   }
 
   end() {
@@ -162,15 +159,29 @@ class ThreadSocketSession {
       if (command.method === "subscription.unsubscribe") return this.#unsubscribe(command);
       this.#send(await answerCommand(this.c, this.ctx, this.threadId, command));
     } catch (error) {
-      const code =
-        error instanceof CommandRefusal
-          ? error.code
-          : isAccessRefusal(error)
-            ? "permission_denied"
-            : undefined;
-      if (code === undefined) throw error;
-      this.#send({ ...refusal(command.id, code, (error as Error).message), meta: this.#meta() });
+      this.#send({ ...this.#refusalOf(command, error), meta: this.#meta() });
     }
+  }
+
+  /** A command's failure as its error frame (by its id, so the client's call ends too). */
+  #refusalOf(command: Command, error: unknown): ProtocolResponse {
+    if (error instanceof CommandRefusal) return refusal(command.id, error.code, error.message);
+    if (isAccessRefusal(error))
+      return refusal(command.id, "permission_denied", (error as Error).message);
+    // A command still working when the server closed meets closed pools: not a fault.
+    if (this.ctx.runs.closed) {
+      return refusal(
+        command.id,
+        "unknown_error",
+        "The server is shutting down; send it again to a running one.",
+      );
+    }
+    this.options.report(error);
+    return refusal(
+      command.id,
+      "unknown_error",
+      `The server failed to carry out ${command.method} (the error is reported in its log); send it again.`,
+    );
   }
 
   #meta() {
@@ -248,14 +259,15 @@ export function threadProtocolSocketRoutes(ctx: ServerContext, options: SocketRo
   return new Hono().get(
     "/:threadId/stream/events",
     async (c, next) => {
-      if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
+      const upgrading = c.req.header("upgrade")?.toLowerCase() === "websocket";
+      if (!upgrading) {
         throw new RequestError(
           426,
           "WEBSOCKET_REQUIRED",
           "GET /threads/:id/stream/events is the thread's protocol WebSocket: connect with a WebSocket (the SDK's threads.stream with streamProtocol: \"v2-websocket\"), or POST a filter here for an SSE stream.",
         );
       }
-      if (!websockets.injected) {
+      if (!isSocketUpgrade(c)) {
         throw new RequestError(
           426,
           "WEBSOCKET_NOT_WIRED",
