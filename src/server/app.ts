@@ -3,12 +3,17 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AuditLog } from "../audit/index.js";
 import type { Checkpointer } from "../checkpoint/index.js";
+import { AccessRefusedError } from "../errors/index.js";
 import type { CompiledGraph } from "../index.js";
 import type { RunQueue, WebhookOptions } from "../runs/index.js";
 import type { Store, StoreIndexConfig } from "../store/index.js";
 import type { GraphDefaults } from "./assistants.js";
 import { type AuthHandlers, authenticateRequests } from "./auth/custom-auth.js";
-import { authorizeResources } from "./auth/resource-access.js";
+import {
+  authorizeResources,
+  authorizeThreadCommand,
+  authorizeThreadRead,
+} from "./auth/resource-access.js";
 import { sessionRevocationsFor } from "./auth/session-revocations.js";
 import { UserSessions } from "./auth/user-session.js";
 import { authRoutes, checkToken, requireAccess } from "./auth.js";
@@ -28,10 +33,12 @@ import { sessionRoutes } from "./routes/sessions.js";
 import { statelessRunRoutes } from "./routes/stateless-runs.js";
 import { storeRoutes } from "./routes/store.js";
 import { threadProtocolRoutes } from "./routes/thread-protocol.js";
+import { type SocketAccess, threadProtocolSocketRoutes } from "./routes/thread-protocol-socket.js";
 import { threadRoutes } from "./routes/threads.js";
 import { uiAssetRoutes, uiRoutes } from "./routes/ui.js";
 import { securityHeaders } from "./security-headers.js";
 import type { ServerContext } from "./server-context.js";
+import { appWebSockets, type ServerWebSockets } from "./server-websockets.js";
 import { staticInbox } from "./static-inbox.js";
 import type { StoreTtlOptions } from "./store-ttl.js";
 import type { UiBundles } from "./ui-bundles.js";
@@ -162,13 +169,18 @@ const packageInbox = () =>
 /**
  * The Hono app of a stateweaver server: the LangGraph Agent Server API subset, the inbox
  * endpoints and the built inbox, behind the access checks. `context` gives the parts it
- * works with (graphs, runs, the store), e.g. for embedding or tests.
+ * works with (graphs, runs, the store), e.g. for embedding or tests; `websockets` wires
+ * the protocol's WebSocket into the Node server that serves `app` (`createServer` does).
  *
  * @example
  * const { app, context } = createApp({ graphs: { ops: agent }, checkpointer });
  * const res = await app.request("/ok");
  */
-export function createApp(options: ServerOptions): { app: Hono; context: ServerContext } {
+export function createApp(options: ServerOptions): {
+  app: Hono;
+  context: ServerContext;
+  websockets: ServerWebSockets;
+} {
   // Checked before anything starts (the run workers below), so a refused config leaks nothing.
   const access = { token: checkToken(options.token) };
   const report = options.onUnexpectedError ?? ((error: unknown) => console.error(error));
@@ -204,6 +216,7 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
 
   const app = new Hono();
+  const websockets = appWebSockets(app, { maxPayload: limit, report });
   app.use(securityHeaders());
   app.use(
     bodyLimit({
@@ -240,6 +253,14 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
   app.route("/threads", threadRoutes(context));
   app.route("/threads", runRoutes(context));
   app.route("/threads", threadProtocolRoutes(context));
+  app.route(
+    "/threads",
+    threadProtocolSocketRoutes(context, {
+      websockets,
+      access: options.auth && socketAccess(options.auth, context),
+      report,
+    }),
+  );
   app.route("/runs", statelessRunRoutes(context));
   app.route("/inbox", inboxRoutes(context));
   app.route("/store", storeRoutes(context));
@@ -258,7 +279,21 @@ export function createApp(options: ServerOptions): { app: Hono; context: ServerC
     if (answer.status === 500) report(error);
     return errorAnswer(c.req.header("accept"), answer);
   });
-  return { app, context };
+  return { app, context, websockets };
+}
+
+/** The auth file's checks on a protocol socket's commands, for the user who opened it. */
+function socketAccess(auth: AuthHandlers, context: ServerContext): SocketAccess {
+  const who = (c: Parameters<SocketAccess["read"]>[0]) => {
+    const identity = c.get("identity");
+    if (!identity) throw new AccessRefusedError(401, "Nobody signed in opened this socket.");
+    return identity;
+  };
+  return {
+    read: (c, threadId) => authorizeThreadRead(auth, context, who(c), threadId),
+    command: (c, threadId, command) =>
+      authorizeThreadCommand(auth, context, who(c), threadId, command),
+  };
 }
 
 /** The answer to a request that met the server closing. */

@@ -18,7 +18,7 @@ export interface FieldProblem {
  * throw new RequestError(404, "THREAD_NOT_FOUND", `No thread "t1". Create it with POST /threads.`);
  */
 export class RequestError extends StateweaverError {
-  readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 422 | 501 | 502;
+  readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 422 | 426 | 501 | 502;
   readonly fields: FieldProblem[] | undefined;
   readonly extra: Record<string, unknown> | undefined;
   constructor(

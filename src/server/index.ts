@@ -63,6 +63,7 @@ export { DECISIONS_KEY, type InboxItem } from "./inbox-items.js";
 export { createServer, LOOPBACK_HOSTS, type StateweaverServer } from "./node.js";
 export type { PauseKind } from "./review-answer.js";
 export { CONTENT_SECURITY_POLICY } from "./security-headers.js";
+export type { ServerWebSockets } from "./server-websockets.js";
 export type { StoreTtlOptions } from "./store-ttl.js";
 export {
   type BuildUiOptions,

@@ -41,7 +41,7 @@ export interface StateweaverServer {
  * await server.listen();
  */
 export function createServer(options: ServerOptions): StateweaverServer {
-  const { app, context } = createApp(options);
+  const { app, context, websockets } = createApp(options);
   let http: ServerType | undefined;
   return {
     app,
@@ -56,6 +56,7 @@ export function createServer(options: ServerOptions): StateweaverServer {
         const s = serve({ fetch: app.fetch, port, hostname: host }, () => resolve(s));
         s.once("error", reject);
       });
+      websockets.inject(started as Server);
       http = started;
       const bound = (started.address() as AddressInfo).port;
       const shown = host.includes(":") ? `[${host}]` : host;
@@ -66,14 +67,17 @@ export function createServer(options: ServerOptions): StateweaverServer {
       const s = http as Server | undefined;
       http = undefined;
       // No new requests first; then the runs stop (which ends their streams); then the
-      // connections still open (SSE streams would hold close() for ever).
+      // connections still open (SSE streams would hold close() for ever). Upgraded sockets
+      // are no longer the HTTP server's: they are closed on their own.
       const stopped = s && new Promise<void>((resolve) => s.close(() => resolve()));
       s?.closeIdleConnections();
+      const socketsClosed = websockets.close();
       await context.crons.stop();
       await context.storeSweep?.stop();
       await context.runs.close();
       await context.events.close();
       s?.closeAllConnections();
+      await socketsClosed;
       await stopped;
     },
   };

@@ -9,6 +9,7 @@ import { MemoryCheckpointer } from "../../src/checkpoint/index.js";
 import { PostgresRunQueue } from "../../src/runs/index.js";
 import { createApp, createServer } from "../../src/server/index.js";
 import { dropRunQueueTables } from "../setup/store-tables.js";
+import { openProtocolSocket } from "./fixtures/protocol-socket.js";
 import { testGraphs } from "./fixtures/server.js";
 
 const url = process.env.STATEWEAVER_PG_URL;
@@ -57,4 +58,15 @@ it("close() stops listening before the runs close: a new connection is refused a
   const closing = server.close();
   await expect(fetch(`${base}/ok`)).rejects.toThrow();
   await closing;
+});
+
+it("close() ends the thread protocol's WebSockets too (1001, going away), which Node's server.close() leaves open", async () => {
+  const server = createServer({ graphs: testGraphs(), checkpointer: new MemoryCheckpointer() });
+  const { url: base } = await server.listen({ port: 0 });
+  const socket = await openProtocolSocket(base, randomUUID());
+  expect(await socket.command("subscription.subscribe", { channels: ["values"] })).toMatchObject({
+    type: "success",
+  });
+  await server.close();
+  expect(await socket.closed).toBe(1001);
 });

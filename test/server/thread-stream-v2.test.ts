@@ -245,9 +245,9 @@ describe.each(serverStores)(
           error: "unknown_command",
           message: expect.stringMatching(/run\.start/),
         });
-        // No WebSocket: the SDK's default transport is HTTP + SSE.
+        // The same path's GET is the protocol's WebSocket (thread-stream-websocket.test.ts).
         const socket = await fetch(`${running.url}/threads/${thread.threadId}/stream/events`);
-        expect(socket.status).toBe(404);
+        expect(socket.status).toBe(426);
       },
     );
   },

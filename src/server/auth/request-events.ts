@@ -67,6 +67,8 @@ const THREAD_ROUTES: Array<[string, RegExp, AuthEvent, (404 | 409 | "stream")?, 
   ["POST", path("/threads/:id/history"), "threads:read"],
   // The SDK's `threads.stream`: its event streams read (its commands: `thread-command`).
   ["POST", path("/threads/:id/stream/events"), "threads:read"],
+  // Its WebSocket (the upgrade): a read; each command on it is guarded as it is sent.
+  ["GET", path("/threads/:id/stream/events"), "threads:read"],
   ["POST", path("/threads/:id/state"), "threads:update"],
   ["POST", path("/threads/:id/state/checkpoint"), "threads:read"],
   ["POST", path("/inbox/threads/:id/decisions"), "threads:create_run", 404],

@@ -106,6 +106,52 @@ export function authorizeResources(auth: AuthHandlers, ctx: ServerContext): Midd
 }
 
 /**
+ * Runs the handler for reading the thread (`threads:read`); a thread its filters hide is
+ * refused as not found (`AccessRefusedError` 404), as if it did not exist.
+ *
+ * @example
+ * await authorizeThreadRead(auth, ctx, c.get("identity")!, "t1");
+ */
+export async function authorizeThreadRead(
+  auth: AuthHandlers,
+  ctx: ServerContext,
+  who: RequestIdentity,
+  threadId: string,
+): Promise<void> {
+  const { filters } = await authorize(auth, who, "threads:read", { thread_id: threadId });
+  if (await hides(ctx, threadId, filters)) throw notFound(`Thread "${threadId}"`);
+}
+
+/**
+ * Runs the handler for one `threads.stream` command (either transport): a read of the
+ * thread, or for `run.start`, `input.respond` and `state.fork` a run on it
+ * (`threads:create_run`), whose `params.metadata` becomes what the handler made of it (the
+ * command returned is then a changed copy). Refusals throw `AccessRefusedError`.
+ *
+ * @example
+ * const command = await authorizeThreadCommand(auth, ctx, who, "t1", { id: 1, method: "run.start", params });
+ */
+export async function authorizeThreadCommand<C extends Json>(
+  auth: AuthHandlers,
+  ctx: ServerContext,
+  who: RequestIdentity,
+  threadId: string,
+  command: C,
+): Promise<C> {
+  const startsRun = typeof command.method === "string" && RUN_COMMANDS.has(command.method);
+  if (!startsRun) {
+    await authorizeThreadRead(auth, ctx, who, threadId);
+    return command;
+  }
+  // A run on the thread: its metadata is what the handler makes of it (e.g. an owner).
+  const params = isObject(command.params) ? command.params : {};
+  const value = runValue(threadId, params);
+  const { filters } = await authorize(auth, who, "threads:create_run", value);
+  if (await hides(ctx, threadId, filters)) throw notFound(`Thread "${threadId}"`);
+  return { ...command, params: { ...params, metadata: value.metadata } };
+}
+
+/**
  * What the guard decided: an answer when the request ends here, a check to run on the
  * route's answer (filters the route cannot apply itself), or nothing (the route runs as is).
  */
@@ -138,18 +184,8 @@ async function guard(
     case "thread-command": {
       const body = await bodyOf(c);
       if (!isObject(body)) return undefined; // the route says what is wrong
-      const params = isObject(body.params) ? body.params : {};
-      const startsRun = typeof body.method === "string" && RUN_COMMANDS.has(body.method);
-      if (!startsRun) {
-        const { filters } = await authorize(auth, who, found.event, { thread_id: found.threadId });
-        if (await hides(ctx, found.threadId, filters)) return hiddenThread(c, 404, found.threadId);
-        return undefined;
-      }
-      // A run on the thread: its metadata is what the handler makes of it (e.g. an owner).
-      const value = runValue(found.threadId, params);
-      const { filters } = await authorize(auth, who, "threads:create_run", value);
-      if (await hides(ctx, found.threadId, filters)) return hiddenThread(c, 404, found.threadId);
-      replaceBody(c, { ...body, params: { ...params, metadata: value.metadata } });
+      const changed = await authorizeThreadCommand(auth, ctx, who, found.threadId, body);
+      if (changed !== body) replaceBody(c, changed);
       return undefined;
     }
     case "run": {

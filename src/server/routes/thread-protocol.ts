@@ -87,7 +87,7 @@ async function agentTreeOf(ctx: ServerContext, run: BackgroundRun) {
  * then each run that starts, until `signal` aborts. The numbers come from the runs' own
  * logs, so every stream of the thread numbers an event alike and `since` replays.
  */
-async function* threadProtocolLog(
+export async function* threadProtocolLog(
   ctx: ServerContext,
   threadId: string,
   signal: AbortSignal,
@@ -105,20 +105,25 @@ async function* threadProtocolLog(
 
 const namespaceSchema = z.array(z.string());
 
-/** `POST /threads/:id/stream/events`: which of the thread's events one stream carries. */
-const eventsFilterBody = z.strictObject({
+/**
+ * Which of the thread's events one stream carries (`POST /threads/:id/stream/events`'s
+ * body; a WebSocket's `subscription.subscribe` params): channels, namespace prefixes, depth
+ * below them, and `since` (only events numbered after it).
+ */
+export const eventsFilterFields = {
   channels: z.array(z.string().min(1)).min(1),
   namespaces: z.array(namespaceSchema).optional(),
   depth: z.number().int().min(0).optional(),
   since: z.number().int().min(0).optional(),
-});
-type EventsFilter = z.infer<typeof eventsFilterBody>;
+};
+const eventsFilterBody = z.strictObject(eventsFilterFields);
+export type EventsFilter = z.infer<typeof eventsFilterBody>;
 
 /** The channel an event is matched on (`input.requested` on `input`, as the SDK matches it). */
 const channelOf = (e: ProtocolEvent) => (e.method === "input.requested" ? "input" : e.method);
 
 /** Whether `e` is one `filter` asked for: its channel, under one of its namespaces, after `since`. */
-function matchesFilter(filter: EventsFilter, e: ProtocolEvent): boolean {
+export function matchesFilter(filter: EventsFilter, e: ProtocolEvent): boolean {
   if (filter.since !== undefined && e.seq <= filter.since) return false;
   const channel = channelOf(e);
   if (!filter.channels.includes(channel)) return false;
@@ -136,25 +141,44 @@ function matchesFilter(filter: EventsFilter, e: ProtocolEvent): boolean {
 }
 
 /** `POST /threads/:id/commands`: one protocol command. */
-const commandBody = z.looseObject({
+export const commandBody = z.looseObject({
   id: z.number().int().min(0),
   method: z.string().min(1),
   params: z.unknown().optional(),
 });
-type Command = z.infer<typeof commandBody>;
+export type Command = z.infer<typeof commandBody>;
 
 /** The protocol's error codes this server answers with (`@langchain/protocol`'s `ErrorCode`). */
-type ProtocolErrorCode =
+export type ProtocolErrorCode =
   | "invalid_argument"
   | "unknown_command"
+  | "unknown_error"
   | "no_such_run"
+  | "no_such_subscription"
   | "no_such_interrupt"
   | "no_such_namespace"
   | "no_such_checkpoint"
+  | "permission_denied"
   | "not_supported";
 
+/**
+ * The protocol's answer to one command (`id` is `null` for a frame that was no command).
+ *
+ * @example
+ * const answer: ProtocolResponse = { type: "error", id: 3, error: "no_such_run", message: "…" };
+ */
+export type ProtocolResponse =
+  | { type: "success"; id: number; result: unknown; meta?: { thread_id: string } }
+  | {
+      type: "error";
+      id: number | null;
+      error: ProtocolErrorCode;
+      message: string;
+      meta?: { thread_id: string };
+    };
+
 /** A command refused, as the protocol answers it: the SDK throws it as a `ProtocolError`. */
-class CommandRefusal extends Error {
+export class CommandRefusal extends Error {
   constructor(
     readonly code: ProtocolErrorCode,
     message: string,
@@ -171,9 +195,11 @@ const NOT_BUILT: Record<string, string> = {
   "state.listCheckpoints":
     "state.listCheckpoints is not supported by this server; read the thread's checkpoints with client.threads.getHistory instead.",
   "subscription.subscribe":
-    "subscription.subscribe is a WebSocket command, and this server speaks the protocol over HTTP and SSE only: open a stream with POST /threads/:id/stream/events (the SDK's default transport).",
+    "subscription.subscribe is a WebSocket command: send it on the thread's WebSocket (GET /threads/:id/stream/events), or over HTTP open a stream with POST /threads/:id/stream/events.",
   "subscription.unsubscribe":
-    "subscription.unsubscribe is a WebSocket command, and this server speaks the protocol over HTTP and SSE only: close the stream instead.",
+    "subscription.unsubscribe is a WebSocket command: send it on the thread's WebSocket, or over HTTP close the stream instead.",
+  "subscription.reconnect":
+    "subscription.reconnect is not supported (nor by LangGraph's server): on a new socket, subscribe again; with since set to the last seq you read, only what you missed is replayed.",
 };
 
 const runStartParams = z.looseObject({
@@ -211,7 +237,7 @@ const stateGetParams = z
   .looseObject({ namespace: z.array(z.string()).optional(), keys: z.array(z.string()).optional() })
   .optional();
 
-function paramsOf<T extends z.ZodType>(command: Command, schema: T): z.output<T> {
+export function paramsOf<T extends z.ZodType>(command: Command, schema: T): z.output<T> {
   const parsed = schema.safeParse(command.params);
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues
@@ -358,11 +384,41 @@ async function carryOut(c: Context, ctx: ServerContext, threadId: string, comman
 }
 
 /**
+ * Carries out `command` on the thread and answers it in the protocol's form; both
+ * transports (HTTP commands, the WebSocket) answer through it. Who may not act (a
+ * `RequestError` 401 or 403) is thrown, for the transport to tell as it tells refusals.
+ *
+ * @example
+ * const answer = await answerCommand(c, ctx, "t1", { id: 1, method: "state.get", params: {} });
+ */
+export async function answerCommand(
+  c: Context,
+  ctx: ServerContext,
+  threadId: string,
+  command: Command,
+): Promise<ProtocolResponse> {
+  const meta = { thread_id: threadId };
+  try {
+    const result = await carryOut(c, ctx, threadId, command);
+    return { type: "success", id: command.id, result, meta };
+  } catch (error) {
+    if (error instanceof RequestError && (error.status === 401 || error.status === 403))
+      throw error;
+    if (!(error instanceof CommandRefusal) && !(error instanceof RequestError)) throw error;
+    // The request's own checks (a busy thread, an answer that does not fit) say what to
+    // change in their message: the command's arguments, for the protocol.
+    const code = error instanceof CommandRefusal ? error.code : "invalid_argument";
+    return { type: "error", id: command.id, error: code, message: error.message, meta };
+  }
+}
+
+/**
  * The SDK's `threads.stream` over HTTP and SSE (`@langchain/protocol`, the SDK's default
  * `"sse"` transport): `POST /:threadId/commands` carries out `run.start`, `input.respond`,
  * `state.get`, `state.fork` and `agent.getTree` and answers `{ type: "success", id, result }` or `{ type: "error", id,
  * error, message }`; `POST /:threadId/stream/events` streams the thread's protocol log,
- * filtered by channels, namespaces and depth, after `since`. See docs/streaming.md.
+ * filtered by channels, namespaces and depth, after `since`. The same protocol over a
+ * WebSocket is `threadProtocolSocketRoutes`. See docs/streaming.md.
  *
  * @example
  * const thread = client.threads.stream({ assistantId: "question" });
@@ -373,20 +429,8 @@ export function threadProtocolRoutes(ctx: ServerContext): Hono {
     .post("/:threadId/commands", async (c) => {
       const threadId = c.req.param("threadId");
       const command = await parseBody(c, commandBody);
-      const meta = { thread_id: threadId };
-      try {
-        const result = await carryOut(c, ctx, threadId, command);
-        return c.json({ type: "success", id: command.id, result, meta });
-      } catch (error) {
-        // Who may not act (401, 403) is told as on every route; the rest in the protocol's form.
-        if (error instanceof RequestError && (error.status === 401 || error.status === 403))
-          throw error;
-        if (!(error instanceof CommandRefusal) && !(error instanceof RequestError)) throw error;
-        // The request's own checks (a busy thread, an answer that does not fit) say what to
-        // change in their message: the command's arguments, for the protocol.
-        const code = error instanceof CommandRefusal ? error.code : "invalid_argument";
-        return c.json({ type: "error", id: command.id, error: code, message: error.message, meta });
-      }
+      // Who may not act (401, 403) is told as on every route; the rest in the protocol's form.
+      return c.json(await answerCommand(c, ctx, threadId, command));
     })
     .post("/:threadId/stream/events", async (c) => {
       const threadId = c.req.param("threadId");
