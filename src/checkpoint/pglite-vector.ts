@@ -5,6 +5,9 @@
  */
 import type { Extension } from "@electric-sql/pglite";
 
+/** A name in a variable: a bundler of the user's app then leaves the optional import to run time. */
+const PACKAGE = "@electric-sql/pglite-pgvector";
+
 let loading: Promise<Extension | undefined> | undefined;
 
 /**
@@ -16,13 +19,13 @@ let loading: Promise<Extension | undefined> | undefined;
  * new PGlite(dataDir, vector ? { extensions: { vector } } : {});
  */
 export function pgvectorForPGlite(): Promise<Extension | undefined> {
-  loading ??= import("@electric-sql/pglite-pgvector").then(
-    (module) => module.vector as Extension,
+  loading ??= (import(PACKAGE) as Promise<{ vector: Extension }>).then(
+    (module) => module.vector,
     (error: unknown) => {
       // Not installed is the ordinary case; anything else (a broken install) is not hidden.
       const missing =
         (error as { code?: unknown } | null)?.code === "ERR_MODULE_NOT_FOUND" &&
-        String((error as Error).message).includes("@electric-sql/pglite-pgvector");
+        String((error as Error).message).includes(PACKAGE);
       if (missing) return undefined;
       loading = undefined;
       throw error;

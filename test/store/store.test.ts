@@ -33,7 +33,7 @@ describe("semantic search on PGlite without pgvector", () => {
   const checkpointer = new PGliteCheckpointer("memory://");
   const store = storeFor(checkpointer);
   describeSemanticSearch(
-    (index) => new SqlStore({ driver: () => checkpointer.sharedDriver(), index, vectors: "array" }),
+    (index) => storeFor(checkpointer, { index, vectors: "array" }),
     () => store,
   );
   afterAll(() => checkpointer.close());
