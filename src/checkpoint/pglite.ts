@@ -14,6 +14,7 @@ import {
   unpackImage,
   writeImage,
 } from "./pglite-image.js";
+import { pgvectorForPGlite } from "./pglite-vector.js";
 import { DEFAULT_TABLE_PREFIX, type Query, SqlCheckpointer, type SqlDriver } from "./sql/index.js";
 import { migrate } from "./sql/migrations.js";
 import { tables } from "./sql/statements.js";
@@ -30,7 +31,8 @@ export interface PGliteCheckpointerOptions {
    * An already open PGlite instance to use instead; `close()` leaves it open. The store
    * keeps its frequent statements prepared in that instance's session, under names
    * starting with `stateweaver_`. Whoever opened it makes sure no one else opens its
-   * directory.
+   * directory. It offers pgvector to the store only if it was opened with the
+   * extension (`extensions: { vector }` from `@electric-sql/pglite-pgvector`).
    */
   db?: PGliteInterface;
   /** Prefix of the table names; `"stateweaver_"` by default. */
@@ -78,7 +80,9 @@ const START_SETTINGS = ["shared_buffers=1MB"];
  * A data directory belongs to one process at a time (a lock file in it,
  * `stateweaver.lock`, says which); for several processes run the stateweaver server, or
  * use `PostgresCheckpointer`. Space of deleted threads is reclaimed by a `VACUUM` after
- * a burst of deletes and on `close()` (see docs/storage-limits.md).
+ * a burst of deletes and on `close()` (see docs/storage-limits.md). Where the package
+ * `@electric-sql/pglite-pgvector` is installed, the instances it opens offer pgvector, and
+ * `storeFor(checkpointer, { index })` keeps embeddings in it (docs/server.md, "Semantic search").
  *
  * @example
  * const checkpointer = new PGliteCheckpointer("./data/threads");
@@ -131,6 +135,8 @@ export class PGliteCheckpointer extends SqlCheckpointer {
 
   /** Opens (and owns) the instance for `dataDir`, from a prepared image if it is new. */
   async #open(PGliteClass: typeof PGlite): Promise<PGliteInterface> {
+    // pgvector where its package is installed, for the store's embeddings (sql-vectors.ts).
+    const vector = await pgvectorForPGlite();
     const dir = directoryOf(this.#dataDir);
     // Ours to create and to lock; other URL schemes (memory://, idb://) are PGlite's.
     if (dir !== undefined) {
@@ -140,6 +146,7 @@ export class PGliteCheckpointer extends SqlCheckpointer {
     const hasDatabase = () => dir !== undefined && existsSync(join(dir, "PG_VERSION"));
     const options: PGliteOptions = {
       startParams: [...PGliteClass.defaultStartParams, ...START_SETTINGS.flatMap((s) => ["-c", s])],
+      ...(vector && { extensions: { vector } }),
     };
     try {
       const isNew = dir === undefined ? this.#dataDir.startsWith("memory://") : !hasDatabase();

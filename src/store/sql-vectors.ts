@@ -3,7 +3,7 @@
  * embedded field, deleted with its item (a foreign key). A column of pgvector's `vector`
  * type where the extension is there or can be made, else `real[]` with the dot product
  * summed in SQL, so semantic search also works on a PostgreSQL without pgvector and on
- * PGlite (whose package, 0.5, does not bundle it).
+ * a PGlite without `@electric-sql/pglite-pgvector` (PGlite 0.5 does not bundle it).
  */
 import type { Query, SqlDriver } from "../checkpoint/sql/index.js";
 import { InvalidStoreRequestError } from "../errors/index.js";
@@ -98,22 +98,25 @@ async function columnKind(
   dims: number,
   wanted: VectorColumn,
 ): Promise<"pgvector" | "array"> {
+  // The type's name and typmod apart: formatting vector(n) needs pgvector's library, which
+  // a database that has the table may not be able to load any more.
   const { rows } = await driver.query(
-    `select format_type(atttypid, atttypmod) as type from pg_attribute
+    `select format_type(atttypid, null) as type, atttypmod as typmod from pg_attribute
       where attrelid = to_regclass($1) and attname = 'embedding'`,
     [table],
   );
   const existing = rows[0]?.type as string | undefined;
   if (existing !== undefined) {
-    const kind = existing.startsWith("vector") ? "pgvector" : "array";
+    const kind = existing === "vector" ? "pgvector" : "array";
     if (wanted !== "auto" && wanted !== kind) {
       throw new InvalidStoreRequestError(
-        `${table} keeps embeddings as ${existing}, not as ${wanted === "pgvector" ? "pgvector's vector" : "real[]"}: leave vectors at "auto", or use another tablePrefix.`,
+        `${table} keeps embeddings as ${kind === "pgvector" ? "pgvector's vector" : "real[]"}, not as ${wanted === "pgvector" ? "pgvector's vector" : "real[]"}: leave vectors at "auto", or use another tablePrefix.`,
       );
     }
+    if (kind === "pgvector") await loadPgvector(driver, table);
     const stored =
       kind === "pgvector"
-        ? Number(/\((\d+)\)/.exec(existing)?.[1])
+        ? Number(rows[0]!.typmod)
         : Number(
             (await driver.query(`select array_length(embedding, 1) as n from ${table} limit 1`))
               .rows[0]?.n ?? dims,
@@ -145,8 +148,22 @@ async function columnKind(
   }
   if (wanted === "pgvector") {
     throw new InvalidStoreRequestError(
-      `This database has no pgvector extension: install it on the server (e.g. Debian's postgresql-<version>-pgvector), or set vectors: "auto" to keep embeddings in real[] without it.`,
+      `This database has no pgvector extension: ${INSTALL_PGVECTOR}, or set vectors: "auto" to keep embeddings in real[] without it.`,
     );
   }
   return "array";
+}
+
+const INSTALL_PGVECTOR =
+  'on PostgreSQL install it on the server (e.g. Debian\'s postgresql-<version>-pgvector); on PGlite install the package @electric-sql/pglite-pgvector (docs/server.md, "Semantic search")';
+
+/** Fails with the fix when the table's embeddings are pgvector's but the library cannot load. */
+async function loadPgvector(driver: SqlDriver, table: string): Promise<void> {
+  try {
+    await driver.query("select '[1]'::vector");
+  } catch (error) {
+    throw new InvalidStoreRequestError(
+      `${table} keeps embeddings in pgvector's vector type, but this database cannot load pgvector (${(error as Error).message}): ${INSTALL_PGVECTOR}.`,
+    );
+  }
 }

@@ -1,8 +1,8 @@
 /**
  * What semantic search costs in each store: puts (embedding stored with the item, in one
- * transaction) and searches by query, at several sizes, for the memory store, PGlite
- * (real[]: its package bundles no pgvector) and PostgreSQL with pgvector and with the real[]
- * fallback. The embedder is instant (seeded random vectors), so the figures are the
+ * transaction) and searches by query, at several sizes, for the memory store, and PGlite
+ * and PostgreSQL each with pgvector (on PGlite, @electric-sql/pglite-pgvector) and with the
+ * real[] fallback. The embedder is instant (seeded random vectors), so the figures are the
  * store's own work; a real provider adds its round trip to every put and query.
  *
  *   npm run bench:store-search                          # 1k and 10k items, 1536 dims
@@ -15,6 +15,7 @@
  * bytes/item = the embeddings table's size (SQL stores) divided by the items.
  */
 import { randomUUID } from "node:crypto";
+import { loadavg } from "node:os";
 import pg from "pg";
 import { PGliteCheckpointer, PostgresCheckpointer } from "../../src/checkpoint/index.js";
 import { MemoryStore, SqlStore, type Store, type StoreIndexConfig } from "../../src/store/index.js";
@@ -88,23 +89,28 @@ function postgres(name: string, vectors: "pgvector" | "array"): Variant {
   };
 }
 
-const variants: Variant[] = [
-  {
-    name: "memory (cosine in JS)",
-    open: async () => ({ store: new MemoryStore({ index }), close: async () => {} }),
-  },
-  {
-    name: "pglite (real[], SQL)",
+function pglite(name: string, vectors: "pgvector" | "array"): Variant {
+  return {
+    name,
     async open() {
       const checkpointer = new PGliteCheckpointer("memory://");
-      const store = new SqlStore({ driver: () => checkpointer.sharedDriver(), index });
+      const store = new SqlStore({ driver: () => checkpointer.sharedDriver(), index, vectors });
       return {
         store,
         vectorsBytes: () => sizeOf(checkpointer, "stateweaver_store_items_vectors"),
         close: () => checkpointer.close(),
       };
     },
+  };
+}
+
+const variants: Variant[] = [
+  {
+    name: "memory (cosine in JS)",
+    open: async () => ({ store: new MemoryStore({ index }), close: async () => {} }),
   },
+  pglite("pglite (pgvector)", "pgvector"),
+  pglite("pglite (real[], SQL)", "array"),
   ...(url
     ? [postgres("postgresql (pgvector)", "pgvector"), postgres("postgresql (real[], SQL)", "array")]
     : []),
@@ -123,6 +129,12 @@ async function timeSearch(store: Store, prefix: string[], queries: number): Prom
   return median(times);
 }
 
+// The machine is shared: say how loaded it was, before and after.
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ");
+const loadBefore = load();
 const rows: string[] = [];
 for (const variant of variants) {
   for (const size of sizes) {
@@ -146,7 +158,9 @@ for (const variant of variants) {
     }
   }
 }
-console.log(`dims ${dims}, limit 10\n`);
+console.log(
+  `dims ${dims}, limit 10; load average (1, 5, 15 min) ${loadBefore} before, ${load()} after\n`,
+);
 console.log("| store | items | put ms | search ms (all) | search ms (a tenth) | bytes/item |");
 console.log("| --- | --- | --- | --- | --- | --- |");
 for (const row of rows) console.log(row);

@@ -8,7 +8,7 @@ import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PGliteCheckpointer } from "../../src/checkpoint/index.js";
 import { loadServerConfig, ServerConfigError } from "../../src/server/index.js";
-import { MemoryStore } from "../../src/store/index.js";
+import { MemoryStore, type SqlStore } from "../../src/store/index.js";
 import { wordEmbeddings } from "../../src/testing/index.js";
 import { embeddingsObject } from "../models/openai-wire.js";
 import { type ProviderServer, startProviderServer } from "../models/provider-server.js";
@@ -86,6 +86,8 @@ describe("semantic search over HTTP", () => {
     expect(items[0]!.score).toBeGreaterThan(0.5);
     const scores = items.map((i) => i.score!);
     expect(scores).toEqual([...scores].sort((x, y) => y - x));
+    // On PGlite, in pgvector's type: @electric-sql/pglite-pgvector is installed here.
+    expect(await (running.server.context.store as SqlStore).vectorColumn()).toBe("pgvector");
   });
 
   it("a put with index: false is not embedded, and comes after the scored items", async () => {

@@ -21,10 +21,22 @@ describeStoreConformance("MemoryStore", () => new MemoryStore(), {
 });
 
 const pglite = new PGliteCheckpointer("memory://");
+// Embeddings in pgvector's type: @electric-sql/pglite-pgvector is a devDependency.
 describeStoreConformance("SqlStore on PGlite (storeFor)", () => storeFor(pglite), {
   cleanup: () => pglite.close(),
   makeIndexedStore: (index) => storeFor(pglite, { index }),
   makeTtlStore: (ttl) => storeFor(pglite, { ttl }),
+});
+
+describe("semantic search on PGlite without pgvector", () => {
+  // The fallback of a PGlite without @electric-sql/pglite-pgvector: real[] and SQL sums.
+  const checkpointer = new PGliteCheckpointer("memory://");
+  const store = storeFor(checkpointer);
+  describeSemanticSearch(
+    (index) => storeFor(checkpointer, { index, vectors: "array" }),
+    () => store,
+  );
+  afterAll(() => checkpointer.close());
 });
 
 const url = process.env.STATEWEAVER_PG_URL;
@@ -74,17 +86,43 @@ describe.skipIf(!url)("semantic search on PostgreSQL without pgvector", () => {
 describe("where SqlStore keeps embeddings", () => {
   const index = { dims: 8, embed: wordEmbeddings(8), fields: ["text"] };
 
-  it("PGlite keeps them in real[]: its package (0.5) bundles no pgvector", async () => {
+  it("PGlite keeps them in pgvector's vector type where @electric-sql/pglite-pgvector is installed", async () => {
     const checkpointer = new PGliteCheckpointer("memory://");
     try {
       const store = storeFor(checkpointer, { index }) as SqlStore;
-      expect(await store.vectorColumn()).toBe("array");
+      expect(await store.vectorColumn()).toBe("pgvector");
       expect(await storeFor(checkpointer).search([])).toEqual([]);
       expect(await (storeFor(checkpointer) as SqlStore).vectorColumn()).toBeUndefined();
     } finally {
       await checkpointer.close();
     }
   }, 60_000);
+
+  it("a PGlite directory whose embeddings are pgvector's, opened without the extension, is refused with the fix", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "stateweaver-store-"));
+    try {
+      const first = new PGliteCheckpointer(dir);
+      await storeFor(first, { index }).put(["docs"], "a", { text: "hello" });
+      await first.close();
+      // An instance opened by its user without extensions: the table's type cannot load.
+      const { PGlite } = await import("@electric-sql/pglite");
+      const db = new PGlite(dir);
+      const second = new PGliteCheckpointer({ db });
+      try {
+        const refused = storeFor(second, { index }).search(["docs"], { query: "hello" });
+        await expect(refused).rejects.toBeInstanceOf(InvalidStoreRequestError);
+        await expect(refused).rejects.toThrow(
+          /cannot load pgvector.*@electric-sql\/pglite-pgvector/,
+        );
+        expect((await storeFor(second).get(["docs"], "a"))?.value).toEqual({ text: "hello" });
+      } finally {
+        await second.close();
+        await db.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000); // two PGlite opens of a directory
 
   describe.skipIf(!url)("on PostgreSQL", () => {
     const tablePrefix = `sw_test_${randomUUID().slice(0, 8)}_`;
