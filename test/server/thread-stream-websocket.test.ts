@@ -113,7 +113,7 @@ describe.each(serverStores)(
           // numbers between: rising from the log's first event, never repeated.
           const seqs = [...first, ...second].map((e) => e.seq);
           expect(seqs[0]).toBe(1);
-          expect(seqs.every((n, i) => i === 0 || n > seqs[i - 1]!)).toBe(true);
+          expect(seqs.every((n, i) => i === 0 || n! > seqs[i - 1]!)).toBe(true);
           expect(await thread.state.get({ namespace: [] })).toMatchObject({
             values: { question: "Why?", answer: "Because." },
             checkpoint: { id: expect.any(String) },
