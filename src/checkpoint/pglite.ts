@@ -14,6 +14,7 @@ import {
   unpackImage,
   writeImage,
 } from "./pglite-image.js";
+import { executeMessage } from "./pglite-wire.js";
 import { DEFAULT_TABLE_PREFIX, type Query, SqlCheckpointer, type SqlDriver } from "./sql/index.js";
 import { migrate } from "./sql/migrations.js";
 import { tables } from "./sql/statements.js";
@@ -316,11 +317,10 @@ function preparedOn(
       name = `stateweaver_${createHash("sha256").update(text).digest("hex").slice(0, 24)}`;
       names.set(text, name);
     }
-    const bind = serialize.bind({ statement: name, values: params.map(textValue) });
-    const rest = [bind, serialize.describe({ type: "P" }), serialize.execute({}), serialize.sync()];
+    const run = executeMessage(name, params.map(textValue));
     for (let retried = false; ; retried = true) {
       const parse = !parsed.has(name);
-      const message = concat(parse ? [serialize.parse({ name, text, types: [] }), ...rest] : rest);
+      const message = parse ? concat([serialize.parse({ name, text, types: [] }), run]) : run;
       try {
         const { messages } = await exclusive(() => db.runExclusive(() => db.execProtocol(message)));
         parsed.add(name);
