@@ -308,6 +308,9 @@ function preparedOn(
   // store on the same instance is handled below, by one retry.
   const parsed = new Set<string>();
   const fallback = queryOn(db);
+  // Memory has nothing to sync to: skip the file-system sync's lock and await per exchange.
+  const dataDir = (db as { dataDir?: unknown }).dataDir;
+  const syncToFs = !(dataDir === undefined || String(dataDir).startsWith("memory://"));
 
   return async (text, params = []) => {
     // A closed instance: let `query` say so in its own words.
@@ -322,7 +325,9 @@ function preparedOn(
       const parse = !parsed.has(name);
       const message = parse ? concat([serialize.parse({ name, text, types: [] }), run]) : run;
       try {
-        const { messages } = await exclusive(() => db.runExclusive(() => db.execProtocol(message)));
+        const { messages } = await exclusive(() =>
+          db.runExclusive(() => db.execProtocol(message, { syncToFs })),
+        );
         parsed.add(name);
         const [result] = pglite.parse.parseResults(messages, pglite.types.parsers);
         const rows = (result?.rows ?? []) as Array<Record<string, unknown>>;
