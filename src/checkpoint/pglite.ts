@@ -15,6 +15,7 @@ import {
   writeImage,
 } from "./pglite-image.js";
 import { pgvectorForPGlite } from "./pglite-vector.js";
+import { executeMessage } from "./pglite-wire.js";
 import { DEFAULT_TABLE_PREFIX, type Query, SqlCheckpointer, type SqlDriver } from "./sql/index.js";
 import { migrate } from "./sql/migrations.js";
 import { tables } from "./sql/statements.js";
@@ -314,6 +315,9 @@ function preparedOn(
   // store on the same instance is handled below, by one retry.
   const parsed = new Set<string>();
   const fallback = queryOn(db);
+  // Memory has nothing to sync to: skip the file-system sync's lock and await per exchange.
+  const dataDir = (db as { dataDir?: unknown }).dataDir;
+  const syncToFs = !(dataDir === undefined || String(dataDir).startsWith("memory://"));
 
   return async (text, params = []) => {
     // A closed instance: let `query` say so in its own words.
@@ -323,13 +327,14 @@ function preparedOn(
       name = `stateweaver_${createHash("sha256").update(text).digest("hex").slice(0, 24)}`;
       names.set(text, name);
     }
-    const bind = serialize.bind({ statement: name, values: params.map(textValue) });
-    const rest = [bind, serialize.describe({ type: "P" }), serialize.execute({}), serialize.sync()];
+    const run = executeMessage(name, params.map(textValue));
     for (let retried = false; ; retried = true) {
       const parse = !parsed.has(name);
-      const message = concat(parse ? [serialize.parse({ name, text, types: [] }), ...rest] : rest);
+      const message = parse ? concat([serialize.parse({ name, text, types: [] }), run]) : run;
       try {
-        const { messages } = await exclusive(() => db.runExclusive(() => db.execProtocol(message)));
+        const { messages } = await exclusive(() =>
+          db.runExclusive(() => db.execProtocol(message, { syncToFs })),
+        );
         parsed.add(name);
         const [result] = pglite.parse.parseResults(messages, pglite.types.parsers);
         const rows = (result?.rows ?? []) as Array<Record<string, unknown>>;

@@ -112,6 +112,23 @@ describe("PGliteCheckpointer statements", () => {
     expect(reads).toEqual({ execProtocol: 3, query: 0, exec: 0, transaction: 0 });
   });
 
+  it("putPause is one statement, one exchange with PGlite, once prepared", async () => {
+    const threadId = `pause-${randomUUID()}`;
+    const first = checkpoint(threadId, null, -1);
+    await store.put(first, { expectedLatestId: null });
+    const pause = (taskId: string) => ({
+      writes: [
+        { taskId, node: "a", writes: [["x", 'a "quoted" \\ value']] as Array<[string, unknown]> },
+      ],
+      interrupts: [],
+    });
+    await store.putPause(threadId, "", first.id, pause("t1")); // prepared now
+    const calls = await countCalls(() => store.putPause(threadId, "", first.id, pause("t2")));
+    expect(calls).toEqual({ execProtocol: 1, query: 0, exec: 0, transaction: 0 });
+    const writes = (await store.getLatest(threadId))?.pendingWrites;
+    expect(writes).toEqual([pause("t1").writes[0], pause("t2").writes[0]]);
+  });
+
   it("a duplicate id rolls back the head-row change made by the same statement", async () => {
     const threadId = `dup-${randomUUID()}`;
     const first = checkpoint(threadId, null, -1);

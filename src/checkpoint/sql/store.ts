@@ -299,7 +299,7 @@ export abstract class SqlCheckpointer implements Checkpointer {
     const interrupts = stringifyStored(pause.interrupts, "interrupts");
     const driver = await this.#ready();
     try {
-      await driver.query(this.#sql.putPause, [
+      await (driver.queryPrepared ?? driver.query)(this.#sql.putPause, [
         threadId,
         ns,
         checkpointId,
