@@ -41,6 +41,8 @@ export interface RunChange {
   runId: string;
   status: RunStatus;
   cancelAction: StopAction | null;
+  /** The run's thread, where the queue tells it (those of this package do). */
+  threadId?: string;
 }
 
 /**
