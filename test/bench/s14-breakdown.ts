@@ -121,10 +121,11 @@ try {
     calls: string;
     total: number;
     plan: number;
+    plans: string;
     toplevel: boolean;
     query: string;
   }>(
-    `select calls, total_exec_time as total, total_plan_time as plan, toplevel, query
+    `select calls, total_exec_time as total, total_plan_time as plan, plans, toplevel, query
        from pg_stat_statements order by calls desc, total_exec_time desc limit 60`,
   );
   const callsAll = await admin.query<{ calls: string; top: string; total: number; plan: number }>(
@@ -149,11 +150,11 @@ try {
   console.log(
     `statements: ${calls} (${f(calls / n)} per resume; ${f(top / n)} sent by a client, the rest run inside those), ${f(Number(all.total))} ms executing and ${f(Number(all.plan))} ms planning in all`,
   );
-  console.log("   calls  exec ms  plan ms  (n = nested)");
+  console.log("   calls  exec ms  plan ms  plans  (n = nested)");
   for (const s of statements.rows) {
     const text = s.query.replace(/\s+/g, " ").slice(0, 140);
     console.log(
-      `  ${String(s.calls).padStart(6)} ${f(Number(s.total)).padStart(8)} ${f(Number(s.plan)).padStart(8)} ${s.toplevel ? " " : "n"} ${text}`,
+      `  ${String(s.calls).padStart(6)} ${f(Number(s.total)).padStart(8)} ${f(Number(s.plan)).padStart(8)} ${String(s.plans).padStart(6)} ${s.toplevel ? " " : "n"} ${text}`,
     );
   }
 } finally {
