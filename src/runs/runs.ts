@@ -296,6 +296,10 @@ export class Runs implements RunService {
 
   /** The run pending or working on the thread, if any (the oldest). */
   async activeOn(threadId: string): Promise<BackgroundRun | undefined> {
+    if (this.queue.activeOn) {
+      const run = await this.queue.activeOn(threadId);
+      return run && publicRun(run);
+    }
     const runs = await this.queue.list({ threadId, limit: 100 });
     return runs.reverse().find((r) => !FINAL_RUN_STATUSES.has(r.status));
   }

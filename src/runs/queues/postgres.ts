@@ -184,6 +184,11 @@ export class PostgresRunQueue implements RunQueue {
     return r.rows.map(runOf);
   }
 
+  async activeOn(threadId: string): Promise<QueuedRun | undefined> {
+    const r = await this.#pool.query(prepared(this.#sql.activeOn, [threadId]));
+    return r.rows[0] ? runOf(r.rows[0]) : undefined;
+  }
+
   async requestCancel(runId: string, action: StopAction) {
     return this.#transaction((q) => this.#requestCancel(q, runId, action));
   }
@@ -584,6 +589,10 @@ function runStatements(t: ReturnType<typeof runTables>, schema: string) {
     list: `select ${RUN_COLUMNS} from ${t.runs}
         where ($1::text is null or thread_id = $1) and ($2::text is null or status = $2)
         order by created_at desc, run_id desc limit $3`,
+    // The thread's oldest run that is pending or running (the partial index has them).
+    activeOn: `select ${RUN_COLUMNS} from ${t.runs}
+        where thread_id = $1 and status in ('pending', 'running')
+        order by created_at, run_id limit 1`,
     // The thread's other runs that are pending or running, oldest first.
     active: `select run_id, status from ${t.runs}
         where thread_id = $1 and status in ('pending', 'running') and run_id <> $2
