@@ -1,4 +1,5 @@
 import type { Client, Notification, Pool, PoolClient, QueryResult } from "pg";
+import { prepared } from "./prepared-statement.js";
 import { DEFAULT_TABLE_PREFIX, type Query, SqlCheckpointer, type SqlDriver } from "./sql/index.js";
 import { parseThreadChange, type ThreadChange, type ThreadChangeFeed } from "./thread-changes.js";
 
@@ -59,6 +60,11 @@ export class PostgresCheckpointer extends SqlCheckpointer implements ThreadChang
     const target = pool;
     return {
       query: queryOn(target),
+      // The store's hot statements (claim, read, write, release) are parsed once per connection.
+      queryPrepared: async (text, params) => {
+        const result: QueryResult = await target.query(prepared(text, params));
+        return { rows: result.rows, rowCount: result.rowCount ?? 0 };
+      },
       transaction: async (fn) => {
         const client = await target.connect();
         let broken: Error | undefined;

@@ -41,6 +41,8 @@ export interface RunChange {
   runId: string;
   status: RunStatus;
   cancelAction: StopAction | null;
+  /** The run's thread, where the queue tells it (those of this package do). */
+  threadId?: string;
 }
 
 /**
@@ -126,6 +128,11 @@ export interface RunQueue {
   delete(runId: string): Promise<boolean>;
   /** Newest first. */
   list(options: RunListOptions): Promise<QueuedRun[]>;
+  /**
+   * Optional: the thread's oldest run that is pending or running, if any, in one look-up
+   * (without it, `Runs.activeOn` reads the thread's latest runs through `list`).
+   */
+  activeOn?(threadId: string): Promise<QueuedRun | undefined>;
   /** Pending → `cancelled` now; running → `cancelAction` set for its worker. Ended: as is. */
   requestCancel(runId: string, action: StopAction): Promise<QueuedRun | undefined>;
   /**

@@ -34,6 +34,11 @@ export class RunEventLog {
     this.#wake(log);
   }
 
+  /** Whether the run's log was ended (false for a run with no log here). */
+  ended(runId: string): boolean {
+    return this.#logs.get(runId)?.ended === true;
+  }
+
   /** The run will report nothing more. */
   end(runId: string): void {
     const log = this.#open(runId);

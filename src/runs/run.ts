@@ -47,6 +47,13 @@ export interface RunRequest {
   streamSubgraphs?: boolean;
   /** LangGraph's per-run `webhook`: an http(s) URL the run is posted to when it ends. */
   webhook?: string;
+  /**
+   * Set when the run's resume was recorded as review decisions (naming the run) before the
+   * run was created, as the server does for a resume it checked against what waits:
+   * workers then need not look them up. `toolReviews`: whether one answers a tool review
+   * (the tools' results are recorded after the run).
+   */
+  decisionsRecorded?: { toolReviews: boolean };
 }
 
 /**

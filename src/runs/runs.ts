@@ -194,6 +194,8 @@ export class Runs implements RunService {
         expectedCheckpointId?: string;
         /** LangGraph's per-run `webhook`: an http(s) URL the run is posted to when it ends. */
         webhook?: string;
+        /** The run's resume was recorded as decisions naming it (see `RunRequest`). */
+        decisionsRecorded?: { toolReviews: boolean };
       },
   ): Promise<BackgroundRun> {
     const { graphId, threadId, input, multitaskStrategy = "reject", metadata = {} } = request;
@@ -232,6 +234,9 @@ export class Runs implements RunService {
       ...(request.streamModes && { streamModes: request.streamModes }),
       ...(request.streamSubgraphs && { streamSubgraphs: true }),
       ...(request.webhook !== undefined && { webhook: request.webhook }),
+      ...(request.decisionsRecorded && {
+        decisionsRecorded: { toolReviews: request.decisionsRecorded.toolReviews === true },
+      }),
     };
     // A run waits as JSON until a worker takes it: refuse what would not survive that here.
     assertJson(stored, "run");
@@ -242,7 +247,8 @@ export class Runs implements RunService {
       expected === undefined || !checkpointer
         ? undefined
         : async () => {
-            const latest = (await checkpointer.getLatest(threadId))?.checkpoint.id ?? "";
+            // The thread's record names its latest checkpoint: no need to read the checkpoint.
+            const latest = (await checkpointer.getThread(threadId))?.latestCheckpointId ?? "";
             if (latest !== expected) {
               throw new ConcurrentUpdateError(
                 threadId,
@@ -290,6 +296,10 @@ export class Runs implements RunService {
 
   /** The run pending or working on the thread, if any (the oldest). */
   async activeOn(threadId: string): Promise<BackgroundRun | undefined> {
+    if (this.queue.activeOn) {
+      const run = await this.queue.activeOn(threadId);
+      return run && publicRun(run);
+    }
     const runs = await this.queue.list({ threadId, limit: 100 });
     return runs.reverse().find((r) => !FINAL_RUN_STATUSES.has(r.status));
   }
@@ -304,6 +314,11 @@ export class Runs implements RunService {
   }
 
   async join(runId: string, options: { signal?: AbortSignal } = {}): Promise<BackgroundRun> {
+    // A run created here that another process executes, and that this process has not yet
+    // heard end, is still pending or running: wait for its end before reading it.
+    if (this.#log.has(runId) && !this.#log.ended(runId) && !this.#held.has(runId)) {
+      await this.#waitFor(runId, options.signal, 1000);
+    }
     for (;;) {
       const run = await this.queue.get(runId);
       if (!run) throw new RunNotFoundError(runId);
@@ -322,7 +337,10 @@ export class Runs implements RunService {
     const run = await this.queue.requestCancel(runId, action);
     if (!run) return undefined;
     if (run.cancelAction) this.#stop(runId, run.cancelAction);
-    if (FINAL_RUN_STATUSES.has(run.status)) this.#log.end(runId);
+    if (FINAL_RUN_STATUSES.has(run.status)) {
+      this.#log.end(runId);
+      this.#wake(runId);
+    }
     return options.wait ? this.join(runId) : publicRun(run);
   }
 

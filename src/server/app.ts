@@ -194,11 +194,17 @@ export function createApp(options: ServerOptions): {
   context.crons.start();
   context.storeSweep?.start();
   runs.onSettled(async (change) => {
-    const run = await runs.get(change.runId).catch(() => undefined);
-    if (!run) return;
+    // The queue names the thread with the change; a queue that does not is asked.
+    const threadId =
+      change.threadId ?? (await runs.get(change.runId).catch(() => undefined))?.threadId;
+    if (threadId === undefined) return;
     const reason =
-      run.status === "interrupted" ? "paused" : run.status === "error" ? "failed" : "finished";
-    context.events.publish(run.threadId, reason);
+      change.status === "interrupted"
+        ? "paused"
+        : change.status === "error"
+          ? "failed"
+          : "finished";
+    context.events.publish(threadId, reason);
   });
   runs.onDeadline((threadId) => context.events.publish(threadId, "deadline"));
   const concurrency = options.concurrency ?? 8;

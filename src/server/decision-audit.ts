@@ -154,6 +154,8 @@ export async function recordToolResults(
 ): Promise<void> {
   // Only a run that answers a pause can carry out a decision: others are not looked up.
   if (run.request.input === null || !("command" in run.request.input)) return;
+  // Its decisions were recorded with the run, and none answers a tool review.
+  if (run.request.decisionsRecorded?.toolReviews === false) return;
   const decisions = (await decisionsOfRun(audit, run.threadId, run.runId)).filter(
     (d) => (d.proposed ?? []).length > 0,
   );

@@ -64,6 +64,8 @@ export interface GraphRunRequest {
   expectedCheckpointId?: string;
   /** LangGraph's per-run `webhook`: the URL the run is posted to when it ends. */
   webhook?: string;
+  /** The resume was recorded as decisions naming the run, before it (see `RunRequest`). */
+  decisionsRecorded?: { toolReviews: boolean };
 }
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
@@ -135,6 +137,7 @@ export async function createGraphRun(
     ...(request.checkpointId && { checkpointId: request.checkpointId }),
     ...(request.expectedCheckpointId && { expectedCheckpointId: request.expectedCheckpointId }),
     ...(request.webhook && { webhook: request.webhook }),
+    ...(request.decisionsRecorded && { decisionsRecorded: request.decisionsRecorded }),
   });
 }
 

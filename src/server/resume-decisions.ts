@@ -79,7 +79,8 @@ export async function admitQueuedResume(
   input: RunInput,
 ): Promise<void> {
   const resume = resumeOf(input);
-  if (!resume || !graph.checkpointer) return;
+  // Recorded by the server that created the run, before it did: nothing to look up.
+  if (!resume || !graph.checkpointer || run.request.decisionsRecorded) return;
   const record = await graph.checkpointer.getThread(run.threadId);
   const answers = record ? answersOf(record.interrupts, resume.value) : [];
   if (!record || answers.length === 0) return;

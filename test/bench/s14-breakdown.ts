@@ -71,6 +71,7 @@ function spent(before: Map<number, number>, after: Map<number, number>): number 
 const database = await PrivatePostgres.create([
   "shared_preload_libraries=pg_stat_statements",
   "pg_stat_statements.track=all",
+  "pg_stat_statements.track_planning=on",
 ]);
 const url = database.url();
 const postmaster = Number(
@@ -116,12 +117,20 @@ try {
        from ${tablePrefix}runs where created_at >= $1`,
     [since],
   );
-  const statements = await admin.query<{ calls: string; total: number; query: string }>(
-    `select calls, total_exec_time as total, query from pg_stat_statements
-      order by calls desc, total_exec_time desc limit 40`,
+  const statements = await admin.query<{
+    calls: string;
+    total: number;
+    plan: number;
+    plans: string;
+    toplevel: boolean;
+    query: string;
+  }>(
+    `select calls, total_exec_time as total, total_plan_time as plan, plans, toplevel, query
+       from pg_stat_statements order by calls desc, total_exec_time desc limit 60`,
   );
-  const callsAll = await admin.query<{ calls: string; total: number }>(
-    "select sum(calls) as calls, sum(total_exec_time) as total from pg_stat_statements",
+  const callsAll = await admin.query<{ calls: string; top: string; total: number; plan: number }>(
+    `select sum(calls) as calls, sum(calls) filter (where toplevel) as top,
+            sum(total_exec_time) as total, sum(total_plan_time) as plan from pg_stat_statements`,
   );
 
   const f = (x: number) => x.toFixed(1);
@@ -135,14 +144,17 @@ try {
   console.log(
     `CPU per resume: server + SDK clients ${f(selfMs / n)} ms, workers ${workersMs.map((w) => f(w / n)).join(" + ")} ms, PostgreSQL ${f(pgMs / n)} ms; all ${f((selfMs + workersMs.reduce((a, b) => a + b, 0) + pgMs) / n)} ms (2 cores: ${f((2 * wallMs) / n)} ms of CPU per resume were there)`,
   );
-  const calls = Number(callsAll.rows[0]!.calls);
+  const all = callsAll.rows[0]!;
+  const calls = Number(all.calls);
+  const top = Number(all.top);
   console.log(
-    `statements: ${calls} (${f(calls / n)} per resume), ${f(Number(callsAll.rows[0]!.total))} ms executing in all`,
+    `statements: ${calls} (${f(calls / n)} per resume; ${f(top / n)} sent by a client, the rest run inside those), ${f(Number(all.total))} ms executing and ${f(Number(all.plan))} ms planning in all`,
   );
+  console.log("   calls  exec ms  plan ms  plans  (n = nested)");
   for (const s of statements.rows) {
-    const text = s.query.replace(/\s+/g, " ").slice(0, 150);
+    const text = s.query.replace(/\s+/g, " ").slice(0, 140);
     console.log(
-      `  ${String(s.calls).padStart(6)} calls ${f(Number(s.total)).padStart(8)} ms  ${text}`,
+      `  ${String(s.calls).padStart(6)} ${f(Number(s.total)).padStart(8)} ${f(Number(s.plan)).padStart(8)} ${String(s.plans).padStart(6)} ${s.toplevel ? " " : "n"} ${text}`,
     );
   }
 } finally {

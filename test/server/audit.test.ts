@@ -5,7 +5,7 @@ import { Client } from "@langchain/langgraph-sdk";
 import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AuditEntry } from "../../src/audit/index.js";
+import { type AuditEntry, type AuditLog, MemoryAuditLog } from "../../src/audit/index.js";
 import {
   type Checkpointer,
   MemoryCheckpointer,
@@ -426,6 +426,42 @@ describe("what else is recorded", () => {
           results: [{ name: "execute_sql", content: "ran select 10" }],
         },
       });
+    } finally {
+      await s.server.close();
+    }
+  });
+
+  it("a run whose resume the server recorded does not look its decisions up again: only its tool's result is looked for", async () => {
+    // A real audit log that counts the reads of a thread's entries.
+    let reads = 0;
+    const log = new MemoryAuditLog();
+    const audit = new Proxy(log, {
+      get(target, key) {
+        const value = Reflect.get(target, key, target);
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          if (key === "entries") reads++;
+          return value.apply(target, args);
+        };
+      },
+    }) as AuditLog;
+    const s = await serve({ audit });
+    try {
+      const { threadId } = await pausedThread(s, "sql select 12");
+      const client = new Client({
+        apiUrl: s.url,
+        defaultHeaders: { authorization: "Bearer token-dana" },
+      });
+      reads = 0;
+      await client.runs.wait(threadId, "db", {
+        command: { resume: { decisions: [{ type: "approve" }] } },
+      });
+      // Before: the worker looked the run's decisions up when it started, and after it ended.
+      expect(reads).toBe(1);
+      expect((await log.list({ threadId })).map((e) => e.kind)).toEqual([
+        "decision",
+        "tool_result",
+      ]);
     } finally {
       await s.server.close();
     }

@@ -17,7 +17,7 @@ export async function getThread(
 ): Promise<ThreadRecord | undefined> {
   assertStoreId("threadId", threadId);
   const driver = await parts.ready();
-  const { rows } = await driver.query(parts.sql.getThread, [threadId]);
+  const { rows } = await (driver.queryPrepared ?? driver.query)(parts.sql.getThread, [threadId]);
   return rows[0] && toRecord(rows[0]);
 }
 

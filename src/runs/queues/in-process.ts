@@ -286,7 +286,12 @@ export class InProcessRunQueue implements RunQueue {
   }
 
   #tell(run: QueuedRun): void {
-    const change = { runId: run.runId, status: run.status, cancelAction: run.cancelAction };
+    const change: RunChange = {
+      runId: run.runId,
+      status: run.status,
+      cancelAction: run.cancelAction,
+      threadId: run.threadId,
+    };
     for (const listener of this.#listeners) listener(change);
   }
 

@@ -1,6 +1,7 @@
 import { EventEmitter } from "node:events";
 import { Logger, runMigrations, run as runWorkers, type WorkerEvents } from "graphile-worker";
 import type { Client, Pool, PoolClient } from "pg";
+import { prepared } from "../../checkpoint/prepared-statement.js";
 import { multitaskDecision } from "../multitask.js";
 import type {
   Delivery,
@@ -28,6 +29,12 @@ const DELIVERY_TASK = "stateweaver_delivery";
 const ENDED_DELIVERY_KEPT_MS = 7 * 24 * 3600 * 1000;
 /** How long a job this process completed still counts as in hand (graphile-worker retries storing it). */
 const COMPLETION_GRACE_MS = 60_000;
+/**
+ * A run row's columns, named rather than `*`: the hot statements are prepared per
+ * connection, and a prepared `*` fails once a later migration adds a column.
+ */
+const RUN_COLUMNS = `run_id, thread_id, graph_id, status, multitask_strategy, request, metadata,
+  error, attempt, cancel_action, created_at, updated_at, started_at, ended_at`;
 
 /** Options of `PostgresRunQueue`. */
 export interface PostgresRunQueueOptions {
@@ -68,6 +75,8 @@ export class PostgresRunQueue implements RunQueue {
   readonly #t: ReturnType<typeof runTables>;
   readonly #schema: string;
   readonly #pool: Pool;
+  /** The statements every run goes through, sent prepared. */
+  readonly #sql: ReturnType<typeof runStatements>;
   #ready: Promise<void> | undefined;
   readonly #listeners = new Set<(change: RunChange) => void>();
   #listening: Promise<Client> | undefined;
@@ -87,6 +96,7 @@ export class PostgresRunQueue implements RunQueue {
     this.#t = runTables(prefix);
     this.#schema = options.schema ?? `${prefix}queue`;
     this.#pool = pool;
+    this.#sql = runStatements(this.#t, this.#schema);
   }
 
   /**
@@ -121,15 +131,24 @@ export class PostgresRunQueue implements RunQueue {
     admit?: () => Promise<void>,
   ): Promise<{ run: QueuedRun; stopping: QueuedRun[] }> {
     return this.#transaction(async (q) => {
-      // One admission at a time per thread: the strategy is decided on what is active now.
-      await q.query("select pg_advisory_xact_lock(hashtext($1))", [
-        `${this.#t.runs}:${init.threadId}`,
-      ]);
-      const active = await q.query(
-        `select run_id, status from ${this.#t.runs}
-          where thread_id = $1 and status in ('pending', 'running') order by created_at`,
-        [init.threadId],
+      // One admission at a time per thread: the thread's lock is taken by the statement that
+      // inserts the run and its job (neither is seen by others before this commits), so the
+      // runs read after it are what is active now, and the strategy is decided on them.
+      const inserted = await q.query(
+        prepared(this.#sql.insert, [
+          init.runId,
+          init.threadId,
+          init.graphId,
+          init.multitaskStrategy,
+          JSON.stringify(init.request),
+          JSON.stringify(init.metadata),
+          RUN_TASK,
+          Math.max(0, init.delayMs ?? 0),
+          `${this.#t.runs}:${init.threadId}`,
+        ]),
       );
+      const active = await q.query(prepared(this.#sql.active, [init.threadId, init.runId]));
+      // A refusal below rolls the run and its job back.
       const { stop } = multitaskDecision(
         init.multitaskStrategy,
         init.threadId,
@@ -142,27 +161,6 @@ export class PostgresRunQueue implements RunQueue {
         const stopped = await this.#requestCancel(q, runId, action);
         if (stopped) stopping.push(stopped);
       }
-      const inserted = await q.query(
-        `insert into ${this.#t.runs} (run_id, thread_id, graph_id, status, multitask_strategy,
-           request, metadata, created_at, updated_at)
-         values ($1, $2, $3, 'pending', $4, $5, $6, clock_timestamp(), clock_timestamp())
-         returning *`,
-        [
-          init.runId,
-          init.threadId,
-          init.graphId,
-          init.multitaskStrategy,
-          JSON.stringify(init.request),
-          JSON.stringify(init.metadata),
-        ],
-      );
-      // A delayed run's job falls due then: no worker takes the run before.
-      await q.query(
-        `select ${this.#schema}.add_job($1, json_build_object('runId', $2::text), queue_name => $3,
-           run_at => clock_timestamp() + $4 * interval '1 millisecond',
-           max_attempts => 1000, job_key => $2::text)`,
-        [RUN_TASK, init.runId, `thread:${init.threadId}`, Math.max(0, init.delayMs ?? 0)],
-      );
       return { run: runOf(inserted.rows[0]!), stopping };
     });
   }
@@ -177,18 +175,24 @@ export class PostgresRunQueue implements RunQueue {
   }
 
   async get(runId: string): Promise<QueuedRun | undefined> {
-    const r = await this.#pool.query(`select * from ${this.#t.runs} where run_id = $1`, [runId]);
+    const r = await this.#pool.query(prepared(this.#sql.get, [runId]));
     return r.rows[0] ? runOf(r.rows[0]) : undefined;
   }
 
   async list(options: RunListOptions): Promise<QueuedRun[]> {
     const r = await this.#pool.query(
-      `select * from ${this.#t.runs}
-        where ($1::text is null or thread_id = $1) and ($2::text is null or status = $2)
-        order by created_at desc, run_id desc limit $3`,
-      [options.threadId ?? null, options.status ?? null, options.limit ?? 50],
+      prepared(this.#sql.list, [
+        options.threadId ?? null,
+        options.status ?? null,
+        options.limit ?? 50,
+      ]),
     );
     return r.rows.map(runOf);
+  }
+
+  async activeOn(threadId: string): Promise<QueuedRun | undefined> {
+    const r = await this.#pool.query(prepared(this.#sql.activeOn, [threadId]));
+    return r.rows[0] ? runOf(r.rows[0]) : undefined;
   }
 
   async requestCancel(runId: string, action: StopAction) {
@@ -203,7 +207,7 @@ export class PostgresRunQueue implements RunQueue {
           cancel_action = case when status = 'running' then coalesce(cancel_action, $2) end,
           updated_at = clock_timestamp()
         where run_id = $1 and status in ('pending', 'running')
-        returning *`,
+        returning ${RUN_COLUMNS}`,
       [runId, action],
     );
     const run = r.rows[0] ? runOf(r.rows[0]) : await this.get(runId);
@@ -359,23 +363,7 @@ export class PostgresRunQueue implements RunQueue {
   }
 
   async take(runId: string, workerId: string, leaseMs: number): Promise<Taken> {
-    const r = await this.#pool.query(
-      `with taken as (
-         update ${this.#t.runs} set status = 'running', attempt = attempt + 1, worker_id = $2,
-           lease_until = clock_timestamp() + $3 * interval '1 millisecond',
-           started_at = coalesce(started_at, clock_timestamp()), updated_at = clock_timestamp()
-         where run_id = $1 and (status = 'pending'
-           or (status = 'running' and (lease_until is null or lease_until < clock_timestamp())))
-         returning *),
-       registered as (
-         insert into ${this.#t.workers} (worker_id, seen_at)
-         select $2, clock_timestamp() from taken
-         on conflict (worker_id) do update set seen_at = excluded.seen_at)
-       select t.*, true as taken from taken t
-       union all
-       select r.*, false from ${this.#t.runs} r where r.run_id = $1 and not exists (select 1 from taken)`,
-      [runId, workerId, leaseMs],
-    );
+    const r = await this.#pool.query(prepared(this.#sql.take, [runId, workerId, leaseMs]));
     const row = r.rows[0];
     if (!row) return { gone: true };
     if (row.taken) return { taken: runOf(row) };
@@ -384,14 +372,13 @@ export class PostgresRunQueue implements RunQueue {
 
   async settle(runId: string, attempt: number, end: RunEnd) {
     const r = await this.#pool.query(
-      `with settled as (
-         update ${this.#t.runs} set status = $3, error = $4, cancel_action = null, worker_id = null,
-           lease_until = null, ended_at = clock_timestamp(), updated_at = clock_timestamp()
-         where run_id = $1 and attempt = $2 and status = 'running'
-         returning *)
-       select s.*, pg_notify($5, json_build_object('runId', s.run_id, 'status', s.status)::text)
-         from settled s`,
-      [runId, attempt, end.status, end.error ? JSON.stringify(end.error) : null, this.#t.channel],
+      prepared(this.#sql.settle, [
+        runId,
+        attempt,
+        end.status,
+        end.error ? JSON.stringify(end.error) : null,
+        this.#t.channel,
+      ]),
     );
     return r.rows[0] ? runOf(r.rows[0]) : undefined;
   }
@@ -536,6 +523,7 @@ export class PostgresRunQueue implements RunQueue {
             runId: String(parsed.runId),
             status: parsed.status as RunChange["status"],
             cancelAction: parsed.cancelAction ?? null,
+            ...(typeof parsed.threadId === "string" && { threadId: parsed.threadId }),
           };
         } catch {
           return;
@@ -566,6 +554,7 @@ export class PostgresRunQueue implements RunQueue {
       runId: run.runId,
       status: run.status,
       cancelAction: run.cancelAction,
+      threadId: run.threadId,
     };
     await q.query("select pg_notify($1, $2)", [this.#t.channel, JSON.stringify(change)]);
   }
@@ -597,6 +586,64 @@ export class PostgresRunQueue implements RunQueue {
     if (listening) await (await listening.catch(() => undefined))?.end().catch(() => undefined);
     await this.#pool.end();
   }
+}
+
+/** The statements every run goes through: each is sent prepared (see `prepared`). */
+function runStatements(t: ReturnType<typeof runTables>, schema: string) {
+  return {
+    get: `select ${RUN_COLUMNS} from ${t.runs} where run_id = $1`,
+    list: `select ${RUN_COLUMNS} from ${t.runs}
+        where ($1::text is null or thread_id = $1) and ($2::text is null or status = $2)
+        order by created_at desc, run_id desc limit $3`,
+    // The thread's oldest run that is pending or running (the partial index has them).
+    activeOn: `select ${RUN_COLUMNS} from ${t.runs}
+        where thread_id = $1 and status in ('pending', 'running')
+        order by created_at, run_id limit 1`,
+    // The thread's other runs that are pending or running, oldest first.
+    active: `select run_id, status from ${t.runs}
+        where thread_id = $1 and status in ('pending', 'running') and run_id <> $2
+        order by created_at`,
+    // The thread's admission lock ($9), then the run and its job (graphile-worker's
+    // add_jobs, which add_job wraps): a delayed run's job falls due then, so no worker takes
+    // it before. Each CTE is read by the next, so each runs, in that order, once.
+    insert: `with locked as (select pg_advisory_xact_lock(hashtext($9))),
+       inserted as (
+         insert into ${t.runs} (run_id, thread_id, graph_id, status, multitask_strategy,
+           request, metadata, created_at, updated_at)
+         select $1, $2, $3, 'pending', $4, $5, $6, clock_timestamp(), clock_timestamp()
+           from locked
+         returning ${RUN_COLUMNS}),
+       job as (
+         select added.id as job_id
+           from inserted, lateral ${schema}.add_jobs(array[(
+             $7::text, json_build_object('runId', run_id), 'thread:' || thread_id,
+             clock_timestamp() + $8 * interval '1 millisecond', 1000, run_id, null, null
+           )::${schema}.job_spec], false) added)
+       select ${RUN_COLUMNS} from inserted, job`,
+    take: `with taken as (
+         update ${t.runs} set status = 'running', attempt = attempt + 1, worker_id = $2,
+           lease_until = clock_timestamp() + $3 * interval '1 millisecond',
+           started_at = coalesce(started_at, clock_timestamp()), updated_at = clock_timestamp()
+         where run_id = $1 and (status = 'pending'
+           or (status = 'running' and (lease_until is null or lease_until < clock_timestamp())))
+         returning ${RUN_COLUMNS}),
+       registered as (
+         insert into ${t.workers} (worker_id, seen_at)
+         select $2, clock_timestamp() from taken
+         on conflict (worker_id) do update set seen_at = excluded.seen_at)
+       select ${RUN_COLUMNS}, true as taken from taken
+       union all
+       select ${RUN_COLUMNS}, false from ${t.runs} r
+        where r.run_id = $1 and not exists (select 1 from taken)`,
+    settle: `with settled as (
+         update ${t.runs} set status = $3, error = $4, cancel_action = null, worker_id = null,
+           lease_until = null, ended_at = clock_timestamp(), updated_at = clock_timestamp()
+         where run_id = $1 and attempt = $2 and status = 'running'
+         returning ${RUN_COLUMNS})
+       select ${RUN_COLUMNS}, pg_notify($5,
+           json_build_object('runId', run_id, 'status', status, 'threadId', thread_id)::text)
+         from settled`,
+  };
 }
 
 /** graphile-worker logs nothing of ours; failures reach the caller as errors. */

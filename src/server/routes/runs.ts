@@ -252,7 +252,10 @@ export async function startRun(
           runId,
         )
       : [];
-  const run = await createGraphRun(ctx.hosted, ctx.runs, { ...request, runId }).catch(
+  const recorded = decided.length > 0 && {
+    decisionsRecorded: { toolReviews: decided.some((d) => (d.proposed ?? []).length > 0) },
+  };
+  const run = await createGraphRun(ctx.hosted, ctx.runs, { ...request, runId, ...recorded }).catch(
     async (error: unknown) => {
       for (const d of decided)
         await recordNotApplied(ctx.audit, d, actorOf(caller), (error as Error).message);
