@@ -402,6 +402,29 @@ describe.each(serverStores)(
             },
           });
 
+          // state.get and state.listCheckpoints read the subgraph's run by its namespace.
+          const { values, checkpoint } = await thread.state.get({
+            namespace: asked.params.namespace,
+          });
+          expect(values).toEqual({});
+          expect(checkpoint).toEqual({ id: expect.any(String), ns: asked.params.namespace[0] });
+          const { checkpoints: sub } = await thread.state.listCheckpoints({
+            namespace: asked.params.namespace,
+          });
+          expect(sub[0]).toMatchObject({ id: checkpoint!.id, step: expect.any(Number) });
+          expect(new Date(sub[0]!.timestamp).toISOString()).toBe(sub[0]!.timestamp);
+          const { checkpoints: root } = await thread.state.listCheckpoints({
+            namespace: [],
+            limit: 2,
+          });
+          expect(root).toHaveLength(2);
+          expect(root[1]).toMatchObject({ step: root[0]!.step - 1 });
+          const older = await thread.state.listCheckpoints({ before: root[0]!.id, limit: 1 });
+          expect(older.checkpoints.map((c) => c.id)).toEqual([root[1]!.id]);
+          await expect(
+            thread.state.get({ namespace: ["elsewhere:1:elsewhere:0"] }),
+          ).rejects.toThrow(/no subgraph run at namespace/);
+
           await thread.input.respond({
             namespace: asked.params.namespace,
             interrupt_id: asked.params.data.interrupt_id,

@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { z } from "zod";
+import type { CompiledGraph, StateSnapshot } from "../../index.js";
 import type { BackgroundRun } from "../../runs/index.js";
 import { FINAL_RUN_STATUSES } from "../../runs/index.js";
 import { RequestError } from "../errors.js";
@@ -192,8 +193,6 @@ export class CommandRefusal extends Error {
 const NOT_BUILT: Record<string, string> = {
   "input.inject":
     "input.inject is not supported by this server; start a run with the new input (run.start) instead.",
-  "state.listCheckpoints":
-    "state.listCheckpoints is not supported by this server; read the thread's checkpoints with client.threads.getHistory instead.",
   "subscription.subscribe":
     "subscription.subscribe is a WebSocket command: send it on the thread's WebSocket (GET /threads/:id/stream/events), or over HTTP open a stream with POST /threads/:id/stream/events.",
   "subscription.unsubscribe":
@@ -236,6 +235,60 @@ const stateForkParams = z.looseObject({
 const stateGetParams = z
   .looseObject({ namespace: z.array(z.string()).optional(), keys: z.array(z.string()).optional() })
   .optional();
+
+const listCheckpointsParams = z
+  .looseObject({
+    namespace: z.array(z.string()).optional(),
+    limit: z.number().int().min(1).max(1000).optional(),
+    before: z.string().min(1).optional(),
+  })
+  .optional();
+
+/** One entry of `state.listCheckpoints`, as `@langchain/protocol` shapes it. */
+interface CheckpointSummary {
+  id: string;
+  timestamp: string;
+  step: number;
+  node_name?: string;
+  metadata?: Record<string, unknown>;
+}
+
+function checkpointSummary(s: StateSnapshot): CheckpointSummary {
+  const { metadata } = s;
+  // The node that made the checkpoint: the one node whose writes it records, if only one did.
+  const writers = metadata?.writes ? Object.keys(metadata.writes) : [];
+  return {
+    id: s.config.configurable!.checkpoint_id!,
+    timestamp: s.createdAt ?? "",
+    step: metadata?.step ?? -1,
+    ...(writers.length === 1 && { node_name: writers[0] }),
+    ...(metadata && { metadata: metadata as unknown as Record<string, unknown> }),
+  };
+}
+
+/**
+ * The run config reading the graph run a protocol namespace names: `[]` the thread's own,
+ * `["child:<task id>", …]` a subgraph's (its segments are the checkpoint namespace's).
+ */
+async function namespaceConfig(
+  graph: CompiledGraph<any, any>,
+  threadId: string,
+  namespace: string[],
+  method: string,
+): Promise<{ configurable: { thread_id: string; checkpoint_ns?: string } }> {
+  if (namespace.length === 0) return { configurable: { thread_id: threadId } };
+  const checkpoint_ns = namespace.join("|");
+  const state = await graph
+    .getState({ configurable: { thread_id: threadId, checkpoint_ns } })
+    .catch(() => undefined);
+  if (!state?.config.configurable?.checkpoint_id) {
+    throw new CommandRefusal(
+      "no_such_namespace",
+      `${method}: thread "${threadId}" has no subgraph run at namespace ${JSON.stringify(namespace)}; the namespaces are those its events carry (agent.getTree lists the latest run's).`,
+    );
+  }
+  return { configurable: { thread_id: threadId, checkpoint_ns } };
+}
 
 export function paramsOf<T extends z.ZodType>(command: Command, schema: T): z.output<T> {
   const parsed = schema.safeParse(command.params);
@@ -341,25 +394,35 @@ async function carryOut(c: Context, ctx: ServerContext, threadId: string, comman
     }
     case "state.get": {
       const p = paramsOf(command, stateGetParams);
-      if (p?.namespace && p.namespace.length > 0) {
-        throw new CommandRefusal(
-          "no_such_namespace",
-          `state.get reads the thread's own state, not a subgraph's; ask with namespace [] (a subgraph's state is in client.threads.getState with subgraphs).`,
-        );
-      }
       const view = await findThread(ctx, threadId);
-      const state = await (await graphOf(ctx, view)).getState({
-        configurable: { thread_id: threadId },
-      });
+      const graph = await graphOf(ctx, view);
+      const config = await namespaceConfig(graph, threadId, p?.namespace ?? [], command.method);
+      const state = await graph.getState(config);
       const values = toWireValues(state.values) as Record<string, unknown>;
       const keys = p?.keys;
       const id = state.config.configurable?.checkpoint_id;
+      const ns = config.configurable.checkpoint_ns;
       return {
         values: keys
           ? Object.fromEntries(Object.entries(values).filter(([k]) => keys.includes(k)))
           : values,
-        ...(typeof id === "string" && { checkpoint: { id } }),
+        ...(typeof id === "string" && { checkpoint: { id, ...(ns && { ns }) } }),
       };
+    }
+    case "state.listCheckpoints": {
+      const p = paramsOf(command, listCheckpointsParams);
+      const view = await findThread(ctx, threadId);
+      if (view.unwritten) return { checkpoints: [] };
+      const graph = await graphOf(ctx, view);
+      const config = await namespaceConfig(graph, threadId, p?.namespace ?? [], command.method);
+      const checkpoints: CheckpointSummary[] = [];
+      for await (const s of graph.getStateHistory(config, {
+        limit: p?.limit ?? 10,
+        ...(p?.before && { before: p.before }),
+      })) {
+        checkpoints.push(checkpointSummary(s));
+      }
+      return { checkpoints };
     }
     case "agent.getTree": {
       await findThread(ctx, threadId);
@@ -377,7 +440,7 @@ async function carryOut(c: Context, ctx: ServerContext, threadId: string, comman
       if (refusal) throw new CommandRefusal("not_supported", refusal);
       throw new CommandRefusal(
         "unknown_command",
-        `No protocol command ${JSON.stringify(command.method)}; send run.start, input.respond, state.get, state.fork or agent.getTree.`,
+        `No protocol command ${JSON.stringify(command.method)}; send run.start, input.respond, state.get, state.listCheckpoints, state.fork or agent.getTree.`,
       );
     }
   }
