@@ -1,36 +1,18 @@
-import { Client } from "@langchain/langgraph-sdk";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningServer, startServer } from "./fixtures/server.js";
-import { type ServerStore, serverStores } from "./fixtures/server-stores.js";
+import { describe, expect, it } from "vitest";
+import { serverOnStore, serverStores } from "./fixtures/server-stores.js";
 
 // Runs without a thread, through the official SDK client, on PGlite and on PostgreSQL.
 // PGlite on a machine shared with other work: its first run can take seconds.
 describe.each(serverStores)("stateless runs on %s", { timeout: 60_000 }, (_name, enabled, open) => {
-  let running: RunningServer;
-  let store: ServerStore;
-  let client: Client;
-  beforeAll(async () => {
-    if (!enabled) return;
-    store = await open();
-    running = await startServer({
-      checkpointer: store.checkpointer,
-      ...(store.queue && { queue: store.queue }),
-    });
-    client = new Client({ apiUrl: running.url });
-  }, 60_000);
-  afterAll(async () => {
-    if (!enabled) return;
-    await running.stop();
-    await store.dispose();
-  });
+  const on = serverOnStore(enabled, open);
 
-  const threadsNow = async () => (await client.threads.search({ limit: 100 })).length;
+  const threadsNow = async () => (await on.client.threads.search({ limit: 100 })).length;
 
   it.skipIf(!enabled)(
     "waits for a run on a thread of its own and deletes that thread afterwards",
     async () => {
       const before = await threadsNow();
-      const values = await client.runs.wait(null, "stepper", { input: { n: 1 } });
+      const values = await on.client.runs.wait(null, "stepper", { input: { n: 1 } });
       expect(values).toEqual({ n: 2 });
       expect(await threadsNow()).toBe(before);
     },
@@ -39,13 +21,13 @@ describe.each(serverStores)("stateless runs on %s", { timeout: 60_000 }, (_name,
   it.skipIf(!enabled)(
     "keeps the thread when on_completion is keep, where the run left it",
     async () => {
-      const run = await client.runs.create(null, "stepper", {
+      const run = await on.client.runs.create(null, "stepper", {
         input: { n: 5 },
         // The API's values are "delete" and "keep"; the SDK 1.15 types name others.
         onCompletion: "keep" as never,
       });
-      await client.runs.join(run.thread_id, run.run_id);
-      const state = await client.threads.getState(run.thread_id);
+      await on.client.runs.join(run.thread_id, run.run_id);
+      const state = await on.client.threads.getState(run.thread_id);
       expect(state.values).toEqual({ n: 6 });
       expect(state.next).toEqual(["publish"]);
     },
@@ -55,7 +37,7 @@ describe.each(serverStores)("stateless runs on %s", { timeout: 60_000 }, (_name,
     "streams a run and starts a batch of runs, each on its own thread",
     async () => {
       const events = [];
-      for await (const part of client.runs.stream(null, "question", {
+      for await (const part of on.client.runs.stream(null, "question", {
         input: { question: "Name?" },
         streamMode: "updates",
       }))
@@ -66,14 +48,14 @@ describe.each(serverStores)("stateless runs on %s", { timeout: 60_000 }, (_name,
       });
 
       // createBatch sends each payload's keys as given, apart from assistantId.
-      const batch = await client.runs.createBatch([
+      const batch = await on.client.runs.createBatch([
         { assistantId: "stepper", input: { n: 1 }, on_completion: "keep" },
         { assistantId: "stepper", input: { n: 10 }, on_completion: "keep" },
       ] as never);
       expect(new Set(batch.map((r) => r.thread_id)).size).toBe(2);
-      for (const run of batch) await client.runs.join(run.thread_id, run.run_id);
+      for (const run of batch) await on.client.runs.join(run.thread_id, run.run_id);
       const ns = await Promise.all(
-        batch.map(async (r) => (await client.threads.getState(r.thread_id)).values),
+        batch.map(async (r) => (await on.client.threads.getState(r.thread_id)).values),
       );
       expect(ns).toEqual([{ n: 2 }, { n: 11 }]);
     },
@@ -82,7 +64,7 @@ describe.each(serverStores)("stateless runs on %s", { timeout: 60_000 }, (_name,
   it.skipIf(!enabled)(
     "refuses an unknown assistant with a 404 that names the hosted graphs",
     async () => {
-      await expect(client.runs.wait(null, "nope", { input: {} })).rejects.toThrow(
+      await expect(on.client.runs.wait(null, "nope", { input: {} })).rejects.toThrow(
         /HTTP 404: No assistant found for "nope".*ops, question, stepper, pair/,
       );
     },

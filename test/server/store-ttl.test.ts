@@ -1,41 +1,21 @@
-/**
- * The config file's `store.ttl` on a server, through the official SDK client: a put that
- * names no ttl lives `default_ttl` minutes, a read restarts it (`refresh_on_read`), `ttl:
- * null` never expires, and every `sweep_interval_minutes` the expired rows are deleted.
- */
-import { Client } from "@langchain/langgraph-sdk";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { SqlCheckpointer } from "../../src/checkpoint/sql/index.js";
-import { type RunningServer, startServer } from "./fixtures/server.js";
-import { type ServerStore, serverStores } from "./fixtures/server-stores.js";
+import { serverOnStore, serverStores } from "./fixtures/server-stores.js";
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 describe.each(serverStores)("store.ttl through the SDK client (%s)", (_name, enabled, open) => {
-  let store: ServerStore;
-  let running: RunningServer;
-  let client: Client;
-  beforeAll(async () => {
-    if (!enabled) return;
-    store = await open();
-    running = await startServer({
-      checkpointer: store.checkpointer,
-      ...(store.queue && { queue: store.queue }),
-      // 2.4 s to live, swept every 0.6 s.
-      storeTtl: { defaultTtl: 0.04, refreshOnRead: true, sweepIntervalMinutes: 0.01 },
-    });
-    client = new Client({ apiUrl: running.url, callerOptions: { maxRetries: 0 } });
-    await running.checkpointer.searchThreads({ limit: 1 });
-  }, 120_000);
-  afterAll(async () => {
-    if (!enabled) return;
-    await running.stop();
-    await store.dispose();
-  });
+  const on = serverOnStore(
+    enabled,
+    open,
+    // 2.4 s to live, swept every 0.6 s.
+    { storeTtl: { defaultTtl: 0.04, refreshOnRead: true, sweepIntervalMinutes: 0.01 } },
+    { callerOptions: { maxRetries: 0 } },
+  );
 
   /** Whether the row is still in the table (expired rows are invisible to the API). */
   const rowKept = async (key: string) => {
-    const checkpointer = running.checkpointer as SqlCheckpointer;
+    const checkpointer = on.running.checkpointer as SqlCheckpointer;
     const driver = await checkpointer.sharedDriver();
     const { rows } = await driver.query(
       `select 1 from ${checkpointer.tablePrefix}store_items where prefix = 'ttl' and key = $1`,
@@ -47,20 +27,20 @@ describe.each(serverStores)("store.ttl through the SDK client (%s)", (_name, ena
   it.skipIf(!enabled)(
     "a put without ttl expires after default_ttl unless read, ttl null never, and the sweep deletes it",
     async () => {
-      await client.store.putItem(["ttl"], "plain", { v: 1 });
-      await client.store.putItem(["ttl"], "got", { v: 2 });
-      await client.store.putItem(["ttl"], "searched", { v: 3 });
-      await client.store.putItem(["ttl"], "forever", { v: 4 }, { ttl: null });
+      await on.client.store.putItem(["ttl"], "plain", { v: 1 });
+      await on.client.store.putItem(["ttl"], "got", { v: 2 });
+      await on.client.store.putItem(["ttl"], "searched", { v: 3 });
+      await on.client.store.putItem(["ttl"], "forever", { v: 4 }, { ttl: null });
       await sleep(1500);
       // Reads that do not say refresh the TTL (refresh_on_read); this one says not to.
-      expect(await client.store.getItem(["ttl"], "got")).not.toBeNull();
-      expect(await client.store.getItem(["ttl"], "plain", { refreshTtl: false })).not.toBeNull();
-      const found = await client.store.searchItems(["ttl"], { filter: { v: 3 } });
+      expect(await on.client.store.getItem(["ttl"], "got")).not.toBeNull();
+      expect(await on.client.store.getItem(["ttl"], "plain", { refreshTtl: false })).not.toBeNull();
+      const found = await on.client.store.searchItems(["ttl"], { filter: { v: 3 } });
       expect(found.items.map((i) => i.key)).toEqual(["searched"]);
       await sleep(1500);
-      expect(await client.store.getItem(["ttl"], "plain")).toBeNull();
+      expect(await on.client.store.getItem(["ttl"], "plain")).toBeNull();
       for (const key of ["got", "searched", "forever"]) {
-        expect(await client.store.getItem(["ttl"], key, { refreshTtl: false })).not.toBeNull();
+        expect(await on.client.store.getItem(["ttl"], key, { refreshTtl: false })).not.toBeNull();
       }
       // No put came by since "plain" expired: only the sweep deletes its row.
       await sleep(1000);

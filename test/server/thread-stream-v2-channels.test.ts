@@ -1,11 +1,11 @@
-import { Client, ProtocolError, ProtocolSseTransportAdapter } from "@langchain/langgraph-sdk";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ProtocolError, ProtocolSseTransportAdapter } from "@langchain/langgraph-sdk";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createAgent, messagesGraph } from "../../src/agent/index.js";
 import { Graph, interrupt, START } from "../../src/index.js";
 import { FakeChatModel, type FakeResponse, type Message, tool } from "../../src/models/index.js";
-import { type RunningServer, startServer, testGraphs } from "./fixtures/server.js";
-import { type ServerStore, serverStores } from "./fixtures/server-stores.js";
+import { testGraphs } from "./fixtures/server.js";
+import { serverOnStore, serverStores } from "./fixtures/server-stores.js";
 
 interface WireEvent {
   method: string;
@@ -136,39 +136,24 @@ describe.each(serverStores)(
   "the SDK's threads.stream channels on %s",
   { timeout: 60_000 },
   (_name, enabled, open) => {
-    let running: RunningServer;
-    let store: ServerStore;
-    let client: Client;
-    beforeAll(async () => {
-      if (!enabled) return;
-      store = await open();
-      running = await startServer({
-        checkpointer: store.checkpointer,
-        ...(store.queue && { queue: store.queue }),
-        graphs: {
-          ...testGraphs(),
-          weather: weatherAgent(),
-          nested: nestedGraph(),
-          approval: approvalGraph(),
-        },
-      });
-      client = new Client({ apiUrl: running.url });
-    }, 60_000);
-    afterAll(async () => {
-      if (!enabled) return;
-      await running.stop();
-      await store.dispose();
+    const on = serverOnStore(enabled, open, {
+      graphs: {
+        ...testGraphs(),
+        weather: weatherAgent(),
+        nested: nestedGraph(),
+        approval: approvalGraph(),
+      },
     });
 
     it.skipIf(!enabled)(
       "streams an agent's model tokens on messages and its tool call on tools, in LangGraph's order, and the SDK's projections assemble them",
       async () => {
-        const thread = client.threads.stream({ assistantId: "weather" });
+        const thread = on.client.threads.stream({ assistantId: "weather" });
         try {
           // The SDK's own projections, opened before the run (they keep what they assemble).
           const { messages, toolCalls } = thread;
           await thread.run.start({ input: { messages: [{ role: "user", content: "Weather?" }] } });
-          const events = await readRun(running.url, thread.threadId, {
+          const events = await readRun(on.running.url, thread.threadId, {
             channels: ["messages", "tools", "updates"],
           });
           const deltas = (n: number) =>
@@ -269,11 +254,11 @@ describe.each(serverStores)(
     it.skipIf(!enabled)(
       "streams a subgraph's events under its namespace between its lifecycle started and completed, filters them by namespace and depth, and answers agent.getTree",
       async () => {
-        const thread = client.threads.stream({ assistantId: "nested" });
+        const thread = on.client.threads.stream({ assistantId: "nested" });
         try {
           const { subgraphs } = thread;
           await thread.run.start({ input: { messages: [{ role: "user", content: "Hi" }] } });
-          const all = await readRun(running.url, thread.threadId, { channels: ALL_CHANNELS });
+          const all = await readRun(on.running.url, thread.threadId, { channels: ALL_CHANNELS });
           const deltas = Array.from({ length: 4 }, () => "messages:content-block-delta@child");
           expect(all.map(show)).toEqual([
             "lifecycle:running",
@@ -319,7 +304,7 @@ describe.each(serverStores)(
 
           // A segment without its task id names the subgraph; depth 0 keeps to the namespace.
           const child = await readRun(
-            running.url,
+            on.running.url,
             thread.threadId,
             {
               channels: ["updates", "messages"],
@@ -329,7 +314,7 @@ describe.each(serverStores)(
           );
           expect(child.length).toBeGreaterThan(0);
           expect(child.every((e) => e.params.namespace[0] === childNs[0])).toBe(true);
-          const root = await readRun(running.url, thread.threadId, {
+          const root = await readRun(on.running.url, thread.threadId, {
             channels: ["updates", "lifecycle"],
             namespaces: [[]],
             depth: 0,
@@ -369,7 +354,7 @@ describe.each(serverStores)(
     it.skipIf(!enabled)(
       "asks for input from inside a subgraph under its namespace, ends the subgraph and the run interrupted, and streams the resumed subgraph as a new start",
       async () => {
-        const thread = client.threads.stream({ assistantId: "approval" });
+        const thread = on.client.threads.stream({ assistantId: "approval" });
         try {
           await thread.run.start({ input: {} });
           const interrupted = (e: WireEvent) =>
@@ -377,7 +362,7 @@ describe.each(serverStores)(
             e.params.namespace.length === 0 &&
             e.params.data.event === "interrupted";
           const channels = ["lifecycle", "input", "updates"];
-          const first = await readRun(running.url, thread.threadId, { channels }, interrupted);
+          const first = await readRun(on.running.url, thread.threadId, { channels }, interrupted);
           expect(first.map(show)).toEqual([
             "lifecycle:running",
             "lifecycle:started@review",
@@ -430,7 +415,7 @@ describe.each(serverStores)(
             interrupt_id: asked.params.data.interrupt_id,
             response: "yes",
           });
-          const second = await readRun(running.url, thread.threadId, {
+          const second = await readRun(on.running.url, thread.threadId, {
             channels,
             since: first.at(-1)!.seq,
           });
@@ -450,14 +435,19 @@ describe.each(serverStores)(
     );
 
     it.skipIf(!enabled)("tells a tool call that failed as tool-error", async () => {
-      const thread = client.threads.stream({ assistantId: "weather" });
+      const thread = on.client.threads.stream({ assistantId: "weather" });
       try {
         await thread.run.start({ input: { messages: [{ role: "user", content: "Atlantis?" }] } });
         const ended = (e: WireEvent) =>
           e.method === "lifecycle" &&
           e.params.namespace.length === 0 &&
           e.params.data.event !== "running";
-        const events = await readRun(running.url, thread.threadId, { channels: ["tools"] }, ended);
+        const events = await readRun(
+          on.running.url,
+          thread.threadId,
+          { channels: ["tools"] },
+          ended,
+        );
         expect(events.map((e) => e.params.data)).toEqual([
           {
             event: "tool-started",
@@ -479,8 +469,8 @@ describe.each(serverStores)(
     it.skipIf(!enabled)(
       "answers agent.getTree on a thread with no run yet with no_such_run",
       async () => {
-        const { thread_id } = await client.threads.create();
-        const thread = client.threads.stream(thread_id, { assistantId: "nested" });
+        const { thread_id } = await on.client.threads.create();
+        const thread = on.client.threads.stream(thread_id, { assistantId: "nested" });
         try {
           const refusal = await thread.agent.getTree().catch((e) => e);
           expect(refusal).toBeInstanceOf(ProtocolError);

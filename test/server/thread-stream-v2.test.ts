@@ -1,46 +1,12 @@
 import { fileURLToPath } from "node:url";
-import {
-  Client,
-  ProtocolError,
-  ProtocolSseTransportAdapter,
-  type SubscriptionHandle,
-} from "@langchain/langgraph-sdk";
+import { Client, ProtocolError, ProtocolSseTransportAdapter } from "@langchain/langgraph-sdk";
 import { sign } from "hono/jwt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServer, loadServerConfig } from "../../src/server/index.js";
 import { JWT_SECRET } from "./fixtures/langgraph-auth/auth.js";
-import { type RunningServer, startServer, tempDataDir } from "./fixtures/server.js";
-import { type ServerStore, serverStores } from "./fixtures/server-stores.js";
-
-interface WireEvent {
-  method: string;
-  event_id?: string;
-  seq?: number;
-  params: { namespace: string[]; node?: string; data: any };
-}
-
-/** Reads a subscription run by run: each call, its events up to the root lifecycle `until`. */
-function reader(sub: SubscriptionHandle<any>) {
-  const events = (sub as AsyncIterable<WireEvent>)[Symbol.asyncIterator]();
-  return async (until: string): Promise<WireEvent[]> => {
-    const seen: WireEvent[] = [];
-    for (;;) {
-      const next = await events.next();
-      if (next.done) return seen;
-      seen.push(next.value);
-      if (next.value.method === "lifecycle" && next.value.params.data.event === until) return seen;
-    }
-  };
-}
-
-const summary = (events: WireEvent[]) =>
-  events.map((e) =>
-    e.method === "lifecycle"
-      ? `lifecycle:${e.params.data.event}`
-      : e.method === "updates"
-        ? `updates:${e.params.node}`
-        : e.method,
-  );
+import { reader, summary, type WireEvent } from "./fixtures/protocol-events.js";
+import { tempDataDir } from "./fixtures/server.js";
+import { serverOnStore, serverStores } from "./fixtures/server-stores.js";
 
 // The SDK's `threads.stream` (its v2 protocol, over its default HTTP + SSE transport),
 // unchanged, against our server on PGlite and on PostgreSQL.
@@ -48,28 +14,12 @@ describe.each(serverStores)(
   "the SDK's threads.stream on %s",
   { timeout: 60_000 },
   (_name, enabled, open) => {
-    let running: RunningServer;
-    let store: ServerStore;
-    let client: Client;
-    beforeAll(async () => {
-      if (!enabled) return;
-      store = await open();
-      running = await startServer({
-        checkpointer: store.checkpointer,
-        ...(store.queue && { queue: store.queue }),
-      });
-      client = new Client({ apiUrl: running.url });
-    }, 60_000);
-    afterAll(async () => {
-      if (!enabled) return;
-      await running.stop();
-      await store.dispose();
-    });
+    const on = serverOnStore(enabled, open);
 
     it.skipIf(!enabled)(
       "starts a run, reads it to its interrupt, answers it and reads the run to its end; a second stream replays the same numbered events",
       async () => {
-        const thread = client.threads.stream({ assistantId: "question" });
+        const thread = on.client.threads.stream({ assistantId: "question" });
         try {
           const { run_id } = await thread.run.start({ input: { question: "Why?" } });
           expect(run_id).toEqual(expect.any(String));
@@ -115,7 +65,7 @@ describe.each(serverStores)(
 
           // Another client on the same thread sees the same events under the same ids (its
           // ThreadStream pauses after a run's end: read up to the first).
-          const again = client.threads.stream(thread.threadId, { assistantId: "question" });
+          const again = on.client.threads.stream(thread.threadId, { assistantId: "question" });
           try {
             const replay = reader(
               await again.subscribe(["lifecycle", "input", "values", "updates"]),
@@ -132,7 +82,7 @@ describe.each(serverStores)(
 
           // The transport's own streams: all of the thread's events, or those after `since`.
           const transport = new ProtocolSseTransportAdapter({
-            apiUrl: running.url,
+            apiUrl: on.running.url,
             threadId: thread.threadId,
             maxReconnectAttempts: 0,
           });
@@ -188,18 +138,18 @@ describe.each(serverStores)(
     );
 
     it.skipIf(!enabled)("forks a run from a checkpoint of the thread (state.fork)", async () => {
-      const thread = client.threads.stream({ assistantId: "stepper" });
+      const thread = on.client.threads.stream({ assistantId: "stepper" });
       try {
         const { run_id } = await thread.run.start({ input: { n: 1 } });
-        expect(await client.runs.join(thread.threadId, run_id!)).toEqual({ n: 2 });
-        const history = await client.threads.getHistory(thread.threadId);
+        expect(await on.client.runs.join(thread.threadId, run_id!)).toEqual({ n: 2 });
+        const history = await on.client.threads.getHistory(thread.threadId);
         // The checkpoint before `count` ran: the fork counts again from there.
         const beforeCount = history.find((s) => s.next.includes("count"))!;
         const fork = await thread.state.fork({
           checkpoint_id: beforeCount.checkpoint.checkpoint_id!,
         });
         expect(fork).toEqual({ run_id: expect.any(String), thread_id: thread.threadId });
-        expect(await client.runs.join(thread.threadId, fork.run_id)).toEqual({ n: 2 });
+        expect(await on.client.runs.join(thread.threadId, fork.run_id)).toEqual({ n: 2 });
         expect((await thread.state.get({ namespace: [] })).values).toEqual({ n: 2 });
       } finally {
         await thread.close();
@@ -209,10 +159,10 @@ describe.each(serverStores)(
     it.skipIf(!enabled)(
       "refuses what it does not carry out with the protocol's errors, and a bad stream filter with a 400",
       async () => {
-        const thread = client.threads.stream({ assistantId: "stepper" });
+        const thread = on.client.threads.stream({ assistantId: "stepper" });
         try {
           const { run_id } = await thread.run.start({ input: { n: 1 } });
-          await client.runs.join(thread.threadId, run_id!);
+          await on.client.runs.join(thread.threadId, run_id!);
           const refusal = await thread.input.inject({ namespace: [] } as never).catch((e) => e);
           expect(refusal).toBeInstanceOf(ProtocolError);
           expect(refusal).toMatchObject({ code: "not_supported" });
@@ -227,14 +177,14 @@ describe.each(serverStores)(
         } finally {
           await thread.close();
         }
-        const bad = await fetch(`${running.url}/threads/${thread.threadId}/stream/events`, {
+        const bad = await fetch(`${on.running.url}/threads/${thread.threadId}/stream/events`, {
           method: "POST",
           headers: { "content-type": "application/json" },
           body: JSON.stringify({ channels: [], since: -1 }),
         });
         expect(bad.status).toBe(400);
         expect(await bad.text()).toMatch(/channels/);
-        const unknown = await fetch(`${running.url}/threads/${thread.threadId}/commands`, {
+        const unknown = await fetch(`${on.running.url}/threads/${thread.threadId}/commands`, {
           method: "POST",
           headers: { "content-type": "application/json" },
           body: JSON.stringify({ id: 7, method: "run.rewind", params: {} }),
@@ -246,7 +196,7 @@ describe.each(serverStores)(
           message: expect.stringMatching(/run\.start/),
         });
         // The same path's GET is the protocol's WebSocket (thread-stream-websocket.test.ts).
-        const socket = await fetch(`${running.url}/threads/${thread.threadId}/stream/events`);
+        const socket = await fetch(`${on.running.url}/threads/${thread.threadId}/stream/events`);
         expect(socket.status).toBe(426);
       },
     );

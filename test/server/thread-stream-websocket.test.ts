@@ -1,49 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
-import {
-  Client,
-  ProtocolError,
-  ProtocolWebSocketTransportAdapter,
-  type SubscriptionHandle,
-} from "@langchain/langgraph-sdk";
+import { Client, ProtocolError, ProtocolWebSocketTransportAdapter } from "@langchain/langgraph-sdk";
 import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
 import { sign } from "hono/jwt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServer, DEFAULT_BODY_LIMIT, loadServerConfig } from "../../src/server/index.js";
 import { JWT_SECRET } from "./fixtures/langgraph-auth/auth.js";
+import { reader, summary } from "./fixtures/protocol-events.js";
 import { openProtocolSocket, webSocketFactory } from "./fixtures/protocol-socket.js";
 import { type RunningServer, startServer, tempDataDir, testGraphs } from "./fixtures/server.js";
-import { type ServerStore, serverStores } from "./fixtures/server-stores.js";
-
-interface WireEvent {
-  method: string;
-  event_id?: string;
-  seq?: number;
-  params: { namespace: string[]; node?: string; data: any };
-}
-
-/** Reads a subscription run by run: each call, its events up to the root lifecycle `until`. */
-function reader(sub: SubscriptionHandle<any>) {
-  const events = (sub as AsyncIterable<WireEvent>)[Symbol.asyncIterator]();
-  return async (until: string): Promise<WireEvent[]> => {
-    const seen: WireEvent[] = [];
-    for (;;) {
-      const next = await events.next();
-      if (next.done) return seen;
-      seen.push(next.value);
-      if (next.value.method === "lifecycle" && next.value.params.data.event === until) return seen;
-    }
-  };
-}
-
-const summary = (events: WireEvent[]) =>
-  events.map((e) =>
-    e.method === "lifecycle"
-      ? `lifecycle:${e.params.data.event}`
-      : e.method === "updates"
-        ? `updates:${e.params.node}`
-        : e.method,
-  );
+import { serverOnStore, serverStores } from "./fixtures/server-stores.js";
 
 const ALL = ["lifecycle", "input", "values", "updates"] as const;
 
@@ -53,28 +19,12 @@ describe.each(serverStores)(
   "the SDK's threads.stream over a WebSocket on %s",
   { timeout: 60_000 },
   (_name, enabled, open) => {
-    let running: RunningServer;
-    let store: ServerStore;
-    let client: Client;
-    beforeAll(async () => {
-      if (!enabled) return;
-      store = await open();
-      running = await startServer({
-        checkpointer: store.checkpointer,
-        ...(store.queue && { queue: store.queue }),
-      });
-      client = new Client({ apiUrl: running.url, streamProtocol: "v2-websocket" });
-    }, 60_000);
-    afterAll(async () => {
-      if (!enabled) return;
-      await running.stop();
-      await store.dispose();
-    });
+    const on = serverOnStore(enabled, open, {}, { streamProtocol: "v2-websocket" });
 
     it.skipIf(!enabled)(
       "starts a run, reads it to its interrupt, answers it and reads the run to its end on one socket; another socket replays the same numbered events",
       async () => {
-        const thread = client.threads.stream({
+        const thread = on.client.threads.stream({
           assistantId: "question",
           webSocketFactory: webSocketFactory(),
         });
@@ -119,7 +69,7 @@ describe.each(serverStores)(
             checkpoint: { id: expect.any(String) },
           });
 
-          const again = client.threads.stream(thread.threadId, {
+          const again = on.client.threads.stream(thread.threadId, {
             assistantId: "question",
             webSocketFactory: webSocketFactory(),
           });
@@ -141,7 +91,7 @@ describe.each(serverStores)(
       "answers a subscribe before replaying what matches its channels, namespaces and since; unsubscribe stops its events",
       async () => {
         const threadId = randomUUID();
-        const socket = await openProtocolSocket(running.url, threadId);
+        const socket = await openProtocolSocket(on.running.url, threadId);
         try {
           const lifecycle = await socket.command("subscription.subscribe", {
             channels: ["lifecycle"],
@@ -208,7 +158,7 @@ describe.each(serverStores)(
             input: null,
           });
           expect(resumed.type).toBe("success");
-          await client.runs.join(threadId, resumed.result.run_id);
+          await on.client.runs.join(threadId, resumed.result.run_id);
           const state = await socket.command("state.get", {});
           expect(state).toMatchObject({
             type: "success",
@@ -224,7 +174,7 @@ describe.each(serverStores)(
     it.skipIf(!enabled)(
       "answers bad frames with the protocol's error frame and keeps the socket open",
       async () => {
-        const socket = await openProtocolSocket(running.url, randomUUID());
+        const socket = await openProtocolSocket(on.running.url, randomUUID());
         try {
           socket.sendRaw("not json");
           expect(await socket.waitFor((f) => f.type === "error")).toEqual({
@@ -271,14 +221,14 @@ describe.each(serverStores)(
       async () => {
         const threadId = randomUUID();
         await expect(
-          openProtocolSocket(running.url, threadId, { origin: "http://evil.example" }),
+          openProtocolSocket(on.running.url, threadId, { origin: "http://evil.example" }),
         ).rejects.toMatchObject({ status: 403 });
         // DNS rebinding: another name for this machine is refused as on HTTP.
         await expect(
-          openProtocolSocket(running.url, threadId, { host: "evil.example" }),
+          openProtocolSocket(on.running.url, threadId, { host: "evil.example" }),
         ).rejects.toMatchObject({ status: 403 });
-        const own = await openProtocolSocket(running.url, threadId, {
-          origin: running.url,
+        const own = await openProtocolSocket(on.running.url, threadId, {
+          origin: on.running.url,
         });
         own.close();
       },
