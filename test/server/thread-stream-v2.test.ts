@@ -1,11 +1,7 @@
-import { fileURLToPath } from "node:url";
 import { Client, ProtocolError, ProtocolSseTransportAdapter } from "@langchain/langgraph-sdk";
-import { sign } from "hono/jwt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createServer, loadServerConfig } from "../../src/server/index.js";
-import { JWT_SECRET } from "./fixtures/langgraph-auth/auth.js";
+import { startAuthFileServer, tokenOf } from "./fixtures/auth-file-server.js";
 import { reader, summary, type WireEvent } from "./fixtures/protocol-events.js";
-import { tempDataDir } from "./fixtures/server.js";
 import { serverOnStore, serverStores } from "./fixtures/server-stores.js";
 
 // The SDK's `threads.stream` (its v2 protocol, over its default HTTP + SSE transport),
@@ -208,27 +204,12 @@ describe.each(serverStores)(
 describe("the SDK's threads.stream under an auth file", { timeout: 60_000 }, () => {
   let running: { url: string; stop(): Promise<void> };
   beforeAll(async () => {
-    const loaded = await loadServerConfig(
-      fileURLToPath(new URL("./fixtures/langgraph-auth/stateweaver.json", import.meta.url)),
-    );
-    const dir = await tempDataDir();
-    const checkpointer = dir.open();
-    const server = createServer({ graphs: loaded.graphs, checkpointer, auth: loaded.auth! });
-    const { url } = await server.listen({ port: 0, host: "127.0.0.1" });
-    running = {
-      url,
-      stop: async () => {
-        await server.close();
-        await checkpointer.close();
-        await dir.dispose();
-      },
-    };
+    running = await startAuthFileServer();
   }, 60_000);
   afterAll(() => running.stop());
 
   const clientOf = async (sub: string, scopes: string[]) => {
-    const now = Math.floor(Date.now() / 1000);
-    const token = await sign({ sub, scopes, iat: now, exp: now + 600 }, JWT_SECRET, "HS256");
+    const token = await tokenOf(sub, scopes);
     return new Client({
       apiUrl: running.url,
       defaultHeaders: { Authorization: `Bearer ${token}` },

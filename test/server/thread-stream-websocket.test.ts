@@ -1,11 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { fileURLToPath } from "node:url";
 import { Client, ProtocolError, ProtocolWebSocketTransportAdapter } from "@langchain/langgraph-sdk";
 import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
-import { sign } from "hono/jwt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createServer, DEFAULT_BODY_LIMIT, loadServerConfig } from "../../src/server/index.js";
-import { JWT_SECRET } from "./fixtures/langgraph-auth/auth.js";
+import { createServer, DEFAULT_BODY_LIMIT } from "../../src/server/index.js";
+import { startAuthFileServer, tokenOf } from "./fixtures/auth-file-server.js";
 import { reader, summary } from "./fixtures/protocol-events.js";
 import { openProtocolSocket, webSocketFactory } from "./fixtures/protocol-socket.js";
 import { type RunningServer, startServer, tempDataDir, testGraphs } from "./fixtures/server.js";
@@ -333,26 +331,8 @@ describe("the protocol WebSocket's doors", { timeout: 60_000 }, () => {
 // thread, and each command is checked with its own rights as it comes.
 describe("the protocol WebSocket under an auth file", { timeout: 60_000 }, () => {
   let running: { url: string; stop(): Promise<void> };
-  const tokenOf = async (sub: string, scopes: string[]) => {
-    const now = Math.floor(Date.now() / 1000);
-    return sign({ sub, scopes, iat: now, exp: now + 600 }, JWT_SECRET, "HS256");
-  };
   beforeAll(async () => {
-    const loaded = await loadServerConfig(
-      fileURLToPath(new URL("./fixtures/langgraph-auth/stateweaver.json", import.meta.url)),
-    );
-    const dir = await tempDataDir();
-    const checkpointer = dir.open();
-    const server = createServer({ graphs: loaded.graphs, checkpointer, auth: loaded.auth! });
-    const { url } = await server.listen({ port: 0, host: "127.0.0.1" });
-    running = {
-      url,
-      stop: async () => {
-        await server.close();
-        await checkpointer.close();
-        await dir.dispose();
-      },
-    };
+    running = await startAuthFileServer();
   }, 60_000);
   afterAll(() => running.stop());
 

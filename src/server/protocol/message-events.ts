@@ -36,6 +36,14 @@ function finished(block: Block): Block {
   return { ...rest, type: "tool_call", args: parsedArgs(args) };
 }
 
+/** Finishes the message's open block, its last, if it has one. */
+function finishLastBlock(open: OpenMessage, emit: (data: Record<string, unknown>) => void) {
+  const last = open.blocks.at(-1);
+  if (last) {
+    emit({ event: "content-block-finish", index: open.blocks.length - 1, content: finished(last) });
+  }
+}
+
 /** The blocks a whole message (LangChain's wire shape) is made of: its text, then its tool calls. */
 function blocksOf(message: Record<string, unknown>): Block[] {
   const { content } = message;
@@ -212,13 +220,7 @@ export class MessageEvents {
 
   #startBlock(open: OpenMessage, block: Block, emit: (data: Record<string, unknown>) => void) {
     // Blocks never interleave: the open one finishes before the next starts.
-    const last = open.blocks.at(-1);
-    if (last)
-      emit({
-        event: "content-block-finish",
-        index: open.blocks.length - 1,
-        content: finished(last),
-      });
+    finishLastBlock(open, emit);
     open.blocks.push({ ...block });
     open.toolIndex = undefined;
     emit({ event: "content-block-start", index: open.blocks.length - 1, content: block });
@@ -230,13 +232,7 @@ export class MessageEvents {
     const out: UnnumberedEvent[] = [];
     const emit = (data: Record<string, unknown>) =>
       out.push(protocolEvent("messages", open.namespace, data, open.node));
-    const last = open.blocks.at(-1);
-    if (last)
-      emit({
-        event: "content-block-finish",
-        index: open.blocks.length - 1,
-        content: finished(last),
-      });
+    finishLastBlock(open, emit);
     emit({ event: "message-finish", reason: "stop", ...(message && usageOf(message)) });
     return out;
   }
