@@ -6,6 +6,7 @@ import {
   type NamespaceStatus,
 } from "./agent-tree.js";
 import { MessageEvents } from "./message-events.js";
+import { protocolSegment } from "./namespace.js";
 import { isRecord, protocolEvent, type UnnumberedEvent } from "./protocol-event.js";
 
 /** How a run ended, for its last `lifecycle` events. */
@@ -80,7 +81,8 @@ export class RunProtocolEvents {
   }
 
   push(name: string, data: unknown): UnnumberedEvent[] {
-    const [mode, ...namespace] = name.split("|");
+    const [mode, ...segments] = name.split("|");
+    const namespace = segments.map(protocolSegment);
     if (
       !["values", "updates", "messages", "custom", "tasks", "checkpoints", "tools"].includes(mode!)
     )
@@ -126,7 +128,7 @@ export class RunProtocolEvents {
         // A task that paused or failed leaves its subgraph to the run's end.
         const paused = ended && Array.isArray(data.interrupts) && data.interrupts.length > 0;
         if (ended && !paused && data.error == null)
-          this.#due([...namespace, `${data.name}:${String(data.id)}`]);
+          this.#due([...namespace, protocolSegment(`${data.name}:${String(data.id)}`)]);
         break;
       }
       case "checkpoints": {

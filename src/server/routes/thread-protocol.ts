@@ -7,6 +7,7 @@ import type { CompiledGraph, StateSnapshot } from "../../index.js";
 import type { BackgroundRun } from "../../runs/index.js";
 import { FINAL_RUN_STATUSES } from "../../runs/index.js";
 import { RequestError } from "../errors.js";
+import { checkpointNamespace } from "../protocol/namespace.js";
 import type { ProtocolEvent, UnnumberedEvent } from "../protocol/protocol-event.js";
 import { type RunOutcome, RunProtocolEvents } from "../protocol/run-protocol-events.js";
 import { parseBody } from "../request-body.js";
@@ -277,7 +278,7 @@ async function namespaceConfig(
   method: string,
 ): Promise<{ configurable: { thread_id: string; checkpoint_ns?: string } }> {
   if (namespace.length === 0) return { configurable: { thread_id: threadId } };
-  const checkpoint_ns = namespace.join("|");
+  const checkpoint_ns = checkpointNamespace(namespace);
   const state = await graph
     .getState({ configurable: { thread_id: threadId, checkpoint_ns } })
     .catch(() => undefined);
@@ -401,7 +402,7 @@ async function carryOut(c: Context, ctx: ServerContext, threadId: string, comman
       const values = toWireValues(state.values) as Record<string, unknown>;
       const keys = p?.keys;
       const id = state.config.configurable?.checkpoint_id;
-      const ns = config.configurable.checkpoint_ns;
+      const ns = p?.namespace?.join("|");
       return {
         values: keys
           ? Object.fromEntries(Object.entries(values).filter(([k]) => keys.includes(k)))
