@@ -13,18 +13,14 @@
  */
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { checkoutArgs } from "./checkout-args.js";
 import { median } from "./measure.js";
 
-const args = process.argv.slice(2);
-const option = (name: string) => {
-  const at = args.indexOf(name);
-  return at >= 0 ? args[at + 1] : undefined;
-};
-const dirs = args.filter((a, i) => !a.startsWith("--") && !args[i - 1]?.startsWith("--"));
-if (dirs.length !== 2) {
-  console.error("usage: ab-builds.ts <checkout A> <checkout B> [--only S1,S3] [--rounds 15]");
-  process.exit(2);
-}
+const { dirs, option } = checkoutArgs(
+  "usage: ab-builds.ts <checkout A> <checkout B> [--only S1,S3] [--rounds 15]",
+  2,
+  2,
+);
 const only = (option("--only") ?? "S1,S2,S3,S4,S5").split(",");
 const rounds = Number(option("--rounds") ?? 15);
 

@@ -25,18 +25,12 @@
  */
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { checkoutArgs } from "./checkout-args.js";
 import { median } from "./measure.js";
 
-const args = process.argv.slice(2);
-const option = (name: string) => {
-  const at = args.indexOf(name);
-  return at >= 0 ? args[at + 1] : undefined;
-};
-const dirs = args.filter((a, i) => !a.startsWith("--") && !args[i - 1]?.startsWith("--"));
-if (dirs.length === 0) {
-  console.error("usage: s6-write-account.ts <checkout> [<checkout> …] [--rounds 31] [--batch 20]");
-  process.exit(2);
-}
+const { dirs, option } = checkoutArgs(
+  "usage: s6-write-account.ts <checkout> [<checkout> …] [--rounds 31] [--batch 20]",
+);
 const rounds = Number(option("--rounds") ?? 31);
 const batch = Number(option("--batch") ?? 20);
 

@@ -11,18 +11,12 @@
  */
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { checkoutArgs } from "./checkout-args.js";
 import { median } from "./measure.js";
 
-const args = process.argv.slice(2);
-const option = (name: string) => {
-  const at = args.indexOf(name);
-  return at >= 0 ? args[at + 1] : undefined;
-};
-const dirs = args.filter((a, i) => !a.startsWith("--") && !args[i - 1]?.startsWith("--"));
-if (dirs.length === 0) {
-  console.error("usage: store-calls.ts <checkout> [<checkout> …] [--cycles 1000] [--warmup 300]");
-  process.exit(2);
-}
+const { dirs, option } = checkoutArgs(
+  "usage: store-calls.ts <checkout> [<checkout> …] [--cycles 1000] [--warmup 300]",
+);
 const cycles = Number(option("--cycles") ?? 1000);
 const warmup = Number(option("--warmup") ?? 300);
 
