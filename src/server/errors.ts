@@ -1,5 +1,10 @@
 import { isTransientDatabaseError } from "../checkpoint/index.js";
-import { AccessRefusedError, isStateweaverError, StateweaverError } from "../errors/index.js";
+import {
+  AccessRefusedError,
+  ConcurrentUpdateError,
+  isStateweaverError,
+  StateweaverError,
+} from "../errors/index.js";
 import type { ErrorAnswer } from "./error-answer.js";
 
 /** One problem with a request field, for showing at that field. */
@@ -77,11 +82,17 @@ export const DATABASE_RETRY_AFTER_S = 5;
 
 /**
  * The JSON body and status for any thrown value; unknown errors are a 500 without details.
- * A passing database fault (connection refused or dropped, the server restarting, a
- * failover) is a 503 `DATABASE_UNAVAILABLE` with `Retry-After`: nothing was changed, and
+ * A busy thread or a concurrent update is a 409, even when a lock conflict in the database
+ * was what ended it. A passing database fault (connection refused or dropped, the server
+ * restarting, a failover) is a 503 `DATABASE_UNAVAILABLE` with `Retry-After`: nothing was changed, and
  * the same request can be sent again.
  */
 export function errorResponse(error: unknown): ErrorAnswer {
+  // A lock conflict PostgreSQL settled is told as the busy thread it was (its cause is the
+  // driver's 40P01): a 409 to reload and retry, not a database that is away.
+  if (error instanceof ConcurrentUpdateError) {
+    return { status: 409, body: { error: { code: error.code, message: error.message } } };
+  }
   if (isTransientDatabaseError(error)) {
     return {
       status: 503,

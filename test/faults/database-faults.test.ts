@@ -145,8 +145,21 @@ it.skipIf(!postgresBinaries())(
              left join ${tablePrefix}run_workers w on w.worker_id = r.worker_id
             where r.status in ('pending', 'running')`,
         );
+        // What the workers' connections were doing, which pools held jobs, who beat last.
+        const sessions = await observer.query(
+          `select pid, application_name, state, wait_event_type, wait_event,
+                  round(extract(epoch from now() - state_change))::int as for_s, left(query, 160) as query
+             from pg_stat_activity
+            where backend_type = 'client backend' and application_name <> $1`,
+          [OBSERVER],
+        );
+        const held = await observer.query(
+          `select locked_by, count(*)::int as jobs from ${tablePrefix}queue._private_jobs
+            where locked_by is not null group by locked_by`,
+        );
+        const beats = await observer.query(`select * from ${tablePrefix}run_workers`);
         throw new Error(
-          `${stuck.rows.length} runs never ended: ${JSON.stringify(stuck.rows, null, 1)}; workers said: ${fleet.stderr.join("").slice(-3000)}`,
+          `${stuck.rows.length} runs never ended: ${JSON.stringify(stuck.rows, null, 1)}; sessions: ${JSON.stringify(sessions.rows)}; jobs held: ${JSON.stringify(held.rows)}; worker beats: ${JSON.stringify(beats.rows)}; workers alive: ${fleet.alive()}; workers said: ${fleet.stderr.join("").slice(-3000)}`,
         );
       }
       await new Promise((r) => setTimeout(r, 1000 + Math.random() * 2000));

@@ -1,5 +1,7 @@
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ThreadBusyError } from "../../src/errors/index.js";
+import { errorResponse } from "../../src/server/errors.js";
 import { type RunningServer, startServer } from "./fixtures/server.js";
 
 // An error's body comes in the form the client asks for: LangGraph's plain text for the
@@ -51,5 +53,24 @@ describe("error bodies", () => {
       headers: { accept: "application/json" },
     });
     expect(((await asJson.json()) as any).error.code).toBe("NOT_FOUND");
+  });
+});
+
+describe("a lock conflict in the database", () => {
+  it("is answered 409 as the busy thread it was, not 503 as a database that is away", () => {
+    const deadlock = Object.assign(new Error("deadlock detected"), { code: "40P01" });
+    const { status, body, headers } = errorResponse(
+      new ThreadBusyError("t1", null, { cause: deadlock }),
+    );
+    expect(status).toBe(409);
+    expect(headers).toBeUndefined();
+    expect(body).toEqual({
+      error: { code: "CONCURRENT_UPDATE", message: expect.stringContaining('Thread "t1" is busy') },
+    });
+  });
+
+  it("leaves a dropped connection a 503 to try again", () => {
+    const dropped = Object.assign(new Error("terminating connection"), { code: "57P01" });
+    expect(errorResponse(dropped).status).toBe(503);
   });
 });
