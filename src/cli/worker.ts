@@ -71,10 +71,15 @@ export async function workerCommand(
   process.stdout.write(
     `stateweaver worker executing runs of ${Object.keys(graphs).join(", ")} (${concurrency} at once)\n`,
   );
+  // A signal listener does not keep Node running: while the database is away and every
+  // connection and timer of the worker is closed or unref'd, the process would end, silently
+  // and with status 0, in the middle of an outage. It runs until it is told to stop.
+  const running = setInterval(() => {}, 2 ** 30);
   await new Promise<void>((done) => {
     process.once("SIGINT", () => done());
     process.once("SIGTERM", () => done());
   });
+  clearInterval(running);
   await worker.close();
   await checkpointer.close();
   return 0;

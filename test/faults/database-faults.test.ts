@@ -159,7 +159,7 @@ it.skipIf(!postgresBinaries())(
         );
         const beats = await observer.query(`select * from ${tablePrefix}run_workers`);
         throw new Error(
-          `${stuck.rows.length} runs never ended: ${JSON.stringify(stuck.rows, null, 1)}; sessions: ${JSON.stringify(sessions.rows)}; jobs held: ${JSON.stringify(held.rows)}; worker beats: ${JSON.stringify(beats.rows)}; workers alive: ${fleet.alive()}; workers said: ${fleet.stderr.join("").slice(-3000)}`,
+          `${stuck.rows.length} runs never ended: ${JSON.stringify(stuck.rows, null, 1)}; sessions: ${JSON.stringify(sessions.rows)}; jobs held: ${JSON.stringify(held.rows)}; worker beats: ${JSON.stringify(beats.rows)}; workers alive: ${fleet.alive()}, exited: ${JSON.stringify(fleet.unexpectedExits)}; workers said: ${fleet.stderr.join("").slice(-3000)}`,
         );
       }
       await new Promise((r) => setTimeout(r, 1000 + Math.random() * 2000));
