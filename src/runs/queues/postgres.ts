@@ -235,13 +235,38 @@ export class PostgresRunQueue implements RunQueue {
       this.#working.delete(job.id);
       this.#finished.set(job.id, Date.now());
     });
+    // graphile-worker's pool can begin shutting down and never finish: after a failed job
+    // completion batch, its batcher may wait forever for a count that has gone below zero,
+    // and `runner.promise` never settles. So the pool counts as ended once it began shutting
+    // down and every one of its workers has stopped (the runs they held are done by then).
+    let workersLive = 0;
+    let shuttingDown = false;
+    let drained!: () => void;
+    const allStopped = new Promise<void>((resolve) => {
+      drained = resolve;
+    });
+    const ifDrained = () => {
+      if (shuttingDown && workersLive === 0) drained();
+    };
+    events.on("worker:create", () => {
+      workersLive++;
+    });
+    events.on("worker:stop", () => {
+      workersLive--;
+      ifDrained();
+    });
+    events.on("pool:gracefulShutdown", () => {
+      shuttingDown = true;
+      ifDrained();
+    });
     const runner = await runWorkers({
       pgPool: this.#pool,
       schema: this.#schema,
       concurrency: options.concurrency,
       noHandleSignals: true,
       // Unbatched, graphile-worker leaves a failed job completion as an unhandled rejection
-      // (which ends the process); batched, it shuts the pool down, which `ended` reports.
+      // (which ends the process); batched, it shuts the pool down, which `ended` reports
+      // (when its workers have stopped, whether or not the pool's shutdown ever finishes).
       preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
       pollInterval: this.#options.pollInterval ?? 2000,
       logger: quiet,
@@ -283,7 +308,7 @@ export class PostgresRunQueue implements RunQueue {
       await this.#unlockWorkers(dead);
       return error;
     };
-    const ended = runner.promise.then(() => died(), died);
+    const ended = Promise.race([runner.promise, allStopped]).then(() => died(), died);
     return { stop, workerIds: () => [...workerIds], ended };
   }
 
