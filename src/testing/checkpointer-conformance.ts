@@ -1028,9 +1028,10 @@ export function describeCheckpointerConformance(
         const [first] = await putChain(store, threadId, "", 1);
         const paused = makeCheckpoint(threadId, "", first!.id, 0, { interrupts: [pending("a")] });
         await store.put(paused, { expectedLatestId: first!.id });
-        await store.claimThread(threadId, claim(paused.id, { ttlMs: 50 }));
+        // Long enough that a loaded machine still reads the claim before it expires.
+        await store.claimThread(threadId, claim(paused.id, { ttlMs: 400 }));
         expect(await statusOf(threadId)).toBe("busy");
-        await new Promise((resolve) => setTimeout(resolve, 120));
+        await new Promise((resolve) => setTimeout(resolve, 500));
         expect(await statusOf(threadId)).toBe("interrupted");
       });
 
