@@ -505,9 +505,9 @@ const STORED_STATUSES = ["idle", "interrupted", "error"] as const;
 /**
  * The statement for one `searchThreads` page (one row more than the limit, to tell whether
  * another page follows). Filters become predicates only when given, so the planner sees
- * plain equalities. A status search walks the `threads_by_status` index in order; one
- * without a stored status (none, or `busy`) walks it once per stored status, each walk
- * stopping at a page, and keeps the page's worth of the newest (or oldest) of them. No
+ * plain equalities. A search for a stored status walks the `threads_by_status` index in
+ * order; one without a status walks it once per stored status, each walk stopping at a
+ * page, and keeps the page's worth of the newest (or oldest) of them. No
  * index is keyed on `updated_at` alone: each checkpoint write moves it, and such an index
  * would take a new entry on every write (migration 7). Neither reads a checkpoint. `busy`
  * is a live claim; any other status is the stored one of a thread no run holds.
@@ -541,14 +541,17 @@ export function searchThreadsQuery(
   }
   const order = `order by t.updated_at ${direction}, t.thread_id ${direction}`;
   const limit = param(search.limit + 1);
-  if (stored) {
+  // A stored status is one walk of `threads_by_status`; `busy` starts from the live
+  // claims (few: one per running run), found by their key and sorted.
+  if (search.status !== undefined) {
     const text = `select ${recordColumns(t)} from ${t.threads} t
     where ${where.join(" and ")}
     ${order}
     limit ${limit}`;
     return { text, params };
   }
-  // One walk per stored status, each to a page at most; the page is the first of their union.
+  // One walk per stored status, each to a page at most; the page is the first of their
+  // union. The record's columns are made for that page only, not for every row walked.
   const walks = STORED_STATUSES.map(
     (status) => `(select t.* from ${t.threads} t
       where t.status = '${status}' and ${where.join(" and ")}
@@ -556,8 +559,10 @@ export function searchThreadsQuery(
       limit ${limit})`,
   );
   const text = `select ${recordColumns(t)} from (
-      ${walks.join("\n      union all\n      ")}) t
-    ${order}
-    limit ${limit}`;
+      select t.* from (
+        ${walks.join("\n        union all\n        ")}) t
+      ${order}
+      limit ${limit}) t
+    ${order}`;
   return { text, params };
 }
