@@ -1255,7 +1255,9 @@ export function describeCheckpointerConformance(
             const seen = pages.flat();
             expect(seen.map((t) => t.threadId).sort()).toEqual(made.map((m) => m.threadId).sort());
             inOrder(seen, order);
-            const busy = (await allPages({ metadata: { scope }, status: "busy", limit, order })).flat();
+            const busy = (
+              await allPages({ metadata: { scope }, status: "busy", limit, order })
+            ).flat();
             expect(busy.map((t) => t.threadId).sort()).toEqual([...held].sort());
             inOrder(busy, order);
           }
