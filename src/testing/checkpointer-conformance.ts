@@ -1222,6 +1222,49 @@ export function describeCheckpointerConformance(
         expect(first.nextCursor).toBeNull();
       });
 
+      it("cursor pages without a status (and of busy threads) cover every thread of every status exactly once, in updatedAt order, both ways", async () => {
+        const scope = randomUUID();
+        const made: Array<{ threadId: string; kind: string }> = [];
+        const kinds = ["idle", "interrupted", "failed", "held", "interrupted", "idle", "failed"];
+        for (const [i, kind] of [...kinds, ...kinds].entries()) {
+          const threadId = newThreadId();
+          made.push({ threadId, kind });
+          const interrupts = kind === "idle" ? [] : [pending(kind)];
+          const only = makeCheckpoint(threadId, "", null, -1, { interrupts });
+          await store.put(only, { expectedLatestId: null, thread: { metadata: { scope } } });
+          if (kind === "held") await store.claimThread(threadId, claim(only.id));
+          if (kind === "failed") {
+            const run = randomUUID();
+            await store.claimThread(threadId, claim(only.id, { runId: run }));
+            await store.releaseThread(threadId, run, { error: { name: "Error", message: "x" } });
+          }
+          // Some share a millisecond, some do not: ties are ordered by thread id.
+          if (i % 3 === 0) await new Promise((resolve) => setTimeout(resolve, 3));
+        }
+        const key = (t: ThreadRecord) => [t.updatedAt, t.threadId] as const;
+        const inOrder = (seen: ThreadRecord[], order: "asc" | "desc") => {
+          for (let i = 1; i < seen.length; i++) {
+            const [a, b] = [key(seen[i - 1]!), key(seen[i]!)];
+            expect(a[0] < b[0] || (a[0] === b[0] && a[1] < b[1])).toBe(order === "asc");
+          }
+        };
+        const held = made.filter((m) => m.kind === "held").map((m) => m.threadId);
+        for (const order of ["desc", "asc"] as const) {
+          for (const limit of [1, 2, 5, 50]) {
+            const pages = await allPages({ metadata: { scope }, limit, order });
+            expect(pages.length).toBe(Math.max(1, Math.ceil(made.length / limit)));
+            const seen = pages.flat();
+            expect(seen.map((t) => t.threadId).sort()).toEqual(made.map((m) => m.threadId).sort());
+            inOrder(seen, order);
+            const busy = (
+              await allPages({ metadata: { scope }, status: "busy", limit, order })
+            ).flat();
+            expect(busy.map((t) => t.threadId).sort()).toEqual([...held].sort());
+            inOrder(busy, order);
+          }
+        }
+      });
+
       it("deleteThread removes the thread's record", async () => {
         const scope = randomUUID();
         const threadId = newThreadId();

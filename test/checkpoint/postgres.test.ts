@@ -347,7 +347,7 @@ describe.skipIf(!url)("PostgresCheckpointer", () => {
         undefined,
       ]);
       const { rows } = await sharedPool.query(`select version from ${prefix}schema_version`);
-      expect(rows).toEqual([1, 2, 3, 4, 5, 6].map((version) => ({ version })));
+      expect(rows).toEqual([1, 2, 3, 4, 5, 6, 7].map((version) => ({ version })));
 
       const only = checkpoint(threadId, null, -1);
       await stores[0]!.put(only, { expectedLatestId: null });
@@ -369,7 +369,7 @@ describe.skipIf(!url)("PostgresCheckpointer", () => {
       code: "SCHEMA_TOO_NEW",
       tablePrefix: prefix,
       version: 999,
-      knownVersion: 6,
+      knownVersion: 7,
       message: expect.stringContaining("Upgrade stateweaver"),
     });
   });

@@ -80,7 +80,7 @@ describe("thread changes for a database written at schema version 4", () => {
       const { rows } = await db.query<{ version: number }>(
         `select version from ${prefix}schema_version order by version`,
       );
-      expect(rows.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6]);
+      expect(rows.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7]);
       const triggers = await db.query<{ n: number }>(
         "select count(*)::int as n from pg_trigger where tgname like $1",
         [`${prefix}%`],

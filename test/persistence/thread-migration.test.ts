@@ -41,7 +41,7 @@ async function expectMigrated(
   // The first call migrates.
   const paused = await store.getThread("paused");
   const versions = await query(`select version from ${prefix}schema_version order by version`);
-  expect(versions.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6]);
+  expect(versions.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7]);
 
   const tuple = await store.getLatest("paused");
   const history = await store.list("paused");

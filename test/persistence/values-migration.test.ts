@@ -51,7 +51,7 @@ async function expectMigrated(store: Checkpointer, query: Query, prefix: string)
 
   expect(await store.list("chat")).toEqual(chatBefore);
   const versions = await query(`select version from ${prefix}schema_version order by version`);
-  expect(versions.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6]);
+  expect(versions.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7]);
   expect(await store.getThread("paused")).toMatchObject({
     status: "interrupted",
     graph: "ApprovalFlow",

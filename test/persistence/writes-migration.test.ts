@@ -61,7 +61,7 @@ async function expectMigrated(store: Checkpointer, query: Query, prefix: string)
   );
   const head = (await store.getLatest("parallel-paused"))!;
   const versions = await query(`select version from ${prefix}schema_version order by version`);
-  expect(versions.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6]);
+  expect(versions.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7]);
   const origin = head.checkpoint.metadata.stepOrigin as string;
   const stored = (id: string) =>
     raw.filter((r) => r.checkpoint_id === id).map((r) => JSON.parse(r.payload as string));

@@ -176,6 +176,12 @@ const migrations: Array<(t: Tables, o: MigrationOptions) => string[]> = [
     // (see Checkpointer.rewindThread). Older writes name none and are never removed so.
     `alter table ${t.writes} add column run_id text`,
   ],
+  (t) => [
+    // Every checkpoint write moves its thread's `updated_at`, so each index keyed on it takes
+    // a new entry per write. A search without a status walks `threads_by_status` once per
+    // stored status instead (see `searchThreadsQuery`), so this one only cost writes.
+    `drop index if exists ${t.prefix}threads_by_update`,
+  ],
 ];
 
 /** Brings the schema up to date. Safe when several processes start at once on one database. */

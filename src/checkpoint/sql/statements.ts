@@ -495,11 +495,22 @@ function recordColumns(t: Tables): string {
 }
 
 /**
+ * The statuses a top-level head row stores: `busy` is read from a live claim, never stored.
+ * Every statement that writes one writes one of these (a checkpoint's `storedStatusOf`,
+ * `createThread`, `putPause`, a failed run's release, a rewind, a copy, and migration 3's
+ * backfill), so a search without a status reads every thread by reading each of them.
+ */
+const STORED_STATUSES = ["idle", "interrupted", "error"] as const;
+
+/**
  * The statement for one `searchThreads` page (one row more than the limit, to tell whether
  * another page follows). Filters become predicates only when given, so the planner sees
- * plain equalities: a status search walks the `threads_by_status` index in order, one
- * without walks `threads_by_update`, and neither reads a checkpoint. `busy` is a live claim;
- * any other status is the stored one of a thread no run holds.
+ * plain equalities. A search for a stored status walks the `threads_by_status` index in
+ * order; one without a status walks it once per stored status, each walk stopping at a
+ * page, and keeps the page's worth of the newest (or oldest) of them. No
+ * index is keyed on `updated_at` alone: each checkpoint write moves it, and such an index
+ * would take a new entry on every write (migration 7). Neither reads a checkpoint. `busy`
+ * is a live claim; any other status is the stored one of a thread no run holds.
  */
 export function searchThreadsQuery(
   t: Tables,
@@ -512,9 +523,10 @@ export function searchThreadsQuery(
   };
   const live = `exists (select 1 from ${t.claims} c
       where c.thread_id = t.thread_id and c.expires_at > now())`;
+  const stored = search.status !== undefined && search.status !== "busy";
   const where = ["t.ns = ''"];
   if (search.status === "busy") where.push(live);
-  else if (search.status) where.push(`t.status = ${param(search.status)}::text`, `not ${live}`);
+  else if (stored) where.push(`t.status = ${param(search.status)}::text`, `not ${live}`);
   if (search.graph !== undefined) where.push(`t.graph = ${param(search.graph)}::text`);
   if (search.metadata) {
     where.push(`t.metadata @> ${param(JSON.stringify(search.metadata))}::jsonb`);
@@ -527,9 +539,30 @@ export function searchThreadsQuery(
       `(t.updated_at, t.thread_id) ${direction === "desc" ? "<" : ">"} (${at}::timestamptz, ${id}::text)`,
     );
   }
-  const text = `select ${recordColumns(t)} from ${t.threads} t
+  const order = `order by t.updated_at ${direction}, t.thread_id ${direction}`;
+  const limit = param(search.limit + 1);
+  // A stored status is one walk of `threads_by_status`; `busy` starts from the live
+  // claims (few: one per running run), found by their key and sorted.
+  if (search.status !== undefined) {
+    const text = `select ${recordColumns(t)} from ${t.threads} t
     where ${where.join(" and ")}
-    order by t.updated_at ${direction}, t.thread_id ${direction}
-    limit ${param(search.limit + 1)}`;
+    ${order}
+    limit ${limit}`;
+    return { text, params };
+  }
+  // One walk per stored status, each to a page at most; the page is the first of their
+  // union. The record's columns are made for that page only, not for every row walked.
+  const walks = STORED_STATUSES.map(
+    (status) => `(select t.* from ${t.threads} t
+      where t.status = '${status}' and ${where.join(" and ")}
+      ${order}
+      limit ${limit})`,
+  );
+  const text = `select ${recordColumns(t)} from (
+      select t.* from (
+        ${walks.join("\n        union all\n        ")}) t
+      ${order}
+      limit ${limit}) t
+    ${order}`;
   return { text, params };
 }
