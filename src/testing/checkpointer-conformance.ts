@@ -716,11 +716,12 @@ export function describeCheckpointerConformance(
         const threadId = newThreadId();
         const [first] = await putChain(store, threadId, "", 1);
         const runId = randomUUID();
-        await store.claimThread(threadId, claim(first!.id, runId, 80));
+        // 400 ms: a loaded machine still renews before the first expiry; the wait passes it.
+        await store.claimThread(threadId, claim(first!.id, runId, 400));
         const second = makeCheckpoint(threadId, "", first!.id, 1);
         await store.put(second, { expectedLatestId: first!.id });
         await store.renewThreadClaim(threadId, runId, 60_000);
-        await new Promise((resolve) => setTimeout(resolve, 120));
+        await new Promise((resolve) => setTimeout(resolve, 500));
         await expect(store.claimThread(threadId, claim(second.id))).rejects.toBeInstanceOf(
           ThreadBusyError,
         );
@@ -772,14 +773,15 @@ export function describeCheckpointerConformance(
         const threadId = newThreadId();
         const [latest] = await putChain(store, threadId, "", 1);
         const holder = randomUUID();
-        await store.claimThread(threadId, claim(latest!.id, holder, 50));
+        // 400 ms: long enough that a loaded machine reads and renews before it expires.
+        await store.claimThread(threadId, claim(latest!.id, holder, 400));
         const before = await store.getThread(threadId);
         const error = await claimLatest(threadId).catch((e) => e);
         expect(error).toBeInstanceOf(ThreadBusyError);
         expect(await store.getThread(threadId)).toEqual(before);
         // The holder's renewal still works: the refused claim took nothing.
-        await store.renewThreadClaim(threadId, holder, 50);
-        await new Promise((resolve) => setTimeout(resolve, 120));
+        await store.renewThreadClaim(threadId, holder, 400);
+        await new Promise((resolve) => setTimeout(resolve, 500));
         const taker = randomUUID();
         expect(await claimLatest(threadId, taker)).toMatchObject({ checkpoint: latest });
         await expect(store.renewThreadClaim(threadId, holder, 60_000)).rejects.toBeInstanceOf(
