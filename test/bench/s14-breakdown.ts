@@ -11,6 +11,7 @@
  *
  *   npm run -s build && node --import tsx test/bench/s14-breakdown.ts [<checkout A> [<checkout B>]]
  *     [--threads 200] [--rounds 1] [--setups pglite,postgres] [--profile <dir>] [--statements]
+ *     [--pool-max-b 40]
  *
  * Prints per burst, then per checkout and set-up the medians over rounds: the calls'
  * p50/p95; per run, from the run rows' own times (PostgreSQL), how long it waited in the
@@ -19,7 +20,9 @@
  * statements per resume. `--profile` writes a V8 CPU profile of the server's process
  * during each burst into `<dir>` (summarise with test/bench/s14/cpu-split.ts); it slows
  * the server, so its rounds' figures are not for comparing. `--statements` prints the
- * statements PostgreSQL executed in the last burst, most called first.
+ * statements PostgreSQL executed in the last burst, most called first. `--pool-max-b N`
+ * gives the second checkout's server pools of N connections (pg's default and ours are 10):
+ * name one checkout twice to compare pool sizes alone.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -44,6 +47,7 @@ const rounds = Number(option("--rounds") ?? 1);
 const setups = (option("--setups") ?? "pglite,postgres").split(",");
 const profileDir = option("--profile");
 const printStatements = process.argv.includes("--statements");
+const poolMaxB = option("--pool-max-b");
 const TICK_MS = 10; // USER_HZ is 100 on Linux
 const here = new URL(".", import.meta.url).pathname;
 
@@ -148,6 +152,9 @@ interface Burst {
   wallMs: number;
   serverMs: number;
   serverSystemMs: number;
+  /** Time the server's requests waited for a pooled connection, summed, and the connects. */
+  poolWaitMs: number;
+  poolConnects: number;
   gcMs: number;
   workersMs: number[];
   clientsMs: number;
@@ -172,16 +179,24 @@ const postmaster = database
 const admin = url ? new pg.Pool({ connectionString: url, max: 1 }) : undefined;
 await admin?.query("create extension pg_stat_statements");
 
-async function burst(dir: string, setup: string, label: string): Promise<Burst> {
+async function burst(
+  dir: string,
+  setup: string,
+  label: string,
+  env: NodeJS.ProcessEnv,
+): Promise<Burst> {
   const tablePrefix = `sw_s14_${randomUUID().slice(0, 8)}_`;
-  const server = child([
-    "--import",
-    "tsx",
-    join(here, "s14/server.ts"),
-    dir,
-    setup,
-    ...(setup === "postgres" ? [url!, tablePrefix] : []),
-  ]);
+  const server = child(
+    [
+      "--import",
+      "tsx",
+      join(here, "s14/server.ts"),
+      dir,
+      setup,
+      ...(setup === "postgres" ? [url!, tablePrefix] : []),
+    ],
+    env,
+  );
   const workers: ChildProcess[] = [];
   try {
     const { url: apiUrl } = await server.next();
@@ -261,6 +276,8 @@ async function burst(dir: string, setup: string, label: string): Promise<Burst> 
       wallMs,
       serverMs: (mark1.userUs + mark1.systemUs - mark0.userUs - mark0.systemUs) / 1000,
       serverSystemMs: (mark1.systemUs - mark0.systemUs) / 1000,
+      poolWaitMs: (mark1.poolWait.us - mark0.poolWait.us) / 1000,
+      poolConnects: mark1.poolWait.connects - mark0.poolWait.connects,
       gcMs: (mark1.gcUs - mark0.gcUs) / 1000,
       workersMs,
       clientsMs,
@@ -299,6 +316,9 @@ function line(b: Burst): string {
   return [
     `calls ${q(b.ms)}, burst ${b.wallMs} ms`,
     b.queued.length ? `queued ${q(b.queued)}, ran ${q(b.ran)}` : "",
+    b.poolConnects
+      ? `waited for a pooled connection ${per(b.poolWaitMs)} ms per resume (${per(b.poolConnects)} connects)`
+      : "",
     `CPU/resume: server ${per(b.serverMs)} ms (system ${per(b.serverSystemMs)}, GC ${per(b.gcMs)}), SDK clients ${per(b.clientsMs)}` +
       (b.workersMs.length
         ? `, workers ${b.workersMs.map(per).join(" + ")}, PostgreSQL ${per(b.postgresMs)}`
@@ -316,11 +336,12 @@ console.log(
 try {
   for (let round = 0; round < rounds; round++) {
     for (const setup of setups) {
-      const order = round % 2 === 0 ? checkouts : [...checkouts].reverse();
-      for (const dir of order) {
-        const side = String.fromCharCode(65 + checkouts.indexOf(dir));
+      const sides = checkouts.map((dir, i) => ({ dir, side: String.fromCharCode(65 + i) }));
+      for (const { dir, side } of round % 2 === 0 ? sides : [...sides].reverse()) {
         const label = `${setup}-${side}-${round}`;
-        const b = await burst(dir, setup, label);
+        const env =
+          side === "B" && poolMaxB ? { ...process.env, S14_POOL_MAX: poolMaxB } : process.env;
+        const b = await burst(dir, setup, label, env);
         const key = `${setup} ${side}`;
         results.set(key, [...(results.get(key) ?? []), b]);
         console.log(`${label}: ${line(b)}`);

@@ -7,7 +7,8 @@
  *   node --import tsx test/bench/s14/server.ts <checkout> postgres <url> <tablePrefix>
  *
  * Prints one JSON line `{ "url": … }` when it listens, then answers lines on stdin, each
- * with one JSON line: `mark` (its user and system CPU and GC time so far, µs), `profile` (starts V8's CPU
+ * with one JSON line: `mark` (its user and system CPU, GC time and time waited for a pooled connection so
+ * far, µs), `profile` (starts V8's CPU
  * profiler), `unprofile <file>` (stops it and writes the profile there), `statements`
  * (on PGlite: the statements PGlite executed since the last `statements`, by text), `exit`.
  */
@@ -96,6 +97,36 @@ if (setup === "pglite") {
   };
 }
 
+/**
+ * Time requests waited for a pooled PostgreSQL connection (`pg.Pool#connect`, which
+ * `pool.query` goes through too), µs, and how many connects.
+ */
+const poolWait = { us: 0, connects: 0 };
+if (setup === "postgres") {
+  const { default: pg } = await import("pg");
+  const connect = pg.Pool.prototype.connect as (...args: unknown[]) => unknown;
+  // S14_POOL_MAX: every pool's size, for trying larger ones (pg-pool reads it per connect).
+  const poolMax = Number(process.env.S14_POOL_MAX) || undefined;
+  (pg.Pool.prototype as any).connect = function (
+    this: { options: { max: number } },
+    callback?: unknown,
+  ) {
+    if (poolMax) this.options.max = poolMax;
+    const start = performance.now();
+    const waited = () => {
+      poolWait.us += (performance.now() - start) * 1000;
+      poolWait.connects++;
+    };
+    if (typeof callback === "function") {
+      return connect.call(this, (error: unknown, ...rest: unknown[]) => {
+        waited();
+        return callback(error, ...rest);
+      });
+    }
+    return (connect.call(this) as Promise<unknown>).finally(waited);
+  };
+}
+
 let gcUs = 0;
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) gcUs += entry.duration * 1000;
@@ -122,7 +153,7 @@ for await (const line of createInterface({ input: process.stdin })) {
   const [command, arg] = line.split(" ");
   if (command === "mark") {
     const { user, system } = process.cpuUsage();
-    console.log(JSON.stringify({ userUs: user, systemUs: system, gcUs }));
+    console.log(JSON.stringify({ userUs: user, systemUs: system, gcUs, poolWait }));
   } else if (command === "profile") {
     await session.post("Profiler.enable");
     await session.post("Profiler.setSamplingInterval", { interval: 200 });
