@@ -136,7 +136,9 @@ export class SqlStore implements Store {
         returning ${COLUMNS}`,
           [namespace.join("."), key],
         )
-      : await db.query(
+      : // Prepared where the driver can (parsed once per connection): every run's assistant
+        // is read this way, so it is on the path of each request that starts one.
+        await (db.queryPrepared ?? db.query)(
           `select ${COLUMNS} from ${this.#table}
             where prefix = $1 and key = $2 and (expires_at is null or expires_at > now())`,
           [namespace.join("."), key],

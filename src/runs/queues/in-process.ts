@@ -49,6 +49,12 @@ interface WaitingJob {
  */
 export class InProcessRunQueue implements RunQueue {
   readonly #runs = new Map<string, QueuedRun>();
+  /**
+   * The ids of the runs not ended (pending or running), in the order they were made: what
+   * dispatch, admission and the active-run reads look through, so their cost does not grow
+   * with the ended runs kept for reading (up to `KEPT_ENDED_RUNS`).
+   */
+  readonly #unended = new Set<string>();
   readonly #listeners = new Set<(change: RunChange) => void>();
   #handler: ((runId: string, workerId: string) => Promise<void>) | undefined;
   #onScheduled: ((job: ScheduledJob) => Promise<void>) | undefined;
@@ -95,6 +101,7 @@ export class InProcessRunQueue implements RunQueue {
       cancelAction: null,
     };
     this.#runs.set(run.runId, run);
+    this.#unended.add(run.runId);
     this.#forgetOld();
     if (delayMs !== undefined && delayMs > 0) {
       const due = Date.now() + delayMs;
@@ -120,12 +127,21 @@ export class InProcessRunQueue implements RunQueue {
 
   async list(options: { threadId?: string; status?: string; limit?: number }) {
     const found: QueuedRun[] = [];
-    for (const run of this.#runs.values()) {
+    const unended =
+      options.status !== undefined &&
+      (ACTIVE_RUN_STATUSES as readonly string[]).includes(options.status);
+    for (const run of unended ? this.#unendedRuns() : this.#runs.values()) {
       if (options.threadId !== undefined && run.threadId !== options.threadId) continue;
       if (options.status !== undefined && run.status !== options.status) continue;
       found.push({ ...run });
     }
     return found.reverse().slice(0, options.limit ?? 50);
+  }
+
+  /** The thread's run pending or working, the oldest if several. */
+  async activeOn(threadId: string): Promise<QueuedRun | undefined> {
+    const [run] = this.#active(threadId);
+    return run && { ...run };
   }
 
   async requestCancel(runId: string, action: StopAction) {
@@ -267,9 +283,19 @@ export class InProcessRunQueue implements RunQueue {
   }
 
   #active(threadId: string): QueuedRun[] {
-    return [...this.#runs.values()].filter(
-      (r) => r.threadId === threadId && ACTIVE_RUN_STATUSES.includes(r.status),
-    );
+    const active: QueuedRun[] = [];
+    for (const r of this.#unendedRuns()) {
+      if (r.threadId === threadId && ACTIVE_RUN_STATUSES.includes(r.status)) active.push(r);
+    }
+    return active;
+  }
+
+  /** The runs not ended, oldest first. */
+  *#unendedRuns(): Generator<QueuedRun> {
+    for (const runId of this.#unended) {
+      const run = this.#runs.get(runId);
+      if (run) yield run;
+    }
   }
 
   #end(run: QueuedRun, end: RunEnd): void {
@@ -281,6 +307,7 @@ export class InProcessRunQueue implements RunQueue {
       updatedAt: now,
       endedAt: now,
     });
+    this.#unended.delete(run.runId);
     this.#tell(run);
     queueMicrotask(() => this.#dispatch());
   }
@@ -303,8 +330,11 @@ export class InProcessRunQueue implements RunQueue {
     const handler = this.#handler;
     if (!handler || this.#closed) return;
     const busy = new Set<string>();
-    for (const run of this.#runs.values()) {
-      if (run.status === "running" || this.#working.has(run.runId)) busy.add(run.threadId);
+    for (const run of this.#unendedRuns()) if (run.status === "running") busy.add(run.threadId);
+    // A run that ended stays its thread's until its handler returns.
+    for (const runId of this.#working) {
+      const run = this.#runs.get(runId);
+      if (run) busy.add(run.threadId);
     }
     for (const waiting of this.#jobs.values()) if (waiting.running) busy.add(waiting.job.threadId);
     for (const waiting of this.#jobs.values()) {
@@ -312,7 +342,7 @@ export class InProcessRunQueue implements RunQueue {
       if (this.#runJob(waiting)) busy.add(waiting.job.threadId);
     }
     const now = Date.now();
-    for (const run of this.#runs.values()) {
+    for (const run of this.#unendedRuns()) {
       if (this.#working.size >= this.#concurrency) return;
       if (run.status !== "pending" || busy.has(run.threadId)) continue;
       const due = this.#due.get(run.runId);
