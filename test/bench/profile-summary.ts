@@ -8,24 +8,7 @@
  */
 import { readFileSync } from "node:fs";
 
-interface CallFrame {
-  functionName: string;
-  url: string;
-  lineNumber: number;
-}
-interface ProfileNode {
-  id: number;
-  callFrame: CallFrame;
-  hitCount?: number;
-  children?: number[];
-}
-interface Profile {
-  nodes: ProfileNode[];
-  startTime: number;
-  endTime: number;
-  samples: number[];
-  timeDeltas: number[];
-}
+import type { Profile } from "./cpu-profile.js";
 
 const args = process.argv.slice(2);
 const file = args.find(

@@ -18,21 +18,7 @@
  */
 import { readFileSync } from "node:fs";
 
-interface CallFrame {
-  functionName: string;
-  url: string;
-  lineNumber: number;
-}
-interface ProfileNode {
-  id: number;
-  callFrame: CallFrame;
-  children?: number[];
-}
-interface Profile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-}
+import type { CallFrame, Profile } from "../cpu-profile.js";
 
 const args = process.argv.slice(2);
 const option = (name: string) => {
