@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   AgentConfigError,
@@ -23,7 +22,7 @@ import {
   type RunQueue,
   type Runs,
 } from "../../src/runs/index.js";
-import { dropRunQueueTables, dropStoreTables } from "../setup/store-tables.js";
+import { dropDeploymentTables } from "../setup/store-tables.js";
 import { gateFolder, parentModel, researcher } from "./fixtures/async-subagent-graphs.js";
 
 const pgUrl = process.env.STATEWEAVER_PG_URL;
@@ -57,10 +56,7 @@ const setups: Array<[string, () => Setup, boolean]> = [
         queue: () =>
           PostgresRunQueue.open({ connectionString: pgUrl!, tablePrefix, pollInterval: 200 }),
         cleanup: async () => {
-          const pool = new pg.Pool({ connectionString: pgUrl });
-          await dropStoreTables(pool, tablePrefix);
-          await dropRunQueueTables(pool, tablePrefix);
-          await pool.end();
+          await dropDeploymentTables(pgUrl!, tablePrefix);
         },
       };
     },

@@ -6,10 +6,9 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import pg from "pg";
 import { afterEach, expect, it } from "vitest";
 import { WORKER_BIN } from "../runs/fixtures/worker-fleet.js";
-import { dropRunQueueTables, dropStoreTables } from "../setup/store-tables.js";
+import { dropDeploymentTables } from "../setup/store-tables.js";
 
 const pgUrl = process.env.STATEWEAVER_PG_URL;
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -19,10 +18,7 @@ let dir: string | undefined;
 afterEach(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
   if (!pgUrl) return;
-  const pool = new pg.Pool({ connectionString: pgUrl });
-  await dropStoreTables(pool, tablePrefix);
-  await dropRunQueueTables(pool, tablePrefix);
-  await pool.end();
+  await dropDeploymentTables(pgUrl, tablePrefix);
 });
 
 it.skipIf(!pgUrl)(

@@ -5,13 +5,12 @@
  */
 import { randomUUID } from "node:crypto";
 import { Client } from "@langchain/langgraph-sdk";
-import pg from "pg";
 import { afterAll, expect, it } from "vitest";
 import { PostgresCheckpointer } from "../../src/checkpoint/index.js";
 import { PostgresRunQueue } from "../../src/runs/index.js";
 import { startWorker } from "../../src/server/index.js";
 import { type RunningServer, startServer, testGraphs } from "../server/fixtures/server.js";
-import { dropRunQueueTables, dropStoreTables } from "../setup/store-tables.js";
+import { dropDeploymentTables } from "../setup/store-tables.js";
 
 const url = process.env.STATEWEAVER_PG_URL;
 const tablePrefix = `sw_resume_${randomUUID().slice(0, 8)}_`;
@@ -24,10 +23,7 @@ afterAll(async () => {
   await server?.stop();
   await store?.close();
   if (!url) return;
-  const pool = new pg.Pool({ connectionString: url });
-  await dropStoreTables(pool, tablePrefix);
-  await dropRunQueueTables(pool, tablePrefix);
-  await pool.end();
+  await dropDeploymentTables(url, tablePrefix);
 });
 
 it.skipIf(!url)(

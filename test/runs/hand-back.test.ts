@@ -8,7 +8,7 @@ import pg from "pg";
 import { afterAll, expect, it } from "vitest";
 import { PostgresCheckpointer } from "../../src/checkpoint/index.js";
 import { createRuns, PostgresRunQueue, type Runs } from "../../src/runs/index.js";
-import { dropRunQueueTables, dropStoreTables } from "../setup/store-tables.js";
+import { dropDeploymentTables } from "../setup/store-tables.js";
 import { STEPS, stepsGraph } from "./fixtures/steps-graph.js";
 
 const pgUrl = process.env.STATEWEAVER_PG_URL;
@@ -21,10 +21,7 @@ afterAll(async () => {
   for (const runs of opened) await runs.close();
   await checkpointer?.close();
   if (!pgUrl) return;
-  const pool = new pg.Pool({ connectionString: pgUrl });
-  await dropStoreTables(pool, tablePrefix);
-  await dropRunQueueTables(pool, tablePrefix);
-  await pool.end();
+  await dropDeploymentTables(pgUrl, tablePrefix);
 });
 
 it.skipIf(!pgUrl)(

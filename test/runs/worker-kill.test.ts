@@ -11,7 +11,7 @@ import pg from "pg";
 import { afterAll, expect, it } from "vitest";
 import { MemoryCheckpointer, PostgresCheckpointer } from "../../src/checkpoint/index.js";
 import { createRuns, PostgresRunQueue, type Runs } from "../../src/runs/index.js";
-import { dropRunQueueTables, dropStoreTables } from "../setup/store-tables.js";
+import { dropDeploymentTables } from "../setup/store-tables.js";
 import { STEPS, stepsGraph } from "./fixtures/steps-graph.js";
 import { WORKER_BIN, WorkerFleet } from "./fixtures/worker-fleet.js";
 
@@ -43,10 +43,7 @@ afterAll(async () => {
   await runs?.close();
   await checkpointer?.close();
   if (!pgUrl) return;
-  const pool = new pg.Pool({ connectionString: pgUrl });
-  await dropStoreTables(pool, tablePrefix);
-  await dropRunQueueTables(pool, tablePrefix);
-  await pool.end();
+  await dropDeploymentTables(pgUrl, tablePrefix);
 });
 
 it.skipIf(!pgUrl)(

@@ -6,9 +6,8 @@ import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { dropRunQueueTables, dropStoreTables } from "../setup/store-tables.js";
+import { dropDeploymentTables } from "../setup/store-tables.js";
 import { tempDataDir } from "./fixtures/server.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -203,10 +202,7 @@ describe.skipIf(!pgUrl)("stateweaver serve with its runs on PostgreSQL workers",
     } finally {
       child.kill("SIGTERM");
       await new Promise((resolve) => child.once("exit", resolve));
-      const pool = new pg.Pool({ connectionString: pgUrl });
-      await dropStoreTables(pool, tablePrefix);
-      await dropRunQueueTables(pool, tablePrefix);
-      await pool.end();
+      await dropDeploymentTables(pgUrl!, tablePrefix);
     }
   }, 90_000);
 });

@@ -3,13 +3,12 @@
 // PostgreSQL run queue).
 import { randomUUID } from "node:crypto";
 import { Client } from "@langchain/langgraph-sdk";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { type Checkpointer, PostgresCheckpointer } from "../../src/checkpoint/index.js";
 import { END, Graph, START } from "../../src/index.js";
 import { PostgresRunQueue } from "../../src/runs/index.js";
-import { dropRunQueueTables, dropStoreTables } from "../setup/store-tables.js";
+import { dropDeploymentTables } from "../setup/store-tables.js";
 import { type RunningServer, startServer, tempDataDir } from "./fixtures/server.js";
 
 vi.setConfig({ testTimeout: 60_000 });
@@ -79,10 +78,7 @@ const setups: Array<
         server,
         done: async () => {
           await checkpointer.close?.();
-          const pool = new pg.Pool({ connectionString: pgUrl });
-          await dropStoreTables(pool, tablePrefix);
-          await dropRunQueueTables(pool, tablePrefix);
-          await pool.end();
+          await dropDeploymentTables(pgUrl!, tablePrefix);
         },
       };
     },

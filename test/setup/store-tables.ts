@@ -36,3 +36,21 @@ export async function dropRunQueueTables(
   await pool.query(`drop table if exists ${t.runs}, ${t.workers}, ${t.deliveries}`);
   await pool.query(`drop schema if exists ${prefix}queue cascade`);
 }
+
+/**
+ * Drops a test's whole deployment with `prefix` from the PostgreSQL at `connectionString`:
+ * the store's tables (`dropStoreTables`) and the run queue's (`dropRunQueueTables`).
+ */
+export async function dropDeploymentTables(
+  connectionString: string,
+  prefix: string,
+): Promise<void> {
+  const { default: pg } = await import("pg");
+  const pool = new pg.Pool({ connectionString });
+  try {
+    await dropStoreTables(pool, prefix);
+    await dropRunQueueTables(pool, prefix);
+  } finally {
+    await pool.end();
+  }
+}

@@ -10,12 +10,11 @@
  * `ours_us` is that p50 and `peer_us` the budget. Needs STATEWEAVER_PG_URL.
  */
 import { randomUUID } from "node:crypto";
-import pg from "pg";
 import { PostgresCheckpointer } from "stateweaver/checkpoint";
 import { createRuns, PostgresRunQueue } from "stateweaver/runs";
 import { stepsGraph } from "../../runs/fixtures/steps-graph.js";
 import { WORKER_BIN, WorkerFleet } from "../../runs/fixtures/worker-fleet.js";
-import { dropRunQueueTables, dropStoreTables } from "../../setup/store-tables.js";
+import { dropDeploymentTables } from "../../setup/store-tables.js";
 import { check, result, round, type Scenario } from "../scenario.js";
 
 const BUDGET_MS = 20;
@@ -60,10 +59,7 @@ async function measure(url: string, workers: number, pickups: number, bulk: numb
     await fleet.stop();
     await runs.close();
     await checkpointer.close();
-    const pool = new pg.Pool({ connectionString: url });
-    await dropStoreTables(pool, tablePrefix);
-    await dropRunQueueTables(pool, tablePrefix);
-    await pool.end();
+    await dropDeploymentTables(url, tablePrefix);
   }
 }
 

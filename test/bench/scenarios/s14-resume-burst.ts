@@ -20,12 +20,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@langchain/langgraph-sdk";
-import pg from "pg";
 import { PGliteCheckpointer, PostgresCheckpointer } from "stateweaver/checkpoint";
 import { PostgresRunQueue } from "stateweaver/runs";
 import { createServer } from "stateweaver/server";
 import { WORKER_BIN } from "../../runs/fixtures/worker-fleet.js";
-import { dropRunQueueTables, dropStoreTables } from "../../setup/store-tables.js";
+import { dropDeploymentTables } from "../../setup/store-tables.js";
 import { question } from "../graphs/question.js";
 import { langGraphPeer, PEER_NAME } from "../langgraph-server-fixture.js";
 import { check, result, round, type Scenario } from "../scenario.js";
@@ -146,10 +145,7 @@ async function oursOnPostgres(url: string, n: number): Promise<number[]> {
   } finally {
     await stopWorkers(workers);
     await server.close();
-    const pool = new pg.Pool({ connectionString: url });
-    await dropStoreTables(pool, tablePrefix);
-    await dropRunQueueTables(pool, tablePrefix);
-    await pool.end();
+    await dropDeploymentTables(url, tablePrefix);
   }
 }
 
