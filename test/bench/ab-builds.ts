@@ -14,6 +14,7 @@
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { checkoutArgs } from "./checkout-args.js";
+import * as ours from "./graphs/ours.js";
 import { median } from "./measure.js";
 
 const { dirs, option } = checkoutArgs(
@@ -51,15 +52,8 @@ function scenarios({
   checkpoint: Module;
   side: string;
 }): Map<string, Op> {
-  const { Graph, START, END, interrupt } = core;
-  const chain = (length: number, checkpointer?: unknown) => {
-    const graph = new Graph({ name: `Chain${length}` });
-    for (let i = 0; i < length; i++) graph.addNode(`n${i}`, (s: { n: number }) => ({ n: s.n + 1 }));
-    graph.addEdge(START, "n0");
-    for (let i = 1; i < length; i++) graph.addEdge(`n${i - 1}`, `n${i}`);
-    graph.addEdge(`n${length - 1}`, END);
-    return graph.compile(checkpointer ? { checkpointer } : {});
-  };
+  const chain = (length: number, checkpointer?: unknown) =>
+    ours.chain(length, checkpointer as never, core);
   let thread = 0;
   // Unique per process: the PostgreSQL side's tables outlive it.
   const config = () => ({ configurable: { thread_id: `ab-${process.pid}-${thread++}` } });
@@ -71,13 +65,7 @@ function scenarios({
     check((await s2.invoke({ n: 0 }, { config: config() })).state.n === 10, "S2"),
   );
   const cycle = (checkpointer: unknown): Op => {
-    const graph = new Graph({ name: "Approval" })
-      .addNode("approval", (s: { details: string }) => ({
-        approved: interrupt({ question: "Go ahead with this?", details: s.details }),
-      }))
-      .addEdge(START, "approval")
-      .addEdge("approval", END)
-      .compile({ checkpointer });
+    const graph = ours.approval(checkpointer as never, core);
     return async () => {
       const c = config();
       const paused = await graph.invoke({ details: "x" }, { config: c });
@@ -99,17 +87,7 @@ function scenarios({
     stores.push(postgres);
     ops.set("S3pg", cycle(postgres));
   }
-  const fan = new Graph({ name: "FanOut50" }).addReducer(
-    "items",
-    (existing: number[] = [], update: number[]) => existing.concat(update),
-  );
-  const branches: string[] = [];
-  for (let i = 0; i < 50; i++) {
-    branches.push(`p${i}`);
-    fan.addNode(`p${i}`, () => ({ items: [i] })).addEdge(START, `p${i}`);
-  }
-  fan.addNode("join", (s: { items: number[] }) => ({ count: s.items.length }));
-  const s4 = fan.addEdge(branches, "join").addEdge("join", END).compile();
+  const s4 = ours.fanOut(50, core);
   ops.set("S4", async () => check((await s4.invoke({ items: [] })).state.count === 50, "S4"));
   const s5 = chain(50, new checkpoint.MemoryCheckpointer());
   ops.set("S5", async () => {

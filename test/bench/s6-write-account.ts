@@ -26,6 +26,7 @@
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { checkoutArgs } from "./checkout-args.js";
+import * as ours from "./graphs/ours.js";
 import { median } from "./measure.js";
 
 const { dirs, option } = checkoutArgs(
@@ -154,14 +155,7 @@ async function setUp(dir: string) {
   }
   const store = new TimedStore({ db });
 
-  const { Graph, START, END, interrupt } = core;
-  const graph = new Graph({ name: "Approval" })
-    .addNode("approval", (s: { details: string }) => ({
-      approved: interrupt({ question: "Go ahead with this?", details: s.details }),
-    }))
-    .addEdge(START, "approval")
-    .addEdge("approval", END)
-    .compile({ checkpointer: store });
+  const graph = ours.approval(store as never, core);
   let thread = 0;
   const cycle = async () => {
     const config = { configurable: { thread_id: `${dir}-cycle-${thread++}` } };

@@ -12,6 +12,7 @@
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { checkoutArgs } from "./checkout-args.js";
+import * as ours from "./graphs/ours.js";
 import { median } from "./measure.js";
 
 const { dirs, option } = checkoutArgs(
@@ -48,14 +49,7 @@ for (const dir of dirs) {
       };
     },
   });
-  const { Graph, START, END, interrupt } = core;
-  const graph = new Graph({ name: "Approval" })
-    .addNode("approval", (s: { details: string }) => ({
-      approved: interrupt({ question: "Go ahead with this?", details: s.details }),
-    }))
-    .addEdge(START, "approval")
-    .addEdge("approval", END)
-    .compile({ checkpointer: watched });
+  const graph = ours.approval(watched, core);
   let thread = 0;
   const cycle = async () => {
     const config = { configurable: { thread_id: `calls-${thread++}` } };
