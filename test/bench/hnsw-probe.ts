@@ -9,9 +9,10 @@
  *   node --import tsx test/bench/hnsw-probe.ts                  # PGlite (needs @electric-sql/pglite-pgvector)
  *   STATEWEAVER_PG_URL=… node --import tsx test/bench/hnsw-probe.ts --sizes 1000,10000
  */
-import { loadavg } from "node:os";
+
 import pg from "pg";
 import { PGliteCheckpointer } from "../../src/checkpoint/index.js";
+import { loadAverage } from "./measure.js";
 
 const arg = (name: string) => {
   const at = process.argv.indexOf(`--${name}`);
@@ -77,11 +78,7 @@ async function probe(name: string, run: Run, size: number): Promise<string> {
   return `| ${name} | ${size} | ${buildMs.toFixed(0)} | ${insertMs.toFixed(2)} | ${median(indexed).toFixed(1)} | ${median(exact).toFixed(1)} | ${(found / 70).toFixed(2)} |`;
 }
 
-const load = () =>
-  loadavg()
-    .map((l) => l.toFixed(1))
-    .join(" ");
-const loadBefore = load();
+const loadBefore = loadAverage();
 const rows: string[] = [];
 {
   const checkpointer = new PGliteCheckpointer("memory://");
@@ -100,7 +97,7 @@ if (url) {
   await client.end();
 }
 console.log(
-  `dims ${dims}, limit 10; load average (1, 5, 15 min) ${loadBefore} before, ${load()} after\n`,
+  `dims ${dims}, limit 10; load average (1, 5, 15 min) ${loadBefore} before, ${loadAverage()} after\n`,
 );
 console.log(
   "| database | rows | build ms | insert ms (index in place) | search ms (HNSW) | search ms (exact) | recall@10 |",

@@ -1,3 +1,4 @@
+import { loadavg } from "node:os";
 /**
  * Timing and heap helpers for the benchmarks: batches of operations timed with
  * `performance.now()`, the two sides run alternately, medians over batches.
@@ -111,3 +112,9 @@ export async function retainedPerItem(
     arrayBuffers: (after.arrayBuffers - before.arrayBuffers) / count,
   };
 }
+
+/** The machine's load averages (1, 5, 15 min), as a bench prints them beside its figures. */
+export const loadAverage = (): string =>
+  loadavg()
+    .map((n) => n.toFixed(1))
+    .join(" ");

@@ -9,13 +9,13 @@
  *   node --import tsx test/bench/pglite-buffers.ts [--rounds 6]
  */
 import { mkdtemp, rm } from "node:fs/promises";
-import { loadavg, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { PGlite } from "@electric-sql/pglite";
 import { PGliteCheckpointer } from "stateweaver/checkpoint";
 import * as ours from "./graphs/ours.js";
-import { median } from "./measure.js";
+import { loadAverage, median } from "./measure.js";
 import { type Exec, seed, timeFirstPage } from "./scenarios/s7-thread-inbox.js";
 
 const { values: args } = parseArgs({ options: { rounds: { type: "string", default: "6" } } });
@@ -42,11 +42,7 @@ const stores = await Promise.all(
   }),
 );
 
-console.log(
-  `load average ${loadavg()
-    .map((n) => n.toFixed(1))
-    .join(" ")}`,
-);
+console.log(`load average ${loadAverage()}`);
 for (let round = 0; round < Number(args.rounds); round++) {
   // Alternate which goes first, so neither always runs on a warmer machine.
   for (const s of round % 2 ? [...stores].reverse() : stores) {
@@ -63,9 +59,5 @@ for (const s of stores) {
   await s.store.close();
   await s.db.close();
 }
-console.log(
-  `load average ${loadavg()
-    .map((n) => n.toFixed(1))
-    .join(" ")}`,
-);
+console.log(`load average ${loadAverage()}`);
 await rm(work, { recursive: true, force: true });

@@ -17,10 +17,11 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { loadavg, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { Client } from "@langchain/langgraph-sdk";
+import { loadAverage } from "./measure.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -42,10 +43,6 @@ if (!script?.startsWith("node "))
 const nodeArgs = [...args.flags!.split(/\s+/).filter(Boolean), ...script.split(/\s+/).slice(1)];
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const load = () =>
-  loadavg()
-    .map((n) => n.toFixed(1))
-    .join(" ");
 
 async function rssMb(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, "utf8");
@@ -155,7 +152,7 @@ async function lightUse(url: string, i: number): Promise<void> {
 
 const settle = Number(args.settle) * 1000;
 const rows: string[] = [];
-console.log(`# ${args.script}: node ${nodeArgs.join(" ")}; load average ${load()}`);
+console.log(`# ${args.script}: node ${nodeArgs.join(" ")}; load average ${loadAverage()}`);
 for (let run = 0; run < Number(args.runs); run++) {
   const dataDir = await mkdtemp(join(tmpdir(), "sw-weight-"));
   try {
@@ -169,7 +166,7 @@ for (let run = 0; run < Number(args.runs); run++) {
     const row = [first.firstPageMs, first.servingMs, firstRss, again.firstPageMs, againRss].map(
       (n) => n.toFixed(0),
     );
-    rows.push(`| ${run + 1} | ${row.join(" | ")} | ${load()} |`);
+    rows.push(`| ${run + 1} | ${row.join(" | ")} | ${loadAverage()} |`);
     console.log(rows.at(-1));
     const minutes = Number(args.use);
     if (minutes > 0 && run === 0) {
@@ -181,7 +178,7 @@ for (let run = 0; run < Number(args.runs); run++) {
         const elapsed = (Date.now() - t0) / 60_000;
         if (elapsed >= next) {
           console.log(
-            `use ${elapsed.toFixed(1)} min, ${i} tickets: RSS ${(await rssMb(again.child.pid!)).toFixed(0)} MB, load ${load()}`,
+            `use ${elapsed.toFixed(1)} min, ${i} tickets: RSS ${(await rssMb(again.child.pid!)).toFixed(0)} MB, load ${loadAverage()}`,
           );
           next = Math.floor(elapsed) + 1;
         }

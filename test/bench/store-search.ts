@@ -15,11 +15,11 @@
  * bytes/item = the embeddings table's size (SQL stores) divided by the items.
  */
 import { randomUUID } from "node:crypto";
-import { loadavg } from "node:os";
 import pg from "pg";
 import { PGliteCheckpointer, PostgresCheckpointer } from "../../src/checkpoint/index.js";
 import { MemoryStore, SqlStore, type Store, type StoreIndexConfig } from "../../src/store/index.js";
 import { dropStoreTables } from "../setup/store-tables.js";
+import { loadAverage } from "./measure.js";
 
 const arg = (name: string) => {
   const at = process.argv.indexOf(`--${name}`);
@@ -129,12 +129,7 @@ async function timeSearch(store: Store, prefix: string[], queries: number): Prom
   return median(times);
 }
 
-// The machine is shared: say how loaded it was, before and after.
-const load = () =>
-  loadavg()
-    .map((l) => l.toFixed(1))
-    .join(" ");
-const loadBefore = load();
+const loadBefore = loadAverage();
 const rows: string[] = [];
 for (const variant of variants) {
   for (const size of sizes) {
@@ -159,7 +154,7 @@ for (const variant of variants) {
   }
 }
 console.log(
-  `dims ${dims}, limit 10; load average (1, 5, 15 min) ${loadBefore} before, ${load()} after\n`,
+  `dims ${dims}, limit 10; load average (1, 5, 15 min) ${loadBefore} before, ${loadAverage()} after\n`,
 );
 console.log("| store | items | put ms | search ms (all) | search ms (a tenth) | bytes/item |");
 console.log("| --- | --- | --- | --- | --- | --- |");
