@@ -109,6 +109,17 @@ export class MemoryCheckpointer implements Checkpointer {
   // so concurrent calls cannot interleave between the expectedLatestId check and the write.
 
   async put(checkpoint: Checkpoint, options: PutOptions): Promise<void> {
+    this.#put(checkpoint, options);
+  }
+
+  /** See `Checkpointer.putAndRelease`: a refused put throws first and keeps the claim. */
+  async putAndRelease(checkpoint: Checkpoint, options: PutOptions, runId: string): Promise<void> {
+    this.#put(checkpoint, options);
+    const { threadId } = checkpoint;
+    if (this.#claims.get(threadId)?.runId === runId) this.#claims.delete(threadId);
+  }
+
+  #put(checkpoint: Checkpoint, options: PutOptions): void {
     assertPutIds(checkpoint, options);
     const thread = options.thread;
     if (thread?.graph !== undefined) assertStoreId("thread.graph", thread.graph);

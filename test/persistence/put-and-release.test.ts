@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import {
   type Checkpoint,
   type Checkpointer,
+  MemoryCheckpointer,
   PGliteCheckpointer,
   PostgresCheckpointer,
   type PutOptions,
@@ -46,10 +47,10 @@ const claim = (expectedLatestId: string | null, runId = randomUUID()) => ({
 
 function describeStore(
   name: string,
-  open: () => PGliteCheckpointer | PostgresCheckpointer,
+  open: () => MemoryCheckpointer | PGliteCheckpointer | PostgresCheckpointer,
   skip = false,
 ) {
-  let opened: PGliteCheckpointer | PostgresCheckpointer | undefined;
+  let opened: MemoryCheckpointer | PGliteCheckpointer | PostgresCheckpointer | undefined;
   const storeOf = () => {
     if (!opened) {
       opened = open();
@@ -117,5 +118,6 @@ function describeStore(
   );
 }
 
+describeStore("memory", () => new MemoryCheckpointer());
 describeStore("PGlite", () => new PGliteCheckpointer("memory://"));
 describeStore("PostgreSQL", () => new PostgresCheckpointer({ connectionString: pgUrl! }), !pgUrl);
