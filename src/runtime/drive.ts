@@ -91,9 +91,8 @@ export async function drive(
       }
     }
     // The barrier before the input is applied has nothing new to show.
-    const beforeInput = context.tasks.length > 0 && context.tasks.every((t) => t.kind === "input");
-    if (!beforeInput)
-      env.emit?.({ type: "values", ns: env.ns, step: context.step, values: context.values });
+    if (env.emit && !(context.tasks.length > 0 && context.tasks.every((t) => t.kind === "input")))
+      env.emit({ type: "values", ns: env.ns, step: context.step, values: context.values });
   };
   const run = (actor.getSnapshot() as AnyMachineSnapshot).context.run as GraphContext["run"];
   const holds = run.holds;

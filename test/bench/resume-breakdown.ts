@@ -8,6 +8,7 @@
  *   node --import tsx --expose-gc test/bench/resume-breakdown.ts [--batches 31] [--size 200]
  *   node --import tsx test/bench/resume-breakdown.ts --cpu-prof /tmp/resume.cpuprofile
  *   node --import tsx test/bench/resume-breakdown.ts --alloc [--top 40]
+ *   (add --invoke to profile the invokes to the pause instead of the resumes)
  *   node --import tsx test/bench/profile-summary.ts /tmp/resume.cpuprofile
  */
 import { writeFileSync } from "node:fs";
@@ -27,6 +28,7 @@ const size = Number(option("--size") ?? 200);
 const cpuProf = option("--cpu-prof");
 const alloc = args.includes("--alloc");
 const top = Number(option("--top") ?? 40);
+const profileInvoke = args.includes("--invoke");
 
 const graph = ours.approval(new MemoryCheckpointer());
 let thread = 0;
@@ -66,7 +68,7 @@ if (cpuProf || alloc) {
   session.connect();
   const rounds = 20;
   const paused = [];
-  for (let i = 0; i < rounds; i++) paused.push((await pause(size)).configs);
+  if (!profileInvoke) for (let i = 0; i < rounds; i++) paused.push((await pause(size)).configs);
   if (cpuProf) {
     await session.post("Profiler.enable");
     await session.post("Profiler.setSamplingInterval", { interval: 50 });
@@ -79,11 +81,12 @@ if (cpuProf || alloc) {
       includeObjectsCollectedByMinorGC: true,
     });
   }
-  for (const configs of paused) await resume(configs);
+  if (profileInvoke) for (let i = 0; i < rounds; i++) paused.push((await pause(size)).configs);
+  else for (const configs of paused) await resume(configs);
   if (cpuProf) {
     const { profile } = await session.post("Profiler.stop");
     writeFileSync(cpuProf, JSON.stringify(profile));
-    console.log(`wrote ${cpuProf} (${rounds * size} resumes)`);
+    console.log(`wrote ${cpuProf} (${rounds * size} ${profileInvoke ? "invokes" : "resumes"})`);
   } else {
     const { profile } = await session.post("HeapProfiler.stopSampling");
     printAllocations(profile.head as unknown as SampleNode, rounds * size);
@@ -123,7 +126,9 @@ function printAllocations(head: SampleNode, ops: number) {
     for (const child of node.children) visit(child);
   };
   visit(head);
-  console.log(`resume: about ${(total / ops / 1024).toFixed(1)} KB allocated per operation`);
+  console.log(
+    `${profileInvoke ? "invoke" : "resume"}: about ${(total / ops / 1024).toFixed(1)} KB allocated per operation`,
+  );
   for (const [key, n] of [...bytes].sort((a, b) => b[1] - a[1]).slice(0, top)) {
     const share = ((100 * n) / total).toFixed(1).padStart(5);
     console.log(`${share}%  ${(n / ops).toFixed(0).padStart(6)} B/op  ${key}`);

@@ -175,7 +175,14 @@ export class GraphRunner<S extends State = State, C = unknown> {
         );
       }
       // Resuming with a fork's config (its checkpoint_id) means the pause its step came to.
-      if (start.resuming && tuple && latest && (await pausedFrom(checkpointer, latest, tuple))) {
+      // Only a named checkpoint differs from the latest: the usual resume skips the check.
+      if (
+        start.resuming &&
+        tuple &&
+        latest &&
+        tuple !== latest &&
+        (await pausedFrom(checkpointer, latest, tuple))
+      ) {
         tuple = latest;
       }
       if (tuple && start.withoutPause) {
