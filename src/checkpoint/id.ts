@@ -52,8 +52,40 @@ export function createdAtOf(id: string): string | undefined {
   if (prefix !== lastPrefix) {
     const ms = Number.parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
     if (Number.isNaN(ms)) return undefined;
-    lastIso = new Date(ms).toISOString();
+    lastIso = isoTime(ms);
     lastPrefix = prefix;
   }
   return lastIso;
 }
+
+const DAY_MS = 86_400_000;
+/** The day `isoTime` last formatted, and its ISO date with the "T" (e.g. "2026-12-06T"). */
+let lastDay = Number.NaN;
+let lastDayIso = "";
+
+/**
+ * `new Date(ms).toISOString()`, for times from 1970 on, at a fraction of its cost (a
+ * resumed run reads ids of many milliseconds, and `toISOString` takes ~1 µs): the date is
+ * formatted once per day, the time of day by arithmetic.
+ *
+ * @example
+ * isoTime(0); // "1970-01-01T00:00:00.000Z"
+ */
+export function isoTime(ms: number): string {
+  const day = Math.floor(ms / DAY_MS);
+  if (day !== lastDay) {
+    const iso = new Date(day * DAY_MS).toISOString();
+    lastDayIso = iso.slice(0, iso.indexOf("T") + 1);
+    lastDay = day;
+  }
+  let rest = ms - day * DAY_MS;
+  const milli = rest % 1000;
+  rest = (rest - milli) / 1000;
+  const second = rest % 60;
+  rest = (rest - second) / 60;
+  const minute = rest % 60;
+  const hour = (rest - minute) / 60;
+  return `${lastDayIso}${two(hour)}:${two(minute)}:${two(second)}.${milli < 10 ? "00" : milli < 100 ? "0" : ""}${milli}Z`;
+}
+
+const two = (n: number) => (n < 10 ? `0${n}` : `${n}`);

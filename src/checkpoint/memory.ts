@@ -28,7 +28,7 @@ import type {
   ThreadRecord,
   ThreadRelease,
 } from "./checkpointer.js";
-import { createdAtOf } from "./id.js";
+import { createdAtOf, isoTime } from "./id.js";
 import {
   assertCopyArguments,
   assertListArguments,
@@ -215,7 +215,7 @@ export class MemoryCheckpointer implements Checkpointer {
       record.status = "interrupted";
       record.interrupts = interrupts;
       record.error = null;
-      record.updatedAt = new Date().toISOString();
+      record.updatedAt = isoTime(Date.now());
     }
     if (releasing !== undefined && this.#claims.get(threadId)?.runId === releasing) {
       this.#claims.delete(threadId);
