@@ -1,6 +1,6 @@
 // The state's channels: how writes merge into the values through per-key reducers.
 import type { z } from "zod";
-import { setOwn, toJsonValue } from "../../checkpoint/serde.js";
+import { copyOwn, setOwn, toJsonValue } from "../../checkpoint/serde.js";
 import { InvalidUpdateError } from "../../errors/index.js";
 import type { TaskRecord } from "../../runtime/task.js";
 import { START } from "./constants.js";
@@ -143,7 +143,8 @@ export class Channels {
     writes: ReadonlyArray<[string, unknown]>,
   ): Record<string, unknown> {
     if (writes.length === 0) return values;
-    const next = { ...values };
+    // Not a spread: a write may add a key (see copyOwn).
+    const next = copyOwn(values);
     for (const [key, value] of writes) {
       const reducer = this.reducers.get(key);
       setOwn(next, key, reducer ? reducer(own(next, key), value) : value);
@@ -165,7 +166,7 @@ export class Channels {
     let next: Record<string, unknown> | undefined;
     for (const task of tasks) {
       if (!task.writes || task.writes.length === 0) continue;
-      next ??= { ...values };
+      next ??= copyOwn(values); // not a spread: a write may add a key (see copyOwn)
       for (const [key, value] of task.writes) {
         const reducer = this.reducers.get(key);
         if (reducer) {

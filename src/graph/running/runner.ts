@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { type AnyActor, type AnyStateMachine, createActor } from "xstate";
 import type { Checkpointer, CheckpointTuple } from "../../checkpoint/checkpointer.js";
 import { isPauseWrite, waitingInterrupts } from "../../checkpoint/paused-tasks.js";
-import { toJsonValue } from "../../checkpoint/serde.js";
+import { copyOwn, toJsonValue } from "../../checkpoint/serde.js";
 import { assertThreadMetadata } from "../../checkpoint/thread-records.js";
 import { AbortError, InvalidConfigError } from "../../errors/index.js";
 import { CheckpointWriter } from "../../runtime/checkpoint-writer.js";
@@ -594,7 +594,10 @@ const ignoreError = () => {};
 /** The config as nodes and views see it: `checkpoint_ns` names the graph's namespace. */
 function withNamespace(config: RunConfig, ns: string): RunConfig {
   if (config.configurable?.checkpoint_ns === ns) return config;
-  return { ...config, configurable: { ...config.configurable, checkpoint_ns: ns } };
+  // Copied key by key: a spread and then a key it lacks costs a new hidden class (see copyOwn).
+  const configurable = copyOwn(config.configurable ?? {});
+  configurable.checkpoint_ns = ns;
+  return { ...config, configurable };
 }
 
 /** `InvokeOptions.metadata` in its JSON form, checked before the run starts. */
