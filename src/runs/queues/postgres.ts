@@ -464,10 +464,11 @@ export class PostgresRunQueue implements RunQueue {
   }
 
   async defer(runId: string, _threadId: string, afterMs: number): Promise<void> {
+    // A job the run was given meanwhile (its turn came: see `settle`) keeps its earlier time.
     await this.#pool.query(
       `select ${this.#schema}.add_job($1, json_build_object('runId', $2::text),
          run_at => clock_timestamp() + $3 * interval '1 millisecond',
-         max_attempts => 1000, job_key => $2::text)`,
+         max_attempts => 1000, job_key => $2::text, job_key_mode => 'preserve_run_at')`,
       [RUN_TASK, runId, afterMs],
     );
   }
