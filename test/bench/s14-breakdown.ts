@@ -18,7 +18,8 @@
  * queue (created → started) and ran (started → ended); the CPU time per resume of the
  * server's process (and of it, in GC), of the workers and of every PostgreSQL backend; the
  * statements per resume. `--profile` writes a V8 CPU profile of the server's process
- * during each burst into `<dir>` (summarise with test/bench/s14/cpu-split.ts); it slows
+ * and of each worker process (test/bench/s14/worker-profiler.ts) during each burst into `<dir>`
+ * (summarise with test/bench/s14/cpu-split.ts); it slows
  * the server, so its rounds' figures are not for comparing. `--statements` prints the
  * statements PostgreSQL executed in the last burst, most called first. `--pool-max-b N`
  * gives the second checkout's server pools of N connections (pg's default and ours are 10):
@@ -26,7 +27,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -46,6 +47,8 @@ const n = Number(option("--threads") ?? 200);
 const rounds = Number(option("--rounds") ?? 1);
 const setups = (option("--setups") ?? "pglite,postgres").split(",");
 const profileDir = option("--profile");
+// The workers write their profiles themselves: a missing directory would leave them unwritten.
+if (profileDir) mkdirSync(profileDir, { recursive: true });
 const printStatements = process.argv.includes("--statements");
 const poolMaxB = option("--pool-max-b");
 const TICK_MS = 10; // USER_HZ is 100 on Linux
