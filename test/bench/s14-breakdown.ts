@@ -18,7 +18,8 @@
  * queue (created → started) and ran (started → ended); the CPU time per resume of the
  * server's process (and of it, in GC), of the workers and of every PostgreSQL backend; the
  * statements per resume. `--profile` writes a V8 CPU profile of the server's process
- * during each burst into `<dir>` (summarise with test/bench/s14/cpu-split.ts); it slows
+ * and of each worker process (test/bench/s14/worker-profiler.ts) during each burst into `<dir>`
+ * (summarise with test/bench/s14/cpu-split.ts); it slows
  * the server, so its rounds' figures are not for comparing. `--statements` prints the
  * statements PostgreSQL executed in the last burst, most called first. `--pool-max-b N`
  * gives the second checkout's server pools of N connections (pg's default and ours are 10):
@@ -26,7 +27,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -46,6 +47,8 @@ const n = Number(option("--threads") ?? 200);
 const rounds = Number(option("--rounds") ?? 1);
 const setups = (option("--setups") ?? "pglite,postgres").split(",");
 const profileDir = option("--profile");
+// The workers write their profiles themselves: a missing directory would leave them unwritten.
+if (profileDir) mkdirSync(profileDir, { recursive: true });
 const printStatements = process.argv.includes("--statements");
 const poolMaxB = option("--pool-max-b");
 const TICK_MS = 10; // USER_HZ is 100 on Linux
@@ -60,6 +63,29 @@ function cpuMs(pid: number): number {
   } catch {
     return 0; // the process has exited
   }
+}
+
+/** stime of a process, in ms. */
+function systemMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[12]) * TICK_MS;
+  } catch {
+    return 0;
+  }
+}
+
+/** Send a profiled worker SIGUSR2 and wait for it to say `word` on stderr. */
+function signalled(worker: ChildProcess, word: string): Promise<void> {
+  return new Promise((done) => {
+    const heard = (t: Buffer | string) => {
+      if (!String(t).includes(word)) return;
+      worker.stderr!.off("data", heard);
+      done();
+    };
+    worker.stderr!.on("data", heard);
+    worker.kill("SIGUSR2");
+  });
 }
 
 /** The postmaster and every process it started, with their CPU ms. */
@@ -119,15 +145,33 @@ function child(args: string[], env: NodeJS.ProcessEnv = process.env) {
 }
 
 /** A `stateweaver worker` process of one checkout's build, hosting its question graph. */
-function startWorker(dir: string, url: string, tablePrefix: string): Promise<ChildProcess> {
+function startWorker(
+  dir: string,
+  url: string,
+  tablePrefix: string,
+  profileFile?: string,
+): Promise<ChildProcess> {
   const config = join(mkdtempSync(join(tmpdir(), "stateweaver-s14-")), "stateweaver.json");
   const graphFile = join(dir, "test/bench/graphs/question.ts");
   writeFileSync(config, JSON.stringify({ graphs: { question: `${graphFile}:question` } }));
   const proc = spawn(
     process.execPath,
-    [join(dir, "dist/src/cli/main.js"), "worker", "--config", config, "--concurrency", "8"],
+    [
+      ...(profileFile ? ["--import", "tsx", "--import", join(here, "s14/worker-profiler.ts")] : []),
+      join(dir, "dist/src/cli/main.js"),
+      "worker",
+      "--config",
+      config,
+      "--concurrency",
+      "8",
+    ],
     {
-      env: { ...process.env, DATABASE_URL: url, STATEWEAVER_TABLE_PREFIX: tablePrefix },
+      env: {
+        ...process.env,
+        DATABASE_URL: url,
+        STATEWEAVER_TABLE_PREFIX: tablePrefix,
+        ...(profileFile && { S14_WORKER_PROFILE: profileFile }),
+      },
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
@@ -157,6 +201,7 @@ interface Burst {
   poolConnects: number;
   gcMs: number;
   workersMs: number[];
+  workersSystemMs: number[];
   clientsMs: number;
   postgresMs: number;
   queued: number[];
@@ -201,7 +246,18 @@ async function burst(
   try {
     const { url: apiUrl } = await server.next();
     if (setup === "postgres") {
-      workers.push(...(await Promise.all([1, 2].map(() => startWorker(dir, url!, tablePrefix)))));
+      workers.push(
+        ...(await Promise.all(
+          [1, 2].map((i) =>
+            startWorker(
+              dir,
+              url!,
+              tablePrefix,
+              profileDir && join(profileDir, `${label}-worker${i}.cpuprofile`),
+            ),
+          ),
+        )),
+      );
     }
     const clients = child(["--import", "tsx", join(here, "s14/clients.ts"), apiUrl, String(n)]);
     await clients.next(); // paused
@@ -214,10 +270,12 @@ async function burst(
     if (profileDir) {
       server.send("profile");
       await server.next();
+      await Promise.all(workers.map((w) => signalled(w, "profiling")));
     }
     server.send("mark");
     const mark0 = await server.next();
     const workers0 = workers.map((w) => cpuMs(w.pid!));
+    const workersSystem0 = workers.map((w) => systemMs(w.pid!));
     const pg0 = database ? postgresCpu(postmaster) : new Map();
     const clients0 = cpuMs(clients.proc.pid!);
     const wallStart = Date.now();
@@ -227,9 +285,11 @@ async function burst(
     server.send("mark");
     const mark1 = await server.next();
     const workersMs = workers.map((w, i) => cpuMs(w.pid!) - workers0[i]!);
+    const workersSystemMs = workers.map((w, i) => systemMs(w.pid!) - workersSystem0[i]!);
     const clientsMs = cpuMs(clients.proc.pid!) - clients0;
     const postgresMs = database ? spent(pg0, postgresCpu(postmaster)) : 0;
     if (profileDir) {
+      await Promise.all(workers.map((w) => signalled(w, "profiled")));
       server.send(`unprofile ${join(profileDir, `${label}.cpuprofile`)}`);
       await server.next();
     }
@@ -280,6 +340,7 @@ async function burst(
       poolConnects: mark1.poolWait.connects - mark0.poolWait.connects,
       gcMs: (mark1.gcUs - mark0.gcUs) / 1000,
       workersMs,
+      workersSystemMs,
       clientsMs,
       postgresMs,
       queued,
@@ -321,7 +382,7 @@ function line(b: Burst): string {
       : "",
     `CPU/resume: server ${per(b.serverMs)} ms (system ${per(b.serverSystemMs)}, GC ${per(b.gcMs)}), SDK clients ${per(b.clientsMs)}` +
       (b.workersMs.length
-        ? `, workers ${b.workersMs.map(per).join(" + ")}, PostgreSQL ${per(b.postgresMs)}`
+        ? `, workers ${b.workersMs.map(per).join(" + ")} (system ${b.workersSystemMs.map(per).join(" + ")}), PostgreSQL ${per(b.postgresMs)}`
         : ""),
     b.statements ? `statements/resume ${per(b.statements)} (${per(b.sent)} sent)` : "",
   ]
