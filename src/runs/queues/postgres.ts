@@ -52,27 +52,17 @@ export interface PostgresRunQueueOptions {
 }
 
 /**
- * Runs on PostgreSQL: records in a `<prefix>runs` table, dispatched as graphile-worker jobs.
- * Any number of processes on any machines may share it: `stateweaver worker`, servers, your
- * own code.
- *
- * A thread's runs go one at a time, in order: `take` refuses a run while an older run of its
- * thread is pending or running (the worker offers it again later), and a run's end adds a
- * job for the thread's next pending run, so it starts at once. Run jobs have no named queue:
- * graphile-worker's job fetch locks every named queue there is, one row per queue kept for
- * good, so one per thread made every fetch slower as threads accumulated. Scheduled jobs
- * (review deadlines) keep the thread's named queue, and `take` refuses a run while that
- * queue is locked, i.e. while one of them is worked on.
+ * Runs on PostgreSQL: records in a `<prefix>runs` table, dispatched as graphile-worker jobs
+ * (one named queue per thread, so a thread's runs go one at a time, in order). Any number of
+ * processes on any machines may share it: `stateweaver worker`, servers, your own code.
  *
  * A worker holds a run under a lease that its process renews; when a process dies, the
  * others free its jobs once the lease runs out (graphile-worker's `force_unlock_workers`),
  * and the next worker continues the run from its last checkpoint.
  *
  * Lock order: a thread's admissions take turns on an advisory lock of the thread (`enqueue`),
- * under which the run rows it stops are updated oldest first; `take` share-locks its
- * thread's older active runs and the thread's named queue, then changes its own run row;
- * every other statement changes one run row, or (`heartbeat`) the running runs of one
- * process, one per thread. No
+ * under which the run rows it stops are updated oldest first; every other statement changes
+ * one run row, or (`heartbeat`) the running runs of one process, one per thread. No
  * transaction locks both these tables and the checkpointer's (the admission check reads the
  * thread's latest checkpoint without a lock), so no lock cycle spans the two.
  *
@@ -131,11 +121,6 @@ export class PostgresRunQueue implements RunQueue {
       await this.#transaction(async (q) => {
         await q.query("select pg_advisory_xact_lock(hashtext($1))", [this.#t.runs]);
         await q.query(createRunTables(this.#t));
-        // The run statement inserts its job itself, naming this task (see `insert`).
-        await q.query(
-          `insert into ${this.#schema}._private_tasks (identifier) values ($1) on conflict do nothing`,
-          [RUN_TASK],
-        );
       });
     })();
     return this.#ready;
@@ -162,8 +147,6 @@ export class PostgresRunQueue implements RunQueue {
           `${this.#t.runs}:${init.threadId}`,
         ]),
       );
-      // No row: the run task is missing (removed after `open`), so the run would have no job.
-      if (!inserted.rows[0]) throw new Error(`The run queue's task ${RUN_TASK} is missing.`);
       const active = await q.query(prepared(this.#sql.active, [init.threadId, init.runId]));
       // A refusal below rolls the run and its job back.
       const { stop } = multitaskDecision(
@@ -217,20 +200,15 @@ export class PostgresRunQueue implements RunQueue {
   }
 
   async #requestCancel(q: PoolClient, runId: string, action: StopAction) {
-    // A pending run cancelled may have been its thread's turn: the next pending run gets a
-    // job now (its own may have been refused while this one waited).
     const r = await q.query(
-      `with stopped as (
-         update ${this.#t.runs} set
-           status = case when status = 'pending' then 'cancelled' else status end,
-           ended_at = case when status = 'pending' then clock_timestamp() else ended_at end,
-           cancel_action = case when status = 'running' then coalesce(cancel_action, $2) end,
-           updated_at = clock_timestamp()
-         where run_id = $1 and status in ('pending', 'running')
-         returning ${RUN_COLUMNS}),
-       next as (${nextRunJob(this.#t, this.#schema, "stopped", "$3", "stopped.status = 'cancelled'")})
-       select ${RUN_COLUMNS}, (select count(*) from next) as woke from stopped`,
-      [runId, action, RUN_TASK],
+      `update ${this.#t.runs} set
+          status = case when status = 'pending' then 'cancelled' else status end,
+          ended_at = case when status = 'pending' then clock_timestamp() else ended_at end,
+          cancel_action = case when status = 'running' then coalesce(cancel_action, $2) end,
+          updated_at = clock_timestamp()
+        where run_id = $1 and status in ('pending', 'running')
+        returning ${RUN_COLUMNS}`,
+      [runId, action],
     );
     const run = r.rows[0] ? runOf(r.rows[0]) : await this.get(runId);
     if (r.rows[0]) await this.#notify(q, run!);
@@ -301,12 +279,7 @@ export class PostgresRunQueue implements RunQueue {
         // Only consumers that handle scheduled jobs take them (graphile-worker asks by task).
         ...(onScheduled && {
           [SCHEDULED_TASK]: async (payload: unknown) => {
-            const job = payload as ScheduledJob;
-            // This job holds the thread's named queue, so no run of the thread starts until
-            // it ends (see `take`); one already running goes first: the job waits for it.
-            if ((await this.activeOn(job.threadId))?.status === "running")
-              return this.#schedule(job, new Date(Date.now() + 1000).toISOString());
-            await onScheduled(job);
+            await onScheduled(payload as ScheduledJob);
           },
         }),
         ...(onDelivery && {
@@ -354,19 +327,12 @@ export class PostgresRunQueue implements RunQueue {
   }
 
   async schedule(job: ScheduledJob): Promise<void> {
-    await this.#schedule(job, job.at);
-  }
-
-  /**
-   * The thread's named queue: while the job is worked on, `take` starts no run of its
-   * thread. The key makes it one job however many processes schedule it; its time stays the
-   * first one given, unless the job is being worked on (then it is a new job at `at`).
-   */
-  async #schedule(job: ScheduledJob, at: string): Promise<void> {
+    // The thread's named queue: the job never runs beside a run of its thread. The key makes
+    // it one job however many processes schedule it; its time stays the first one given.
     await this.#pool.query(
       `select ${this.#schema}.add_job($1, $2::json, queue_name => $3, run_at => $4::timestamptz,
          max_attempts => 25, job_key => $5, job_key_mode => 'preserve_run_at')`,
-      [SCHEDULED_TASK, JSON.stringify(job), `thread:${job.threadId}`, at, job.key],
+      [SCHEDULED_TASK, JSON.stringify(job), `thread:${job.threadId}`, job.at, job.key],
     );
   }
 
@@ -426,10 +392,7 @@ export class PostgresRunQueue implements RunQueue {
     const row = r.rows[0];
     if (!row) return { gone: true };
     if (row.taken) return { taken: runOf(row) };
-    // Running under a live lease, or pending while it is not its thread's turn: later.
-    return row.status === "running" || row.status === "pending"
-      ? { held: true, threadId: row.thread_id }
-      : { gone: true };
+    return row.status === "running" ? { held: true, threadId: row.thread_id } : { gone: true };
   }
 
   async settle(runId: string, attempt: number, end: RunEnd) {
@@ -440,7 +403,6 @@ export class PostgresRunQueue implements RunQueue {
         end.status,
         end.error ? JSON.stringify(end.error) : null,
         this.#t.channel,
-        RUN_TASK,
       ]),
     );
     return r.rows[0] ? runOf(r.rows[0]) : undefined;
@@ -455,7 +417,7 @@ export class PostgresRunQueue implements RunQueue {
          update ${this.#t.runs} set lease_until = null, worker_id = null
           where run_id = $1 and attempt = $2 and status = 'running'
           returning run_id, thread_id)
-       select ${this.#schema}.add_job($3, json_build_object('runId', run_id),
+       select ${this.#schema}.add_job($3, json_build_object('runId', run_id), queue_name => 'thread:' || thread_id,
            run_at => clock_timestamp() + $4 * interval '1 millisecond',
            max_attempts => 1000, job_key => run_id)
          from released`,
@@ -463,13 +425,12 @@ export class PostgresRunQueue implements RunQueue {
     );
   }
 
-  async defer(runId: string, _threadId: string, afterMs: number): Promise<void> {
-    // A job the run was given meanwhile (its turn came: see `settle`) keeps its earlier time.
+  async defer(runId: string, threadId: string, afterMs: number): Promise<void> {
     await this.#pool.query(
-      `select ${this.#schema}.add_job($1, json_build_object('runId', $2::text),
-         run_at => clock_timestamp() + $3 * interval '1 millisecond',
-         max_attempts => 1000, job_key => $2::text, job_key_mode => 'preserve_run_at')`,
-      [RUN_TASK, runId, afterMs],
+      `select ${this.#schema}.add_job($1, json_build_object('runId', $2::text), queue_name => $3,
+         run_at => clock_timestamp() + $4 * interval '1 millisecond',
+         max_attempts => 1000, job_key => $2::text)`,
+      [RUN_TASK, runId, `thread:${threadId}`, afterMs],
     );
   }
 
@@ -544,7 +505,7 @@ export class PostgresRunQueue implements RunQueue {
     // may): give it one, so no run is left behind.
     await this.#pool.query(
       `select count(${this.#schema}.add_job($2, json_build_object('runId', r.run_id),
-                max_attempts => 1000, job_key => r.run_id))
+                queue_name => 'thread:' || r.thread_id, max_attempts => 1000, job_key => r.run_id))
          from ${this.#t.runs} r
         where r.status in ('pending', 'running')
           and (r.status = 'pending' or r.lease_until is null
@@ -667,11 +628,9 @@ function runStatements(t: ReturnType<typeof runTables>, schema: string) {
     active: `select run_id, status from ${t.runs}
         where thread_id = $1 and status in ('pending', 'running') and run_id <> $2
         order by created_at`,
-    // The thread's admission lock ($9), then the run and its job: inserted here rather than
-    // through graphile-worker's add_jobs (five statements in a function, planned on every
-    // call), which a new run's job needs none of: no named queue, and its key (the run's new
-    // id) is on no other job. A delayed run's job falls due then, so no worker takes it before.
-    // Each CTE is read by the next, so each runs, in that order, once.
+    // The thread's admission lock ($9), then the run and its job (graphile-worker's
+    // add_jobs, which add_job wraps): a delayed run's job falls due then, so no worker takes
+    // it before. Each CTE is read by the next, so each runs, in that order, once.
     insert: `with locked as (select pg_advisory_xact_lock(hashtext($9))),
        inserted as (
          insert into ${t.runs} (run_id, thread_id, graph_id, status, multitask_strategy,
@@ -680,37 +639,18 @@ function runStatements(t: ReturnType<typeof runTables>, schema: string) {
            from locked
          returning ${RUN_COLUMNS}),
        job as (
-         insert into ${schema}._private_jobs (task_id, payload, run_at, max_attempts, key)
-         select task.id, json_build_object('runId', run_id),
-             clock_timestamp() + $8 * interval '1 millisecond', 1000, run_id
-           from inserted, ${schema}._private_tasks task where task.identifier = $7::text
-         returning id),
-       woke as (select pg_notify('jobs:insert', '{"count":1}') from job)
-       select ${RUN_COLUMNS} from inserted, woke`,
-    // The run, if pending (or its worker's lease ran out) and it is its thread's turn: no
-    // older run of the thread pending or running, and the thread's named queue (its scheduled
-    // jobs') not locked by a worker. Both are share-locked, so a run or job changing them
-    // meanwhile is waited for and seen as it ends up; a queue locked here is skipped by
-    // graphile-worker's fetch until this commits.
-    take: `with run as (
-         select run_id, thread_id, created_at from ${t.runs} where run_id = $1),
-       older as (
-         select 1 from ${t.runs} o, run
-          where o.thread_id = run.thread_id and o.status in ('pending', 'running')
-            and (o.created_at, o.run_id) < (run.created_at, run.run_id)
-          for share of o),
-       scheduled as (
-         select q.locked_by from ${schema}._private_job_queues q, run
-          where q.queue_name = 'thread:' || run.thread_id
-          for share of q),
-       taken as (
+         select added.id as job_id
+           from inserted, lateral ${schema}.add_jobs(array[(
+             $7::text, json_build_object('runId', run_id), 'thread:' || thread_id,
+             clock_timestamp() + $8 * interval '1 millisecond', 1000, run_id, null, null
+           )::${schema}.job_spec], false) added)
+       select ${RUN_COLUMNS} from inserted, job`,
+    take: `with taken as (
          update ${t.runs} set status = 'running', attempt = attempt + 1, worker_id = $2,
            lease_until = clock_timestamp() + $3 * interval '1 millisecond',
            started_at = coalesce(started_at, clock_timestamp()), updated_at = clock_timestamp()
          where run_id = $1 and (status = 'pending'
            or (status = 'running' and (lease_until is null or lease_until < clock_timestamp())))
-           and not exists (select 1 from older)
-           and not exists (select 1 from scheduled where locked_by is not null)
          returning ${RUN_COLUMNS}),
        registered as (
          insert into ${t.workers} (worker_id, seen_at)
@@ -724,33 +664,11 @@ function runStatements(t: ReturnType<typeof runTables>, schema: string) {
          update ${t.runs} set status = $3, error = $4, cancel_action = null, worker_id = null,
            lease_until = null, ended_at = clock_timestamp(), updated_at = clock_timestamp()
          where run_id = $1 and attempt = $2 and status = 'running'
-         returning ${RUN_COLUMNS}),
-       next as (${nextRunJob(t, schema, "settled", "$6")})
+         returning ${RUN_COLUMNS})
        select ${RUN_COLUMNS}, pg_notify($5,
-           json_build_object('runId', run_id, 'status', status, 'threadId', thread_id)::text),
-           (select count(*) from next) as woke
+           json_build_object('runId', run_id, 'status', status, 'threadId', thread_id)::text)
          from settled`,
   };
-}
-
-/**
- * A CTE's body giving the thread of the run in CTE `ended` (when `when` holds) a job for its
- * oldest pending run, now: the thread's turn passed to it. Keyed by the run, so a job it
- * still has waiting is moved to now rather than doubled; one a worker holds is left to end.
- */
-function nextRunJob(
-  t: ReturnType<typeof runTables>,
-  schema: string,
-  ended: string,
-  task: string,
-  when = "true",
-): string {
-  return `select ${schema}.add_job(${task}::text, json_build_object('runId', r.run_id),
-           max_attempts => 1000, job_key => r.run_id)
-         from (select r.run_id from ${t.runs} r, ${ended}
-                where ${when} and r.thread_id = ${ended}.thread_id and r.status = 'pending'
-                  and r.run_id <> ${ended}.run_id
-                order by r.created_at, r.run_id limit 1) r`;
 }
 
 /** graphile-worker logs nothing of ours; failures reach the caller as errors. */
