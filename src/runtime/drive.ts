@@ -90,10 +90,9 @@ export async function drive(
         env.emit?.(checkpointEvent(env, context, head.id, head.parentId, []));
       }
     }
-    // The barrier before the input is applied has nothing new to show.
-    const beforeInput = context.tasks.length > 0 && context.tasks.every((t) => t.kind === "input");
-    if (!beforeInput)
-      env.emit?.({ type: "values", ns: env.ns, step: context.step, values: context.values });
+    // The barrier before the input is applied has nothing new to show (looked at only when streaming).
+    if (env.emit && !(context.tasks.length > 0 && context.tasks.every((t) => t.kind === "input")))
+      env.emit({ type: "values", ns: env.ns, step: context.step, values: context.values });
   };
   const run = (actor.getSnapshot() as AnyMachineSnapshot).context.run as GraphContext["run"];
   const holds = run.holds;
