@@ -90,7 +90,7 @@ export async function drive(
         env.emit?.(checkpointEvent(env, context, head.id, head.parentId, []));
       }
     }
-    // The barrier before the input is applied has nothing new to show.
+    // The barrier before the input is applied has nothing new to show (looked at only when streaming).
     if (env.emit && !(context.tasks.length > 0 && context.tasks.every((t) => t.kind === "input")))
       env.emit({ type: "values", ns: env.ns, step: context.step, values: context.values });
   };

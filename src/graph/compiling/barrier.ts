@@ -28,7 +28,7 @@ export function answeredBy(t: TaskRecord, answers: Record<string, unknown>): boo
 }
 
 /** The tasks with what the runner's answer says of those it ran. */
-export function withOutcomes(tasks: TaskRecord[], outcomes: TaskOutcome[]): TaskRecord[] {
+export function withOutcomes(tasks: TaskRecord[], outcomes: readonly TaskOutcome[]): TaskRecord[] {
   const only = outcomes.length === 1 ? outcomes[0] : undefined;
   const byId = only ? undefined : new Map(outcomes.map((o) => [o.id, o]));
   return tasks.map((t) => {

@@ -89,6 +89,9 @@ export interface ResumeRefusedEvent {
   error: Error;
 }
 
+/** No outcomes: what any event but a runner's answer says of the tasks (shared, never written). */
+const NONE: readonly TaskOutcome[] = [];
+
 /** The run's internal RESUME (answers by id), as opposed to the user's (`ActorResumeEvent`). */
 const answersOf = (event: GraphEvent) =>
   event.type === "RESUME" && "answers" in event ? event.answers : undefined;
@@ -169,6 +172,20 @@ function bindTo(names: unknown, node: string): unknown {
   return typeof names === "string" ? { type: names, params: { node } } : names;
 }
 
+const drivenMachines = new WeakMap<object, AnyStateMachine>();
+
+/**
+ * The machine invoke/resume/stream run an actor of when the run never holds at a barrier
+ * (`run.holds` false): the same chart, whose root entry `startRun` does nothing (only an
+ * actor its user starts with input has a start to apply) and whose barrier always
+ * dispatches. Both are `enqueueActions` in the machine its users get, and XState builds
+ * the whole `enqueue` API on each such call (see docs/benchmarks.md, "S1 against the bare
+ * machine, bisected").
+ */
+export function drivenMachine(machine: AnyStateMachine): AnyStateMachine {
+  return drivenMachines.get(machine) ?? machine;
+}
+
 function buildMachine(g: GraphInternals, options: CompileOptions) {
   const base = runMachine.config;
   const states = executorStates(g, base, base.states!.stepping as { states: Record<string, any> });
@@ -178,7 +195,7 @@ function buildMachine(g: GraphInternals, options: CompileOptions) {
   const about = (context: GraphContext, params: NodeParams | undefined) =>
     params ? context.tasks.filter((t) => t.node === params.node) : context.tasks;
   /** What the runner's answer says of the tasks it ran (nothing, for any other event). */
-  const outcomesOf = (event: GraphEvent) => (event.type === "TASKS.DONE" ? event.output : []);
+  const outcomesOf = (event: GraphEvent) => (event.type === "TASKS.DONE" ? event.output : NONE);
 
   const machine = setup({
     types: {
@@ -191,15 +208,15 @@ function buildMachine(g: GraphInternals, options: CompileOptions) {
     actors: { taskRunner: taskRunner(g) },
     guards: {
       // Interrupted now, or still waiting from before (a resume that answered only some).
+      // Asked on every step's answer: plain loops, no callbacks to allocate.
       anyTaskInterrupted: ({ context, event }, params?: NodeParams) => {
         const output = outcomesOf(event);
-        if (output.some((o) => o.status === "interrupted")) return true;
-        return context.tasks.some(
-          (t) =>
-            t.status === "interrupted" &&
-            (!params || t.node === params.node) &&
-            !output.some((o) => o.id === t.id),
-        );
+        for (const o of output) if (o.status === "interrupted") return true;
+        for (const t of context.tasks) {
+          if (t.status !== "interrupted" || (params && t.node !== params.node)) continue;
+          if (!output.some((o) => o.id === t.id)) return true;
+        }
+        return false;
       },
       resumeAnswersTask: ({ context, event }, params?: NodeParams) => {
         const answers = answersOf(event);
@@ -374,6 +391,14 @@ function buildMachine(g: GraphInternals, options: CompileOptions) {
   } as never);
   // An actor its user restores (createActor(machine, { snapshot })): checked, and going on by itself.
   hookUserActors(g, machine as unknown as AnyStateMachine);
+  // Runs driven by invoke/resume/stream that never hold: the two conditional raises
+  // resolved for them (see `drivenMachine`).
+  const { actions } = (machine as unknown as AnyStateMachine).implementations;
+  const driven = (machine as unknown as AnyStateMachine).provide({
+    actions: { startRun: () => {}, dispatchUnlessHeld: actions.dispatch },
+  });
+  hookUserActors(g, driven);
+  drivenMachines.set(machine, driven);
   return machine as unknown as AnyStateMachine;
 }
 

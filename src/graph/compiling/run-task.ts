@@ -27,9 +27,13 @@ import { END, START } from "../definition/constants.js";
 import type { ConditionalEdgeSpec } from "../definition/graph-spec.js";
 import type { GraphInternals } from "./internals.js";
 import { errorRecord, TaskAttempts, taskEnd, taskStart } from "./task-attempts.js";
+import { TaskRuntime } from "./task-runtime.js";
 
 /** Custom events go nowhere when nobody streams. */
 const ignore = () => {};
+
+/** A task with no answers for the graphs it called (most): one shared, never written, object. */
+const NO_ANSWERS: Readonly<Record<string, unknown>> = Object.freeze({});
 
 /**
  * Run one task of a step: call the node (or take the input/update payload),
@@ -59,30 +63,30 @@ export function runTask(
     runtime: undefined as never,
     env,
     graphCalls: 0,
-    nestedAnswers: task.nestedAnswers ?? {},
+    nestedAnswers: task.nestedAnswers ?? NO_ANSWERS,
   };
-  let runtime: NodeRuntime = {
-    interrupt: (value) => {
-      if (!env.persistent) {
-        throw new InvalidConfigError(
-          `Node "${task.node}" called interrupt(), but the graph has no checkpointer to keep the paused run. Compile it with compile({ checkpointer }) (e.g. new MemoryCheckpointer()).`,
-        );
-      }
-      return reachInterrupt(pad, value);
+  let runtime: TaskRuntime = new TaskRuntime(
+    {
+      interrupt: (value) => {
+        if (!env.persistent) {
+          throw new InvalidConfigError(
+            `Node "${task.node}" called interrupt(), but the graph has no checkpointer to keep the paused run. Compile it with compile({ checkpointer }) (e.g. new MemoryCheckpointer()).`,
+          );
+        }
+        return reachInterrupt(pad, value);
+      },
+      config: env.config,
+      context: env.context,
+      store: env.store,
+      writer: emit
+        ? (data) => emit({ type: "custom", ns: env.ns, step, node: task.node, data })
+        : ignore,
+      node: task.node,
+      step,
+      taskId: task.id,
     },
-    config: env.config,
-    context: env.context,
-    store: env.store,
-    get signal() {
-      return cancellation.signal;
-    },
-    writer: emit
-      ? (data) => emit({ type: "custom", ns: env.ns, step, node: task.node, data })
-      : ignore,
-    node: task.node,
-    step,
-    taskId: task.id,
-  };
+    cancellation,
+  );
   (pad as { runtime: NodeRuntime }).runtime = runtime;
   // Which attempt this is, for task events and errors (a retry policy counts them).
   let attempts: TaskAttempts | undefined;

@@ -7,13 +7,13 @@ import {
   type Scratchpad,
 } from "../../runtime/interrupt.js";
 import type { MaybePromise } from "../../runtime/maybe-promise.js";
-import type { NodeRuntime } from "../../runtime/node-runtime.js";
 import type { RunEnv } from "../../runtime/run-env.js";
 import type { StepCancellation } from "../../runtime/step-cancellation.js";
 import type { TaskOutcome, TaskRecord } from "../../runtime/task.js";
 import type { RunEvent } from "../../stream/run-events.js";
 import { type NodePolicy, retryDelay } from "../definition/retry-policy.js";
 import type { NodeFn } from "../definition/types.js";
+import type { TaskRuntime } from "./task-runtime.js";
 
 /**
  * The attempts of one task whose node has a retry policy or a timeout. Each attempt gets
@@ -50,16 +50,14 @@ export class TaskAttempts {
     this.attempt = (pad.env.priorAttempts?.get(task.id) ?? 0) + 1;
   }
 
+  /** The current attempt's signal (a timeout aborts that attempt only), else the step's. */
+  get signal(): AbortSignal {
+    return this.#signal ?? this.#cancellation.signal;
+  }
+
   /** The node's runtime, with `signal` the current attempt's. */
-  runtimeOf(runtime: NodeRuntime): NodeRuntime {
-    const attempts = this;
-    const step = this.#cancellation;
-    return {
-      ...runtime,
-      get signal() {
-        return attempts.#signal ?? step.signal;
-      },
-    };
+  runtimeOf(runtime: TaskRuntime): TaskRuntime {
+    return runtime.withSignalFrom(this);
   }
 
   /** Run attempts until one returns, pauses, or fails for good; then hand over as `runTask` would. */

@@ -30,7 +30,7 @@ import {
 } from "../../runtime/snapshot-format.js";
 import { DEFAULT_RUN, type GraphContext, type RunOptions } from "../../runtime/task.js";
 import { valuesWithFinished } from "../compiling/barrier.js";
-import { type GraphEvent, RUN_INPUT } from "../compiling/compile.js";
+import { drivenMachine, type GraphEvent, RUN_INPUT } from "../compiling/compile.js";
 import type { GraphInternals } from "../compiling/internals.js";
 import { continueAnswers, resumeAnswers } from "../compiling/resume-answers.js";
 import { assertFitsGraph } from "../compiling/snapshot-fit.js";
@@ -56,12 +56,15 @@ export type Plan =
 export class GraphRunner<S extends State = State, C = unknown> {
   readonly #g: GraphInternals;
   readonly #machine: AnyStateMachine;
+  /** The same chart for runs that never hold at a barrier (see `drivenMachine`). */
+  readonly #driven: AnyStateMachine;
   readonly #options: CompileOptions;
   readonly #checkpointer: Checkpointer | undefined;
 
   constructor(g: GraphInternals, machine: AnyStateMachine, options: CompileOptions) {
     this.#g = g;
     this.#machine = machine;
+    this.#driven = drivenMachine(machine);
     this.#options = options;
     this.#checkpointer = options.checkpointer;
   }
@@ -98,6 +101,7 @@ export class GraphRunner<S extends State = State, C = unknown> {
     asNode?: string,
   ) {
     let actor: AnyActor;
+    const machine = run.holds ? this.#machine : this.#driven;
     if (tuple) {
       let snapshot = expandSnapshot(tuple.checkpoint, run) as {
         value: unknown;
@@ -113,9 +117,9 @@ export class GraphRunner<S extends State = State, C = unknown> {
       // A breakpoint is its step's barrier too: what was continued from it is recovered alike.
       snapshot = recoverStep(snapshot, tuple.pendingWrites);
       snapshot = { ...snapshot, value: machineValue(snapshot.value) };
-      actor = createActor(this.#machine, { snapshot: snapshot as never, inspect });
+      actor = createActor(machine, { snapshot: snapshot as never, inspect });
     } else {
-      actor = createActor(this.#machine, {
+      actor = createActor(machine, {
         input: { [RUN_INPUT]: true, values: this.#g.channels.initialValues(), run },
         inspect,
       });
@@ -545,7 +549,10 @@ export class GraphRunner<S extends State = State, C = unknown> {
     const run = this.#runOptions(options, thread !== undefined);
     const resuming = plan.kind === "resume";
     const start = { config, options, thread, run, emit, resuming };
-    const { actor, writer, env } = await this.start(start);
+    // Without a thread there is nothing to read: no await (each costs a promise's turn).
+    const { actor, writer, env } = thread
+      ? await this.start(start)
+      : this.#started(start, undefined, undefined, undefined);
     const snap = actor.getSnapshot();
     const context = snap.context as GraphContext;
     const threadId = thread?.threadId ?? "<none>";
