@@ -8,6 +8,7 @@
  */
 import { Session } from "node:inspector/promises";
 import { MemoryCheckpointer } from "stateweaver/checkpoint";
+import { printAllocations, type SampleNode } from "./cpu-profile.js";
 import * as ours from "./graphs/ours.js";
 import { check } from "./scenario.js";
 
@@ -33,12 +34,6 @@ const op =
       }
     : async () => check((await chain.invoke({ n: 0 })).state.n === 10, "S1", null);
 
-interface SampleNode {
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  selfSize: number;
-  children: SampleNode[];
-}
-
 for (let i = 0; i < ops; i++) await op(); // warm-up
 const session = new Session();
 session.connect();
@@ -51,19 +46,4 @@ await session.post("HeapProfiler.startSampling", {
 for (let i = 0; i < ops; i++) await op();
 const { profile } = await session.post("HeapProfiler.stopSampling");
 
-const bytes = new Map<string, number>();
-let total = 0;
-const visit = (node: SampleNode) => {
-  total += node.selfSize;
-  const { functionName, url, lineNumber } = node.callFrame;
-  const where = url.replace(/.*node_modules\//, "").replace(/.*\/(dist\/)?(?=src\/)/, "");
-  const key = `${functionName || "(anonymous)"}  ${where || "(native)"}:${lineNumber + 1}`;
-  bytes.set(key, (bytes.get(key) ?? 0) + node.selfSize);
-  for (const child of node.children) visit(child);
-};
-visit(profile.head as unknown as SampleNode);
-console.log(`${id}: about ${(total / ops / 1024).toFixed(1)} KB allocated per operation (sampled)`);
-for (const [key, size] of [...bytes].sort((a, b) => b[1] - a[1]).slice(0, top)) {
-  const share = ((100 * size) / total).toFixed(1).padStart(5);
-  console.log(`${share}%  ${(size / ops).toFixed(0).padStart(6)} B/op  ${key}`);
-}
+printAllocations(profile.head as unknown as SampleNode, ops, top, id);

@@ -14,6 +14,7 @@
 import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { MemoryCheckpointer } from "stateweaver/checkpoint";
+import { printAllocations, type SampleNode } from "./cpu-profile.js";
 import * as ours from "./graphs/ours.js";
 import { loadAverage, median } from "./measure.js";
 import { check } from "./scenario.js";
@@ -89,7 +90,12 @@ if (cpuProf || alloc) {
     console.log(`wrote ${cpuProf} (${rounds * size} ${profileInvoke ? "invokes" : "resumes"})`);
   } else {
     const { profile } = await session.post("HeapProfiler.stopSampling");
-    printAllocations(profile.head as unknown as SampleNode, rounds * size);
+    printAllocations(
+      profile.head as unknown as SampleNode,
+      rounds * size,
+      top,
+      profileInvoke ? "invoke" : "resume",
+    );
   }
 } else {
   const invokes: number[] = [];
@@ -106,31 +112,4 @@ if (cpuProf || alloc) {
   console.log(`load average ${loadAverage()}; ${batches} batches of ${size}, CPU µs per operation`);
   console.log(`invoke to the pause  ${show(invokes)}`);
   console.log(`resume to the end    ${show(resumes)}`);
-}
-
-interface SampleNode {
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  selfSize: number;
-  children: SampleNode[];
-}
-
-function printAllocations(head: SampleNode, ops: number) {
-  const bytes = new Map<string, number>();
-  let total = 0;
-  const visit = (node: SampleNode) => {
-    total += node.selfSize;
-    const { functionName, url, lineNumber } = node.callFrame;
-    const where = url.replace(/.*node_modules\//, "").replace(/.*\/(dist\/)?(?=src\/)/, "");
-    const key = `${functionName || "(anonymous)"}  ${where || "(native)"}:${lineNumber + 1}`;
-    bytes.set(key, (bytes.get(key) ?? 0) + node.selfSize);
-    for (const child of node.children) visit(child);
-  };
-  visit(head);
-  console.log(
-    `${profileInvoke ? "invoke" : "resume"}: about ${(total / ops / 1024).toFixed(1)} KB allocated per operation`,
-  );
-  for (const [key, n] of [...bytes].sort((a, b) => b[1] - a[1]).slice(0, top)) {
-    const share = ((100 * n) / total).toFixed(1).padStart(5);
-    console.log(`${share}%  ${(n / ops).toFixed(0).padStart(6)} B/op  ${key}`);
-  }
 }
