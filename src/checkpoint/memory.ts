@@ -115,8 +115,14 @@ export class MemoryCheckpointer implements Checkpointer {
   /** See `Checkpointer.putAndRelease`: a refused put throws first and keeps the claim. */
   async putAndRelease(checkpoint: Checkpoint, options: PutOptions, runId: string): Promise<void> {
     this.#put(checkpoint, options);
-    const { threadId } = checkpoint;
-    if (this.#claims.get(threadId)?.runId === runId) this.#claims.delete(threadId);
+    this.#releaseHeld(checkpoint.threadId, runId);
+  }
+
+  /** Ends `runId`'s claim on the thread, if it still holds it (another's is left alone). */
+  #releaseHeld(threadId: string, runId: string | undefined): void {
+    if (runId !== undefined && this.#claims.get(threadId)?.runId === runId) {
+      this.#claims.delete(threadId);
+    }
   }
 
   #put(checkpoint: Checkpoint, options: PutOptions): void {
@@ -217,9 +223,7 @@ export class MemoryCheckpointer implements Checkpointer {
       record.error = null;
       record.updatedAt = isoTime(Date.now());
     }
-    if (releasing !== undefined && this.#claims.get(threadId)?.runId === releasing) {
-      this.#claims.delete(threadId);
-    }
+    this.#releaseHeld(threadId, releasing);
   }
 
   async listWrites(
