@@ -35,7 +35,7 @@ import pg from "pg";
 import { PrivatePostgres } from "../faults/private-postgres.js";
 import { checkoutArgs } from "./checkout-args.js";
 import { median } from "./measure.js";
-import { quantile, stopWorkers } from "./scenarios/s14-resume-burst.js";
+import { quantile, stopWorkers, workerReady } from "./scenarios/s14-resume-burst.js";
 
 const { dirs, option } = checkoutArgs(
   "usage: s14-breakdown.ts [<checkout A> [<checkout B>]] [--threads 200] [--rounds 1] [--setups pglite,postgres] [--profile <dir>] [--statements]",
@@ -175,20 +175,7 @@ function startWorker(
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
-  let err = "";
-  proc.stderr!.setEncoding("utf8").on("data", (t: string) => {
-    err += t;
-  });
-  return new Promise((ready, failed) => {
-    let out = "";
-    proc.stdout!.setEncoding("utf8").on("data", (t: string) => {
-      out += t;
-      if (out.includes("stateweaver worker executing")) ready(proc);
-    });
-    proc.once("exit", (code, signal) =>
-      failed(new Error(`S14 worker exited (${code ?? signal}) before it was ready: ${err}`)),
-    );
-  });
+  return workerReady(proc);
 }
 
 interface Burst {

@@ -110,6 +110,11 @@ export function startWorker(
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
+  return workerReady(child);
+}
+
+/** Resolves once a spawned `stateweaver worker` says it is executing; rejects if it exits first. */
+export function workerReady(child: ChildProcess): Promise<ChildProcess> {
   let err = "";
   child.stderr!.setEncoding("utf8").on("data", (t: string) => {
     err += t;
