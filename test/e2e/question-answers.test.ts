@@ -3,6 +3,7 @@
  * `options`, JSON where it gives a schema for structure (a question alone gets text: see
  * review-decisions.test.ts). Sent with Ctrl+Enter from the page body.
  */
+import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, openPage, type WatchedPage } from "./browser.js";
@@ -14,7 +15,7 @@ import {
   tempDataDir,
   threadView,
 } from "./inbox-server.js";
-import { expectClean, openThread, waitUntilDone } from "./page-helpers.js";
+import { expectClean, openThread, SCREENSHOTS, waitUntilDone } from "./page-helpers.js";
 
 let browser: Browser;
 let inbox: RunningInbox;
@@ -57,6 +58,12 @@ describe("answering a question in the form it asks for", () => {
     const { page } = w;
     await openThread(page, inbox.url, paused.threadId);
     expect(await page.locator('label[for="interrupt-answer"]').textContent()).toContain("JSON");
+    // The switch to a text answer is a button among buttons, outlined like the others.
+    const toText = page.locator("[data-answer-mode=text]");
+    expect(await toText.evaluate((b) => getComputedStyle(b).borderTopColor)).not.toBe(
+      "rgba(0, 0, 0, 0)",
+    );
+    await page.screenshot({ path: join(SCREENSHOTS, "question-json.png") });
     await page.locator("#interrupt-answer").fill('{"perMinute": 60}');
     await page.keyboard.press("Control+Enter");
     await waitUntilDone(page);

@@ -182,7 +182,7 @@ export function InterruptAnswer(props: {
         {mode !== "choice" && (
           <button
             type="button"
-            class="btn ghost small"
+            class="btn small"
             data-answer-mode={mode === "json" ? "text" : "json"}
             onClick={() => switchTo(mode === "json" ? "text" : "json")}
           >
