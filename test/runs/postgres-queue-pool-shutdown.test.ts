@@ -94,7 +94,7 @@ describe.skipIf(!pgUrl)("a PostgreSQL run queue's consumer", () => {
     expect(consumer.workerIds()).toEqual([]);
   });
 
-  it("a worker survives its LISTEN connection dropping while its pool shuts down", async () => {
+  it("survives its LISTEN connection dropping while its pool shuts down (graphile-worker releases it twice)", async () => {
     // graphile-worker's LISTEN query is held in flight by the proxy, so the pool's shutdown
     // finds the connection still listening and releases it; the connection then drops,
     // and its error handler releases the same connection again.
