@@ -1,20 +1,28 @@
 /**
+ * How a PostgreSQL run queue's consumer comes through graphile-worker's pool shutting down.
+ *
  * graphile-worker shuts its worker pool down when it cannot store a job's completion, and
  * that shutdown can wait forever: after a failed completion batch beside one that succeeds,
  * its batcher counts its pending batches below zero and never releases. The pool then holds
  * no job and fetches none, and a worker process sat idle behind it (the database-fault test
  * saw runs left pending for minutes). The queue's consumer must end anyway, so that the
  * worker starts a new pool.
+ *
+ * A pool that shuts down while its LISTEN connection drops releases that connection twice
+ * (from the shutdown and from the connection's error handler); the second release must not
+ * end the process (the harsher fault run saw a worker exit on it).
  */
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { PostgresRunQueue } from "../../src/runs/index.js";
 import { dropRunQueueTables } from "../setup/store-tables.js";
+import { ListenHoldingProxy } from "./fixtures/listen-holding-proxy.js";
 
 const pgUrl = process.env.STATEWEAVER_PG_URL;
 const tablePrefix = `sw_poolend_${randomUUID().slice(0, 8)}_`;
 const schema = `${tablePrefix}queue`;
+const listenPrefix = `sw_listendrop_${randomUUID().slice(0, 8)}_`;
 
 let queue: PostgresRunQueue | undefined;
 const admin = pgUrl ? new pg.Pool({ connectionString: pgUrl, max: 2 }) : undefined;
@@ -23,6 +31,7 @@ afterAll(async () => {
   await queue?.close();
   if (!admin) return;
   await dropRunQueueTables(admin, tablePrefix);
+  await dropRunQueueTables(admin, listenPrefix);
   await admin.end();
 });
 
@@ -83,5 +92,36 @@ describe.skipIf(!pgUrl)("a PostgreSQL run queue's consumer", () => {
     await consumer.ended;
     expect(handled.sort()).toEqual([refused, quick, last].sort());
     expect(consumer.workerIds()).toEqual([]);
+  });
+
+  it("survives its LISTEN connection dropping while its pool shuts down (graphile-worker releases it twice)", async () => {
+    // graphile-worker's LISTEN query is held in flight by the proxy, so the pool's shutdown
+    // finds the connection still listening and releases it; the connection then drops,
+    // and its error handler releases the same connection again.
+    const proxy = await ListenHoldingProxy.start(pgUrl!);
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const listening = await PostgresRunQueue.open({
+        connectionString: proxy.url(pgUrl!),
+        tablePrefix: listenPrefix,
+      });
+      const consumer = await listening.consume(async () => {}, { concurrency: 1 });
+      await proxy.listenHeld;
+      const stopped = consumer.stop();
+      // The shutdown's release has begun: its UNLISTEN waits behind the held LISTEN.
+      await new Promise((r) => setImmediate(r));
+      proxy.dropListen();
+      await stopped;
+      // An unhandled rejection is reported once the ticks that made it have run.
+      await new Promise((r) => setTimeout(r, 200));
+      await listening.close();
+      // Before the fix: "Release called on client which has already been released to the pool."
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+      await proxy.close();
+    }
   });
 });

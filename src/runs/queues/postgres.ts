@@ -15,6 +15,7 @@ import type {
 } from "../queue.js";
 import type { QueuedRun, RunListOptions, StopAction } from "../run.js";
 import { createRunTables, runTables } from "./postgres-schema.js";
+import { releaseOncePool } from "./release-once-pool.js";
 
 /** graphile-worker's task name for "execute this run". */
 const RUN_TASK = "stateweaver_run";
@@ -104,8 +105,8 @@ export class PostgresRunQueue implements RunQueue {
    * first use).
    */
   static async open(options: PostgresRunQueueOptions): Promise<PostgresRunQueue> {
-    const { Pool } = await import("pg");
-    const pool = new Pool({ connectionString: options.connectionString, max: 10 });
+    // graphile-worker may release its LISTEN connection twice (see `releaseOncePool`).
+    const pool = await releaseOncePool({ connectionString: options.connectionString, max: 10 });
     // A dropped idle connection is an event, not a crash; the next query reconnects.
     pool.on("error", () => {});
     // graphile-worker asks that every checked-out client has a handler too.
