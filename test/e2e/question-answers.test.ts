@@ -59,10 +59,10 @@ describe("answering a question in the form it asks for", () => {
     await openThread(page, inbox.url, paused.threadId);
     expect(await page.locator('label[for="interrupt-answer"]').textContent()).toContain("JSON");
     // The switch to a text answer is a button among buttons, outlined like the others.
-    const toText = page.locator("[data-answer-mode=text]");
-    expect(await toText.evaluate((b) => getComputedStyle(b).borderTopColor)).not.toBe(
-      "rgba(0, 0, 0, 0)",
+    const border = await page.evaluate(
+      `getComputedStyle(document.querySelector("[data-answer-mode=text]")).borderTopColor`,
     );
+    expect(border).not.toBe("rgba(0, 0, 0, 0)");
     await page.screenshot({ path: join(SCREENSHOTS, "question-json.png") });
     await page.locator("#interrupt-answer").fill('{"perMinute": 60}');
     await page.keyboard.press("Control+Enter");
