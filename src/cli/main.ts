@@ -75,7 +75,9 @@ async function main(argv: string[]): Promise<number> {
 
 main(process.argv.slice(2)).then(
   (code) => {
-    if (code !== 0) process.exitCode = code;
+    // Set even when 0: graphile-worker sets 57 when any schema's breaking migration stops a
+    // pool, which the worker survives by replacing the pool; a clean stop still exits 0.
+    process.exitCode = code;
   },
   (error: unknown) => {
     const e = error as { code?: string; message?: string };
