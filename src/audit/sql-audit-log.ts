@@ -41,6 +41,13 @@ const COLUMNS = "seq, at, kind, thread_id, interrupt_id, entry_key, actor, data,
  * held once for all of them (a burst of 200 review answers otherwise queued 200
  * transactions, one after another, on that lock).
  *
+ * Once a log has written or read the last entry, its next append is one statement: the
+ * insert of the entries that follow it, made only while that entry is still in the table
+ * (`seq` and `hash`). Another writer's entry in between takes the `seq` (a unique
+ * violation), a key already in the log its `entry_key` (the same), and a last entry no
+ * longer there (a restored database) lets nothing be inserted: each of these goes the
+ * locked way above, which reads what is there.
+ *
  * @example
  * const log = new SqlAuditLog({ driver: () => checkpointer.sharedDriver(), tablePrefix: checkpointer.tablePrefix });
  * const report = await log.verify();
@@ -48,6 +55,11 @@ const COLUMNS = "seq, at, kind, thread_id, interrupt_id, entry_key, actor, data,
 export class SqlAuditLog implements AuditLog {
   readonly #driver: () => Promise<SqlDriver>;
   readonly #t: ReturnType<typeof auditTables>;
+  /**
+   * Inserts the entries given column by column ($1…$10, arrays) only while the entry they
+   * follow ($11 `seq`, $12 `hash`) is in the log; `seq` and `entry_key` are unique.
+   */
+  readonly #appendAfterSql: string;
   #ready: Promise<SqlDriver> | undefined;
   /** Appends not yet written, in the order they were made. */
   #waiting: Array<{
@@ -57,6 +69,8 @@ export class SqlAuditLog implements AuditLog {
   }> = [];
   /** The loop writing `#waiting`, while it runs. */
   #writing: Promise<void> | undefined;
+  /** The log's last entry as this log last wrote or read it; the next append follows it. */
+  #last: Link | undefined;
 
   constructor(options: SqlAuditLogOptions) {
     const prefix = options.tablePrefix ?? DEFAULT_TABLE_PREFIX;
@@ -67,6 +81,11 @@ export class SqlAuditLog implements AuditLog {
     }
     this.#driver = options.driver;
     this.#t = auditTables(prefix);
+    const t = this.#t.log;
+    this.#appendAfterSql = `insert into ${t} (${COLUMNS})
+      select * from unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[],
+        $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
+      where exists (select 1 from ${t} where seq = $11 and hash = $12)`;
   }
 
   /** The audit table's name (`<prefix>audit_log`). */
@@ -107,10 +126,9 @@ export class SqlAuditLog implements AuditLog {
       const batch = this.#waiting.splice(0, BATCH_LIMIT);
       try {
         const db = await this.#open();
-        const entries = await this.#appendWithRetry(
-          db,
-          batch.map((b) => b.draft),
-        );
+        const drafts = batch.map((b) => b.draft);
+        const entries =
+          (await this.#appendAfterLast(db, drafts)) ?? (await this.#appendWithRetry(db, drafts));
         for (const [i, b] of batch.entries()) b.resolve(entries[i]!);
       } catch (error) {
         for (const b of batch) b.reject(error);
@@ -119,17 +137,51 @@ export class SqlAuditLog implements AuditLog {
     this.#writing = undefined;
   }
 
+  /**
+   * The append as one statement after the last entry this log knows: undefined when it
+   * knows none, or when the log moved on without it (the caller then appends the locked way).
+   */
+  async #appendAfterLast(db: SqlDriver, drafts: AuditDraft[]): Promise<AuditEntry[] | undefined> {
+    const last = this.#last;
+    // Forgotten until the statement is known to have run: a failure may have written or not.
+    this.#last = undefined;
+    if (!last) return undefined;
+    const chained = chain(drafts, last, new Map());
+    const columns: unknown[][] = Array.from({ length: 10 }, () => []);
+    for (const entry of chained.written) {
+      for (const [i, value] of rowOf(entry).entries()) columns[i]!.push(value);
+    }
+    try {
+      const { rowCount } = await (db.queryPrepared ?? db.query)(this.#appendAfterSql, [
+        ...columns,
+        last.seq,
+        last.hash,
+      ]);
+      if (rowCount !== chained.written.length) return undefined;
+    } catch (error) {
+      if (sqlState(error) === UNIQUE_VIOLATION) return undefined;
+      throw error;
+    }
+    this.#last = chained.last;
+    return copies(chained.entries);
+  }
+
   async #appendWithRetry(db: SqlDriver, drafts: AuditDraft[]): Promise<AuditEntry[]> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await db.transaction((query) => this.#appendIn(query, drafts));
+        const { entries, last } = await db.transaction((query) => this.#appendIn(query, drafts));
+        this.#last = last;
+        return copies(entries);
       } catch (error) {
         if (sqlState(error) !== UNIQUE_VIOLATION || attempt >= APPEND_ATTEMPTS) throw error;
       }
     }
   }
 
-  async #appendIn(query: Query, drafts: AuditDraft[]): Promise<AuditEntry[]> {
+  async #appendIn(
+    query: Query,
+    drafts: AuditDraft[],
+  ): Promise<{ entries: AuditEntry[]; last: Link | undefined }> {
     const t = this.#t.log;
     // Readers go on; other appenders wait here until this transaction ends.
     await query(`lock table ${t} in share row exclusive mode`);
@@ -141,40 +193,18 @@ export class SqlAuditLog implements AuditLog {
       for (const row of rows) byKey.set(String(row.entry_key), entryOf(row));
     }
     const { rows } = await query(`select seq, hash from ${t} order by seq desc limit 1`);
-    let last = rows[0] && { seq: Number(rows[0].seq), hash: String(rows[0].hash) };
-    const entries: AuditEntry[] = [];
-    const params: unknown[] = [];
-    const values: string[] = [];
-    for (const draft of drafts) {
-      const known = draft.key === undefined ? undefined : byKey.get(draft.key);
-      if (known) {
-        entries.push(known);
-        continue;
-      }
-      const entry = nextEntry(draft, last);
-      last = entry;
-      if (draft.key !== undefined) byKey.set(draft.key, entry);
-      entries.push(entry);
-      const at = params.length;
-      values.push(`(${Array.from({ length: 10 }, (_, i) => `$${at + i + 1}`).join(", ")})`);
-      params.push(
-        entry.seq,
-        entry.at,
-        entry.kind,
-        entry.threadId,
-        entry.interruptId,
-        entry.key,
-        JSON.stringify(entry.actor),
-        JSON.stringify(entry.data),
-        entry.prevHash,
-        entry.hash,
-      );
-    }
-    if (values.length > 0) {
+    const last = rows[0] && { seq: Number(rows[0].seq), hash: String(rows[0].hash) };
+    const chained = chain(drafts, last, byKey);
+    if (chained.written.length > 0) {
+      const params: unknown[] = [];
+      const values = chained.written.map((entry) => {
+        const at = params.length;
+        params.push(...rowOf(entry));
+        return `(${Array.from({ length: 10 }, (_, i) => `$${at + i + 1}`).join(", ")})`;
+      });
       await query(`insert into ${t} (${COLUMNS}) values ${values.join(", ")}`, params);
     }
-    // Each caller gets its own copy: nothing handed back is shared with another append.
-    return entries.map((entry) => JSON.parse(JSON.stringify(entry)) as AuditEntry);
+    return { entries: chained.entries, last: chained.last };
   }
 
   async find(key: string): Promise<AuditEntry | undefined> {
@@ -222,6 +252,57 @@ export class SqlAuditLog implements AuditLog {
   verify(options?: AuditVerifyOptions): Promise<AuditVerification> {
     return verifyChain(this.entries(), options);
   }
+}
+
+/** An entry as far as the next one needs it. */
+type Link = Pick<AuditEntry, "seq" | "hash">;
+
+/**
+ * The entries for `drafts` after `last`: each draft's, in order, the one already logged
+ * for its key (`byKey`, which gets the new ones too) or a new one; `written`, the new
+ * ones; `last`, the log's last entry after them.
+ */
+function chain(
+  drafts: AuditDraft[],
+  last: Link | undefined,
+  byKey: Map<string, AuditEntry>,
+): { entries: AuditEntry[]; written: AuditEntry[]; last: Link | undefined } {
+  const entries: AuditEntry[] = [];
+  const written: AuditEntry[] = [];
+  for (const draft of drafts) {
+    const known = draft.key === undefined ? undefined : byKey.get(draft.key);
+    if (known) {
+      entries.push(known);
+      continue;
+    }
+    const entry = nextEntry(draft, last);
+    last = entry;
+    if (draft.key !== undefined) byKey.set(draft.key, entry);
+    entries.push(entry);
+    written.push(entry);
+  }
+  return { entries, written, last: last && { seq: last.seq, hash: last.hash } };
+}
+
+/** An entry's column values, in `COLUMNS` order. */
+function rowOf(entry: AuditEntry): unknown[] {
+  return [
+    entry.seq,
+    entry.at,
+    entry.kind,
+    entry.threadId,
+    entry.interruptId,
+    entry.key,
+    JSON.stringify(entry.actor),
+    JSON.stringify(entry.data),
+    entry.prevHash,
+    entry.hash,
+  ];
+}
+
+/** Each caller gets its own copy: nothing handed back is shared with another append. */
+function copies(entries: AuditEntry[]): AuditEntry[] {
+  return entries.map((entry) => JSON.parse(JSON.stringify(entry)) as AuditEntry);
 }
 
 /**

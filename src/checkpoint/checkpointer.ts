@@ -389,6 +389,15 @@ export interface Checkpointer {
    */
   getThread(threadId: string): Promise<ThreadRecord | undefined>;
   /**
+   * Optional: the `latestCheckpointId` of the thread's record (`""` for one made with
+   * `createThread` and not yet run), or `undefined` without a record, read alone: what a
+   * run's admission compares, for less than the whole record costs. Without it, `getThread`.
+   *
+   * @example
+   * const moved = (await store.latestCheckpointId?.("t1")) !== checkedAgainst;
+   */
+  latestCheckpointId?(threadId: string): Promise<string | undefined>;
+  /**
    * Record a thread before anything runs on it (status `idle`, no checkpoint), so a search
    * or another process finds it; its first checkpoint then takes the record over, keeping
    * this metadata. Returns false, writing nothing, if the thread has a record already.

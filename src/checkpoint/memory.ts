@@ -333,6 +333,10 @@ export class MemoryCheckpointer implements Checkpointer {
     return this.#view(threadId, Date.now());
   }
 
+  async latestCheckpointId(threadId: string): Promise<string | undefined> {
+    return (await this.getThread(threadId))?.latestCheckpointId;
+  }
+
   async createThread(threadId: string, metadata: Record<string, unknown>): Promise<boolean> {
     assertStoreId("threadId", threadId);
     assertThreadMetadata("metadata", metadata);

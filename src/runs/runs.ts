@@ -248,7 +248,10 @@ export class Runs implements RunService {
         ? undefined
         : async () => {
             // The thread's record names its latest checkpoint: no need to read the checkpoint.
-            const latest = (await checkpointer.getThread(threadId))?.latestCheckpointId ?? "";
+            const latest =
+              (checkpointer.latestCheckpointId
+                ? await checkpointer.latestCheckpointId(threadId)
+                : (await checkpointer.getThread(threadId))?.latestCheckpointId) ?? "";
             if (latest !== expected) {
               throw new ConcurrentUpdateError(
                 threadId,

@@ -1051,6 +1051,25 @@ export function describeCheckpointerConformance(
         expect(await store.getThread(threadId)).toMatchObject({ status: "idle", error: null });
       });
 
+      it("latestCheckpointId reads the latest checkpoint id the thread's record names: '' for a thread made with createThread, undefined without a record (a store without it lists this case in skip)", async () => {
+        if (!store.latestCheckpointId || !store.createThread) {
+          throw new Error(
+            `${name} has no latestCheckpointId or createThread: list this case in skip with the reason.`,
+          );
+        }
+        const threadId = newThreadId();
+        expect(await store.latestCheckpointId(threadId)).toBeUndefined();
+        await store.createThread(threadId, {});
+        expect(await store.latestCheckpointId(threadId)).toBe("");
+        const [, second] = await putChain(store, threadId, "", 2);
+        // A subgraph's checkpoint is not the thread's latest.
+        await putChain(store, threadId, "sub:1", 1);
+        expect(await store.latestCheckpointId(threadId)).toBe(second!.id);
+        expect(await store.latestCheckpointId(threadId)).toBe(
+          (await store.getThread(threadId))?.latestCheckpointId,
+        );
+      });
+
       it("createThread records a thread before its first checkpoint: idle, with its metadata and latestCheckpointId '', found by search (a store without createThread lists this case in skip)", async () => {
         if (!store.createThread)
           throw new Error(`${name} has no createThread: list this case in skip with the reason.`);

@@ -16,7 +16,7 @@ import {
   PGliteCheckpointer,
   PostgresCheckpointer,
 } from "../../src/checkpoint/index.js";
-import type { Query } from "../../src/checkpoint/sql/index.js";
+import type { Query, SqlDriver } from "../../src/checkpoint/sql/index.js";
 import { InvalidAuditRequestError } from "../../src/errors/index.js";
 import { dropStoreTables } from "../setup/store-tables.js";
 
@@ -250,6 +250,77 @@ function describeTampering(name: string, open: () => Promise<{ log: SqlAuditLog;
   });
 }
 
+/**
+ * How a SQL log appends once it knows the last entry: one statement, and the locked way
+ * whenever the log moved on without it. `open()` gives a new empty database's driver and
+ * how to open another log on it.
+ */
+function describeSqlAppends(
+  name: string,
+  open: () => Promise<{ driver: SqlDriver; tablePrefix?: string; another: () => SqlAuditLog }>,
+) {
+  describe(`${name}: appends`, () => {
+    /** A log on `driver` that counts the statements it sends and the transactions it opens. */
+    const counted = (driver: SqlDriver, tablePrefix?: string) => {
+      const sent = { statements: 0, transactions: 0 };
+      const count =
+        (query: Query): Query =>
+        (text, params) => {
+          sent.statements++;
+          return query(text, params);
+        };
+      const log = new SqlAuditLog({
+        ...(tablePrefix && { tablePrefix }),
+        driver: async () => ({
+          query: count(driver.query),
+          ...(driver.queryPrepared && { queryPrepared: count(driver.queryPrepared) }),
+          transaction: (fn) => {
+            sent.transactions++;
+            return driver.transaction((query) => fn(count(query)));
+          },
+        }),
+      });
+      return { log, sent };
+    };
+
+    it("appends in one statement, without a transaction, after an entry it wrote", async () => {
+      const { driver, tablePrefix } = await open();
+      const { log, sent } = counted(driver, tablePrefix);
+      const first = await log.append(draft(1, { key: "decision:t1:a" }));
+      sent.statements = sent.transactions = 0;
+      // Text that array literals quote or escape reads back as written.
+      const data = { note: 'a "quoted" \\ back\\slash, {braces}', none: "NULL", empty: "" };
+      const second = await log.append(draft(2, { key: "decision:t1:b", data }));
+      expect(sent).toEqual({ statements: 1, transactions: 0 });
+      expect(second).toMatchObject({ seq: 2, prevHash: first.hash, data });
+      expect(await log.find("decision:t1:b")).toEqual(second);
+      expect(await log.verify()).toMatchObject({ ok: true, entries: 2 });
+    });
+
+    it("follows the log's last entry when the entries it wrote last are gone (a restored database)", async () => {
+      const { driver, tablePrefix } = await open();
+      const { log } = counted(driver, tablePrefix);
+      for (let n = 1; n <= 5; n++) await log.append(draft(n));
+      const [third] = await log.list({ afterSeq: 2, limit: 1 });
+      await driver.query(`delete from ${log.table} where seq >= 4`);
+      const next = await log.append(draft(6));
+      expect(next).toMatchObject({ seq: 4, prevHash: third!.hash });
+      expect(await log.verify()).toMatchObject({ ok: true, entries: 4 });
+    });
+
+    it("returns the entry another appender logged under the same key, and links after it", async () => {
+      const { another } = await open();
+      const a = another();
+      const b = another();
+      await b.append(draft(1));
+      const logged = await a.append(draft(2, { key: "decision:t1:k" }));
+      expect(await b.append(draft(3, { key: "decision:t1:k" }))).toEqual(logged);
+      expect(await b.append(draft(4))).toMatchObject({ seq: 3, prevHash: logged.hash });
+      expect(await a.verify()).toMatchObject({ ok: true, entries: 3 });
+    });
+  });
+}
+
 const pglites: PGliteCheckpointer[] = [];
 afterAll(async () => {
   for (const c of pglites) await c.close();
@@ -275,6 +346,11 @@ describe("on PGlite", () => {
   describeAuditLog("SqlAuditLog on PGlite", () => {
     const checkpointer = pgliteLog();
     return () => new SqlAuditLog({ driver: () => checkpointer.sharedDriver() });
+  });
+  describeSqlAppends("SqlAuditLog on PGlite", async () => {
+    const checkpointer = pgliteLog();
+    const driver = await checkpointer.sharedDriver();
+    return { driver, another: () => new SqlAuditLog({ driver: async () => driver }) };
   });
   describeTampering("SqlAuditLog on PGlite", async () => {
     const checkpointer = pgliteLog();
@@ -309,6 +385,11 @@ describe.skipIf(!url)("on PostgreSQL", () => {
   describeAuditLog("SqlAuditLog on PostgreSQL", () => {
     const tablePrefix = fresh();
     return () => auditLogFor(open(tablePrefix));
+  });
+  describeSqlAppends("SqlAuditLog on PostgreSQL", async () => {
+    const tablePrefix = fresh();
+    const driver = await open(tablePrefix).sharedDriver();
+    return { driver, tablePrefix, another: () => auditLogFor(open(tablePrefix)) as SqlAuditLog };
   });
   describeTampering("SqlAuditLog on PostgreSQL", async () => {
     const checkpointer = open(fresh());

@@ -7,6 +7,7 @@ import {
 } from "../../src/checkpoint/index.js";
 import {
   Command,
+  ConcurrentUpdateError,
   END,
   Graph,
   InvalidRunError,
@@ -129,6 +130,37 @@ describe.each(setups)("background runs %s", (_name, makeSetup, enabled) => {
       expect(Date.parse(ended.endedAt!)).toBeGreaterThanOrEqual(Date.parse(ended.startedAt!));
       expect(await state(threadId)).toEqual(done);
       expect((await graph().runs.get(run.runId))?.status).toBe("success");
+    },
+  );
+
+  it.skipIf(!enabled)(
+    "a run checked against a checkpoint its thread has moved on from is refused with ConcurrentUpdateError, and nothing is queued",
+    async () => {
+      runs = await open();
+      const threadId = randomUUID();
+      const first = await runs.create({ graphId: "steps", threadId, input: { input: { n: 0 } } });
+      await runs.join(first.runId);
+      const latest = (await graph().getState({ configurable: { thread_id: threadId } })).config
+        .configurable?.checkpoint_id as string;
+      const stale = runs.create({
+        graphId: "steps",
+        threadId,
+        input: { input: { n: 0 } },
+        expectedCheckpointId: `${latest}-before`,
+      });
+      await expect(stale).rejects.toBeInstanceOf(ConcurrentUpdateError);
+      await expect(stale).rejects.toThrow(
+        /moved on from checkpoint .* before this run was admitted/,
+      );
+      expect((await runs.list({ threadId })).map((r) => r.runId)).toEqual([first.runId]);
+      // Checked against the thread's latest, the run is admitted.
+      const current = await runs.create({
+        graphId: "steps",
+        threadId,
+        input: { input: { n: 0 } },
+        expectedCheckpointId: latest,
+      });
+      expect((await runs.join(current.runId)).status).toBe("success");
     },
   );
 

@@ -314,6 +314,9 @@ export function statements(t: Tables) {
         and exists (select 1 from released)`,
     getThread: `select ${recordColumns(t)} from ${t.threads} t
       where t.thread_id = $1 and t.ns = ''`,
+    // The head row's latest id alone: a run's admission compares it, and the whole record
+    // (two dates formatted, the claim looked up) costs PGlite about twice as much.
+    latestCheckpointId: `select latest_id from ${t.threads} where thread_id = $1 and ns = ''`,
     updateThreadMetadata: `update ${t.threads} t set metadata = t.metadata || $2::jsonb,
         updated_at = ${NOW_MS}
       where t.thread_id = $1 and t.ns = ''

@@ -448,6 +448,10 @@ export abstract class SqlCheckpointer implements Checkpointer {
     return threads.getThread(this.#parts, threadId);
   }
 
+  latestCheckpointId(threadId: string): Promise<string | undefined> {
+    return threads.latestCheckpointId(this.#parts, threadId);
+  }
+
   createThread(threadId: string, metadata: Record<string, unknown>): Promise<boolean> {
     return threads.createThread(this.#parts, threadId, metadata);
   }

@@ -21,6 +21,19 @@ export async function getThread(
   return rows[0] && toRecord(rows[0]);
 }
 
+/** `Checkpointer.latestCheckpointId`: the head row's `latest_id`, without the rest of the record. */
+export async function latestCheckpointId(
+  parts: StoreParts,
+  threadId: string,
+): Promise<string | undefined> {
+  assertStoreId("threadId", threadId);
+  const driver = await parts.ready();
+  const { rows } = await (driver.queryPrepared ?? driver.query)(parts.sql.latestCheckpointId, [
+    threadId,
+  ]);
+  return rows[0] && String(rows[0].latest_id);
+}
+
 /** `Checkpointer.createThread`: false when the thread already exists. */
 export async function createThread(
   parts: StoreParts,
