@@ -11,6 +11,10 @@
  * A pool that shuts down while its LISTEN connection drops releases that connection twice
  * (from the shutdown and from the connection's error handler); the second release must not
  * end the process (the harsher fault run saw a worker exit on it).
+ *
+ * graphile-worker also stops a pool, and the runner around it, on any schema's
+ * breaking-migration notice; stopping that consumer (or closing its queue) afterwards is
+ * then nothing left to do, not an error.
  */
 import { randomUUID } from "node:crypto";
 import pg from "pg";
@@ -23,6 +27,7 @@ const pgUrl = process.env.STATEWEAVER_PG_URL;
 const tablePrefix = `sw_poolend_${randomUUID().slice(0, 8)}_`;
 const schema = `${tablePrefix}queue`;
 const listenPrefix = `sw_listendrop_${randomUUID().slice(0, 8)}_`;
+const noticePrefix = `sw_migratenotice_${randomUUID().slice(0, 8)}_`;
 
 let queue: PostgresRunQueue | undefined;
 const admin = pgUrl ? new pg.Pool({ connectionString: pgUrl, max: 2 }) : undefined;
@@ -32,6 +37,7 @@ afterAll(async () => {
   if (!admin) return;
   await dropRunQueueTables(admin, tablePrefix);
   await dropRunQueueTables(admin, listenPrefix);
+  await dropRunQueueTables(admin, noticePrefix);
   await admin.end();
 });
 
@@ -122,6 +128,34 @@ describe.skipIf(!pgUrl)("a PostgreSQL run queue's consumer", () => {
     } finally {
       process.off("unhandledRejection", onUnhandled);
       await proxy.close();
+    }
+  });
+
+  it("stops without an error after graphile-worker stopped its pool on another schema's breaking migration", async () => {
+    const noticed = await PostgresRunQueue.open({
+      connectionString: pgUrl!,
+      tablePrefix: noticePrefix,
+    });
+    // graphile-worker sets the process's exit status as it stops the pool on such a notice.
+    const exitCode = process.exitCode;
+    try {
+      const consumer = await noticed.consume(async () => {}, { concurrency: 1 });
+      // Said until heard: the pool's LISTEN may not be in place yet when `consume` returns.
+      let ended = false;
+      void consumer.ended.then(() => {
+        ended = true;
+      });
+      while (!ended) {
+        await admin!.query("select pg_notify('worker:migrate', $1)", [
+          JSON.stringify({ migrationNumber: 999_999, breaking: true }),
+        ]);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      // Before the fix: "Runner is already stopped".
+      await expect(consumer.stop()).resolves.toBeUndefined();
+    } finally {
+      await noticed.close();
+      process.exitCode = exitCode;
     }
   });
 });

@@ -291,10 +291,16 @@ export class PostgresRunQueue implements RunQueue {
       },
     });
     let stopping = false;
+    let runnerStopped = false;
+    events.on("stop", () => {
+      runnerStopped = true;
+    });
     const stop = async () => {
       stopping = true;
       this.#stops.delete(stop);
-      await runner.stop();
+      // graphile-worker stops its runner itself when its pool ends (a breaking-migration
+      // notice of any schema does that); stopping it again would throw.
+      if (!runnerStopped) await runner.stop();
     };
     this.#stops.add(stop);
     // graphile-worker shuts its pool down on errors it cannot recover from (a lost database
