@@ -93,8 +93,17 @@ export type Taken =
   | { taken: QueuedRun }
   /** Ended or cancelled before it started: nothing to do, the job is finished. */
   | { gone: true }
-  /** Another worker holds it under a live lease: try again later. */
-  | { held: true; threadId: string };
+  /**
+   * Another worker holds it under a live lease (or its thread, as a scheduled job of the
+   * thread does): try again `retryInMs` later, or once that lease may have run out.
+   */
+  | { held: true; threadId: string; retryInMs?: number }
+  /**
+   * Pending behind another run of its thread (one running, or an older one due): nothing to
+   * do now, the job is finished. The queue dispatches the run again when its turn comes (the
+   * run before it ends or is cancelled), no sooner than its own due time.
+   */
+  | { notItsTurn: true };
 
 /**
  * The port between run records and whatever dispatches them: `queues/in-process.ts` (one
@@ -165,7 +174,10 @@ export interface RunQueue {
    * in process it does not outlive the process.
    */
   addDelivery(delivery: Delivery): Promise<boolean>;
-  /** Make the run this worker's (attempt + 1), if it is pending or its last worker's lease ran out. */
+  /**
+   * Make the run this worker's (attempt + 1), if it is pending or its last worker's lease ran
+   * out, and it is its thread's turn (no other run of the thread running, no older one due).
+   */
   take(runId: string, workerId: string, leaseMs: number): Promise<Taken>;
   /** End a run this attempt holds; `undefined` if it does not hold it any more (nothing changed). */
   settle(runId: string, attempt: number, end: RunEnd): Promise<QueuedRun | undefined>;

@@ -456,10 +456,11 @@ export class Runs implements RunService {
     ).finally(() => {
       this.#taking.delete(runId);
     });
-    if ("gone" in taken) return;
+    if ("gone" in taken || "notItsTurn" in taken) return;
     if ("held" in taken) {
       // Another worker's lease is live: offer the run again once that lease may have run out.
-      await this.#persist(() => this.queue.defer(runId, taken.threadId, this.#leaseMs));
+      const afterMs = taken.retryInMs ?? this.#leaseMs;
+      await this.#persist(() => this.queue.defer(runId, taken.threadId, afterMs));
       return;
     }
     const run = taken.taken;

@@ -84,18 +84,20 @@ it.skipIf(!pgUrl)(
     const threadId = randomUUID();
     // Due in a minute, so no worker picks it before it is locked by hand below.
     const run = await runs.graph("steps")!.runs.create(threadId, { n: 0 }, { delayMs: 60_000 });
-    // What a pick leaves when its connection drops as it commits: job and queue locked for
-    // the pool, one attempt counted, and the pool none the wiser.
+    // What a pick leaves when its connection drops as it commits: the job (and its named
+    // queue, had it one) locked for the pool, one attempt counted, and the pool none the wiser.
     const locked = await observer!.query(
       `with j as (
          update ${schema}._private_jobs set locked_by = $2, locked_at = now() - interval '1 minute',
                 attempts = attempts + 1, run_at = now()
-          where key = $1 returning job_queue_id)
-       update ${schema}._private_job_queues set locked_by = $2, locked_at = now() - interval '1 minute'
-        where id in (select job_queue_id from j)`,
+          where key = $1 returning job_queue_id),
+       q as (
+         update ${schema}._private_job_queues set locked_by = $2, locked_at = now() - interval '1 minute'
+          where id in (select job_queue_id from j))
+       select count(*)::int as jobs from j`,
       [run.runId, pool],
     );
-    expect(locked.rowCount).toBe(1);
+    expect(locked.rows[0].jobs).toBe(1);
     const ended = await runs.join(run.runId, { signal: AbortSignal.timeout(20 * LEASE_MS) });
     expect(ended.status).toBe("success");
     expect((await graph.getState({ configurable: { thread_id: threadId } })).values).toEqual(

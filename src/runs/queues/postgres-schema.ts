@@ -12,7 +12,8 @@ export function runTables(prefix: string) {
   };
 }
 
-export function createRunTables(t: ReturnType<typeof runTables>): string {
+/** `schema`: graphile-worker's, whose jobs a delayed run's due time is read from once. */
+export function createRunTables(t: ReturnType<typeof runTables>, schema: string): string {
   return `
     create table if not exists ${t.runs} (
       run_id text primary key,
@@ -33,6 +34,12 @@ export function createRunTables(t: ReturnType<typeof runTables>): string {
       started_at timestamptz,
       ended_at timestamptz
     );
+    -- When the run may start (its after_seconds): its thread's turn may pass to it no sooner.
+    -- Null (a row from before this column) counts as due at once.
+    alter table ${t.runs} add column if not exists due_at timestamptz;
+    -- Rows from before it that still wait take their due time from their job, once.
+    update ${t.runs} r set due_at = j.run_at from ${schema}._private_jobs j
+     where r.status = 'pending' and r.due_at is null and j.key = r.run_id;
     create index if not exists ${t.runs}_thread on ${t.runs} (thread_id, created_at desc);
     create index if not exists ${t.runs}_active on ${t.runs} (thread_id)
       where status in ('pending', 'running');

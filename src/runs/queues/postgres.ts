@@ -28,6 +28,11 @@ const DELIVERY_TASK = "stateweaver_delivery";
  * delivered again; after, nobody queues it any more.
  */
 const ENDED_DELIVERY_KEPT_MS = 7 * 24 * 3600 * 1000;
+/**
+ * How long a scheduled job waits when a run of its thread is running, and a run when a
+ * scheduled job of its thread is worked on: one goes first, the other looks again then.
+ */
+const SCHEDULED_WAIT_MS = 1000;
 /** How long a job this process completed still counts as in hand (graphile-worker retries storing it). */
 const COMPLETION_GRACE_MS = 60_000;
 /**
@@ -53,17 +58,28 @@ export interface PostgresRunQueueOptions {
 }
 
 /**
- * Runs on PostgreSQL: records in a `<prefix>runs` table, dispatched as graphile-worker jobs
- * (one named queue per thread, so a thread's runs go one at a time, in order). Any number of
- * processes on any machines may share it: `stateweaver worker`, servers, your own code.
+ * Runs on PostgreSQL: records in a `<prefix>runs` table, dispatched as graphile-worker jobs.
+ * Any number of processes on any machines may share it: `stateweaver worker`, servers, your
+ * own code.
+ *
+ * A thread's runs go one at a time, in order: `take` refuses a pending run while another run
+ * of its thread is running or an older one is due, and its job is dropped; the run's turn
+ * comes when the run before it ends or is cancelled, which gives it a job due at its own due
+ * time (`after_seconds`, kept on its row) or now, whichever is later. Run jobs have no named
+ * queue: graphile-worker's job fetch locks every named queue there is, one row per queue
+ * kept for good, so one per thread made every fetch slower as threads accumulated. Scheduled
+ * jobs (review deadlines) keep the thread's named queue, and `take` refuses a run while that
+ * queue is locked, i.e. while one of them is worked on; `sweep` removes queue rows no job is
+ * in.
  *
  * A worker holds a run under a lease that its process renews; when a process dies, the
  * others free its jobs once the lease runs out (graphile-worker's `force_unlock_workers`),
  * and the next worker continues the run from its last checkpoint.
  *
  * Lock order: a thread's admissions take turns on an advisory lock of the thread (`enqueue`),
- * under which the run rows it stops are updated oldest first; every other statement changes
- * one run row, or (`heartbeat`) the running runs of one process, one per thread. No
+ * under which the run rows it stops are updated oldest first; `take` locks its thread's
+ * active runs oldest first, then share-locks the thread's named queue; every other statement
+ * changes one run row, or (`heartbeat`) the running runs of one process, one per thread. No
  * transaction locks both these tables and the checkpointer's (the admission check reads the
  * thread's latest checkpoint without a lock), so no lock cycle spans the two.
  *
@@ -121,7 +137,12 @@ export class PostgresRunQueue implements RunQueue {
       await runMigrations({ pgPool: this.#pool, schema: this.#schema, logger: quiet });
       await this.#transaction(async (q) => {
         await q.query("select pg_advisory_xact_lock(hashtext($1))", [this.#t.runs]);
-        await q.query(createRunTables(this.#t));
+        await q.query(createRunTables(this.#t, this.#schema));
+        // The run statement inserts its job itself, naming this task (see `insert`).
+        await q.query(
+          `insert into ${this.#schema}._private_tasks (identifier) values ($1) on conflict do nothing`,
+          [RUN_TASK],
+        );
       });
     })();
     return this.#ready;
@@ -148,6 +169,12 @@ export class PostgresRunQueue implements RunQueue {
           `${this.#t.runs}:${init.threadId}`,
         ]),
       );
+      // No row: the run task is missing (removed after `open`), so the run would have no job.
+      if (!inserted.rows[0]) {
+        throw new Error(
+          `The run queue's task ${RUN_TASK} is missing from ${this.#schema}._private_tasks; open the queue again to add it.`,
+        );
+      }
       const active = await q.query(prepared(this.#sql.active, [init.threadId, init.runId]));
       // A refusal below rolls the run and its job back.
       const { stop } = multitaskDecision(
@@ -196,20 +223,34 @@ export class PostgresRunQueue implements RunQueue {
     return r.rows[0] ? runOf(r.rows[0]) : undefined;
   }
 
+  /** Whether a run of the thread is running (a worker holds it, or its lease ran out). */
+  async #running(threadId: string): Promise<boolean> {
+    const r = await this.#pool.query(
+      `select 1 from ${this.#t.runs} where thread_id = $1 and status = 'running' limit 1`,
+      [threadId],
+    );
+    return (r.rowCount ?? 0) > 0;
+  }
+
   async requestCancel(runId: string, action: StopAction) {
     return this.#transaction((q) => this.#requestCancel(q, runId, action));
   }
 
   async #requestCancel(q: PoolClient, runId: string, action: StopAction) {
+    // A pending run cancelled may have been its thread's turn (the runs behind it were
+    // refused and dropped their jobs): the next one gets a job, at its due time.
     const r = await q.query(
-      `update ${this.#t.runs} set
-          status = case when status = 'pending' then 'cancelled' else status end,
-          ended_at = case when status = 'pending' then clock_timestamp() else ended_at end,
-          cancel_action = case when status = 'running' then coalesce(cancel_action, $2) end,
-          updated_at = clock_timestamp()
-        where run_id = $1 and status in ('pending', 'running')
-        returning ${RUN_COLUMNS}`,
-      [runId, action],
+      `with stopped as (
+         update ${this.#t.runs} set
+           status = case when status = 'pending' then 'cancelled' else status end,
+           ended_at = case when status = 'pending' then clock_timestamp() else ended_at end,
+           cancel_action = case when status = 'running' then coalesce(cancel_action, $2) end,
+           updated_at = clock_timestamp()
+         where run_id = $1 and status in ('pending', 'running')
+         returning ${RUN_COLUMNS}),
+       next as (${nextRunJob(this.#t, this.#schema, "stopped", "$3", "stopped.status = 'cancelled'")})
+       select ${RUN_COLUMNS}, (select count(*) from next) as woke from stopped`,
+      [runId, action, RUN_TASK],
     );
     const run = r.rows[0] ? runOf(r.rows[0]) : await this.get(runId);
     if (r.rows[0]) await this.#notify(q, run!);
@@ -280,7 +321,13 @@ export class PostgresRunQueue implements RunQueue {
         // Only consumers that handle scheduled jobs take them (graphile-worker asks by task).
         ...(onScheduled && {
           [SCHEDULED_TASK]: async (payload: unknown) => {
-            await onScheduled(payload as ScheduledJob);
+            const job = payload as ScheduledJob;
+            // This job holds the thread's named queue, so no run of the thread starts until it
+            // ends (see `take`); a run already running goes first: the job waits for it.
+            if (await this.#running(job.threadId)) {
+              return this.#schedule(job, new Date(Date.now() + SCHEDULED_WAIT_MS).toISOString());
+            }
+            await onScheduled(job);
           },
         }),
         ...(onDelivery && {
@@ -334,13 +381,63 @@ export class PostgresRunQueue implements RunQueue {
   }
 
   async schedule(job: ScheduledJob): Promise<void> {
-    // The thread's named queue: the job never runs beside a run of its thread. The key makes
-    // it one job however many processes schedule it; its time stays the first one given.
+    await this.#schedule(job, job.at);
+  }
+
+  /**
+   * The thread's named queue: while the job is worked on, `take` starts no run of its
+   * thread. The key makes it one job however many processes schedule it; its time stays the
+   * first one given, unless the job is being worked on (then it is a new job at `at`). Under
+   * the queue rows' lock, shared: `#forgetIdleQueues` never removes the queue row this job is
+   * about to be put in.
+   */
+  async #schedule(job: ScheduledJob, at: string): Promise<void> {
     await this.#pool.query(
-      `select ${this.#schema}.add_job($1, $2::json, queue_name => $3, run_at => $4::timestamptz,
-         max_attempts => 25, job_key => $5, job_key_mode => 'preserve_run_at')`,
-      [SCHEDULED_TASK, JSON.stringify(job), `thread:${job.threadId}`, job.at, job.key],
+      `with shared as materialized (select pg_advisory_xact_lock_shared(hashtext($6)))
+       select ${this.#schema}.add_job($1, $2::json, queue_name => $3, run_at => $4::timestamptz,
+         max_attempts => 25, job_key => $5, job_key_mode => 'preserve_run_at')
+         from shared`,
+      [
+        SCHEDULED_TASK,
+        JSON.stringify(job),
+        `thread:${job.threadId}`,
+        at,
+        job.key,
+        this.#queueRowsLock,
+      ],
     );
+  }
+
+  /** The advisory lock (by name) between putting jobs in named queues and removing queue rows. */
+  get #queueRowsLock(): string {
+    return `${this.#schema}._private_job_queues`;
+  }
+
+  /**
+   * Remove the named queues' rows that no job is in and no worker holds. graphile-worker keeps
+   * a row for every queue name ever used (threads' runs each had one before run jobs went
+   * without), and every job fetch locks each free one: left alone, a fetch grows with the
+   * threads a deployment ever ran. This is its `GC_JOB_QUEUES` clean-up, made safe beside live
+   * workers: the lock keeps `#schedule` from putting a job in a row being removed (its jobs
+   * are read after the lock is held), and a row a fetch is locking is skipped. Skipped this
+   * round when another process is at it.
+   */
+  async #forgetIdleQueues(): Promise<void> {
+    await this.#transaction(async (q) => {
+      const r = await q.query("select pg_try_advisory_xact_lock(hashtext($1)) as locked", [
+        this.#queueRowsLock,
+      ]);
+      if (!r.rows[0]?.locked) return;
+      await q.query(
+        `delete from ${this.#schema}._private_job_queues
+          where id in (
+            select id from ${this.#schema}._private_job_queues
+             where locked_at is null
+               and id not in (select job_queue_id from ${this.#schema}._private_jobs
+                               where job_queue_id is not null)
+             for update skip locked)`,
+      );
+    });
   }
 
   async addDelivery(delivery: Delivery): Promise<boolean> {
@@ -399,7 +496,13 @@ export class PostgresRunQueue implements RunQueue {
     const row = r.rows[0];
     if (!row) return { gone: true };
     if (row.taken) return { taken: runOf(row) };
-    return row.status === "running" ? { held: true, threadId: row.thread_id } : { gone: true };
+    // Not active any more (as it is now, locked): ended or cancelled.
+    if (row.live === null) return { gone: true };
+    // A pending run behind another: the run before it gives it a job when it ends.
+    if (row.behind && row.live === "pending") return { notItsTurn: true };
+    // A scheduled job of the thread is worked on: it is short, look again in a moment.
+    if (row.scheduled) return { held: true, threadId: row.thread_id, retryInMs: SCHEDULED_WAIT_MS };
+    return { held: true, threadId: row.thread_id };
   }
 
   async settle(runId: string, attempt: number, end: RunEnd) {
@@ -410,6 +513,7 @@ export class PostgresRunQueue implements RunQueue {
         end.status,
         end.error ? JSON.stringify(end.error) : null,
         this.#t.channel,
+        RUN_TASK,
       ]),
     );
     return r.rows[0] ? runOf(r.rows[0]) : undefined;
@@ -424,7 +528,7 @@ export class PostgresRunQueue implements RunQueue {
          update ${this.#t.runs} set lease_until = null, worker_id = null
           where run_id = $1 and attempt = $2 and status = 'running'
           returning run_id, thread_id)
-       select ${this.#schema}.add_job($3, json_build_object('runId', run_id), queue_name => 'thread:' || thread_id,
+       select ${this.#schema}.add_job($3, json_build_object('runId', run_id),
            run_at => clock_timestamp() + $4 * interval '1 millisecond',
            max_attempts => 1000, job_key => run_id)
          from released`,
@@ -432,12 +536,13 @@ export class PostgresRunQueue implements RunQueue {
     );
   }
 
-  async defer(runId: string, threadId: string, afterMs: number): Promise<void> {
+  async defer(runId: string, _threadId: string, afterMs: number): Promise<void> {
+    // A job the run was given meanwhile (a hand-back, its turn) keeps its earlier time.
     await this.#pool.query(
-      `select ${this.#schema}.add_job($1, json_build_object('runId', $2::text), queue_name => $3,
-         run_at => clock_timestamp() + $4 * interval '1 millisecond',
-         max_attempts => 1000, job_key => $2::text)`,
-      [RUN_TASK, runId, `thread:${threadId}`, afterMs],
+      `select ${this.#schema}.add_job($1, json_build_object('runId', $2::text),
+         run_at => clock_timestamp() + $3 * interval '1 millisecond',
+         max_attempts => 1000, job_key => $2::text, job_key_mode => 'preserve_run_at')`,
+      [RUN_TASK, runId, afterMs],
     );
   }
 
@@ -509,18 +614,26 @@ export class PostgresRunQueue implements RunQueue {
     );
     // A run that is waiting with no job to wake a worker (possible only if the database
     // lost commits it had acknowledged, as an asynchronous replica promoted in a failover
-    // may): give it one, so no run is left behind.
+    // may): give it one, so no run is left behind. A pending run behind another of its
+    // thread has none by design (see `take`): it gets one when that one ends.
     await this.#pool.query(
       `select count(${this.#schema}.add_job($2, json_build_object('runId', r.run_id),
-                queue_name => 'thread:' || r.thread_id, max_attempts => 1000, job_key => r.run_id))
+                run_at => greatest(now(), r.due_at), max_attempts => 1000, job_key => r.run_id))
          from ${this.#t.runs} r
         where r.status in ('pending', 'running')
           and (r.status = 'pending' or r.lease_until is null
                or r.lease_until < clock_timestamp() - $1 * interval '1 millisecond')
           and r.updated_at < clock_timestamp() - $1 * interval '1 millisecond'
-          and not exists (select 1 from ${this.#schema}._private_jobs j where j.key = r.run_id)`,
+          and not exists (select 1 from ${this.#schema}._private_jobs j where j.key = r.run_id)
+          and (r.status = 'running' or not exists (
+            select 1 from ${this.#t.runs} o
+             where o.thread_id = r.thread_id and o.run_id <> r.run_id
+               and (o.status = 'running'
+                 or (o.status = 'pending' and (o.created_at, o.run_id) < (r.created_at, r.run_id)
+                     and (o.due_at is null or o.due_at <= now())))))`,
       [leaseMs, RUN_TASK],
     );
+    await this.#forgetIdleQueues();
     // Deliveries that ended long ago: their keys have done their work.
     await this.#pool.query(
       `delete from ${this.#t.deliveries}
@@ -635,47 +748,108 @@ function runStatements(t: ReturnType<typeof runTables>, schema: string) {
     active: `select run_id, status from ${t.runs}
         where thread_id = $1 and status in ('pending', 'running') and run_id <> $2
         order by created_at`,
-    // The thread's admission lock ($9), then the run and its job (graphile-worker's
-    // add_jobs, which add_job wraps): a delayed run's job falls due then, so no worker takes
-    // it before. Each CTE is read by the next, so each runs, in that order, once.
+    // The thread's admission lock ($9), then the run and its job, inserted here rather than
+    // through graphile-worker's add_jobs (five statements in a function, planned on every
+    // call), of which a new run's job needs none: it has no named queue, and its key (the
+    // run's new id) is on no other job. The job falls due when the run does. No job row (the
+    // task row is missing) means no row at all, and `enqueue` throws. Each CTE is read by the
+    // next, so each runs, in that order, once.
     insert: `with locked as (select pg_advisory_xact_lock(hashtext($9))),
        inserted as (
          insert into ${t.runs} (run_id, thread_id, graph_id, status, multitask_strategy,
-           request, metadata, created_at, updated_at)
-         select $1, $2, $3, 'pending', $4, $5, $6, clock_timestamp(), clock_timestamp()
+           request, metadata, created_at, updated_at, due_at)
+         select $1, $2, $3, 'pending', $4, $5, $6, clock_timestamp(), clock_timestamp(),
+             clock_timestamp() + $8 * interval '1 millisecond'
            from locked
-         returning ${RUN_COLUMNS}),
+         returning ${RUN_COLUMNS}, due_at),
        job as (
-         select added.id as job_id
-           from inserted, lateral ${schema}.add_jobs(array[(
-             $7::text, json_build_object('runId', run_id), 'thread:' || thread_id,
-             clock_timestamp() + $8 * interval '1 millisecond', 1000, run_id, null, null
-           )::${schema}.job_spec], false) added)
-       select ${RUN_COLUMNS} from inserted, job`,
-    take: `with taken as (
+         insert into ${schema}._private_jobs (task_id, payload, run_at, max_attempts, key)
+         select task.id, json_build_object('runId', run_id), due_at, 1000, run_id
+           from inserted, ${schema}._private_tasks task where task.identifier = $7::text
+         returning id),
+       woke as (select pg_notify('jobs:insert', '{"count":1}') from job)
+       select ${RUN_COLUMNS} from inserted, woke`,
+    // The run, if pending (or its worker's lease ran out) and it is its thread's turn: no
+    // other run of the thread running, no older one pending and due (a pending run is only
+    // taken then), and the thread's named queue (its scheduled jobs') not locked by a worker.
+    // The thread's active runs are locked first, oldest first (two takes of a thread wait for
+    // each other, in one order), and what they are is read as they are once locked: a run
+    // taken or ended meanwhile is seen so. The queue row is share-locked: graphile-worker's
+    // fetch skips it until this commits, and a fetch that locked it first is seen.
+    take: `with run as (select thread_id from ${t.runs} where run_id = $1),
+       thread as materialized (
+         select o.run_id, o.status, o.created_at, o.due_at
+           from ${t.runs} o, run
+          where o.thread_id = run.thread_id and o.status in ('pending', 'running')
+          order by o.created_at, o.run_id
+          for no key update of o),
+       own as (select status, created_at from thread where run_id = $1),
+       scheduled as (
+         select q.locked_by from ${schema}._private_job_queues q, run
+          where q.queue_name = 'thread:' || run.thread_id
+          for share of q),
+       turn as (
+         select exists (
+             select 1 from thread o, own
+              where o.run_id <> $1 and (o.status = 'running'
+                 or (own.status = 'pending' and o.status = 'pending'
+                     and (o.created_at, o.run_id) < (own.created_at, $1::text)
+                     and (o.due_at is null or o.due_at <= now())))) as behind,
+           exists (select 1 from scheduled where locked_by is not null) as scheduled),
+       taken as (
          update ${t.runs} set status = 'running', attempt = attempt + 1, worker_id = $2,
            lease_until = clock_timestamp() + $3 * interval '1 millisecond',
            started_at = coalesce(started_at, clock_timestamp()), updated_at = clock_timestamp()
          where run_id = $1 and (status = 'pending'
            or (status = 'running' and (lease_until is null or lease_until < clock_timestamp())))
+           and not (select behind or scheduled from turn)
          returning ${RUN_COLUMNS}),
        registered as (
          insert into ${t.workers} (worker_id, seen_at)
          select $2, clock_timestamp() from taken
          on conflict (worker_id) do update set seen_at = excluded.seen_at)
-       select ${RUN_COLUMNS}, true as taken from taken
+       select ${RUN_COLUMNS}, true as taken, null as live, false as behind, false as scheduled
+         from taken
        union all
-       select ${RUN_COLUMNS}, false from ${t.runs} r
+       select ${RUN_COLUMNS}, false, (select status from own), turn.behind, turn.scheduled
+         from ${t.runs} r, turn
         where r.run_id = $1 and not exists (select 1 from taken)`,
+    // The run's end, and the thread's turn passed on: its next run gets a job (see nextRunJob).
     settle: `with settled as (
          update ${t.runs} set status = $3, error = $4, cancel_action = null, worker_id = null,
            lease_until = null, ended_at = clock_timestamp(), updated_at = clock_timestamp()
          where run_id = $1 and attempt = $2 and status = 'running'
-         returning ${RUN_COLUMNS})
+         returning ${RUN_COLUMNS}),
+       next as (${nextRunJob(t, schema, "settled", "$6")})
        select ${RUN_COLUMNS}, pg_notify($5,
-           json_build_object('runId', run_id, 'status', status, 'threadId', thread_id)::text)
+           json_build_object('runId', run_id, 'status', status, 'threadId', thread_id)::text),
+           (select count(*) from next) as woke
          from settled`,
   };
+}
+
+/**
+ * A CTE's body giving the thread of the run in CTE `ended` (when `when` holds) a job for the
+ * run whose turn it is now: the oldest pending run that is due, else the oldest pending (its
+ * job waits for its due time). The job falls due at its run's due time or now, whichever is
+ * later, so a run created with a delay still waits for it. Keyed by the run: a job it still
+ * has waiting is given that time, not doubled; one a worker holds (a take refusing it, about
+ * to drop it) loses its key to the new one (graphile-worker's add_job does this, each of its
+ * statements seeing what committed before it, so a refusal committed meanwhile is seen).
+ */
+function nextRunJob(
+  t: ReturnType<typeof runTables>,
+  schema: string,
+  ended: string,
+  task: string,
+  when = "true",
+): string {
+  return `select ${schema}.add_job(${task}::text, json_build_object('runId', r.run_id),
+           run_at => greatest(now(), r.due_at), max_attempts => 1000, job_key => r.run_id)
+         from (select r.run_id, r.due_at from ${t.runs} r, ${ended}
+                where ${when} and r.thread_id = ${ended}.thread_id and r.status = 'pending'
+                  and r.run_id <> ${ended}.run_id
+                order by coalesce(r.due_at > now(), false), r.created_at, r.run_id limit 1) r`;
 }
 
 /** graphile-worker logs nothing of ours; failures reach the caller as errors. */
