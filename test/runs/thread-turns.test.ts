@@ -85,6 +85,12 @@ it.skipIf(!pgUrl)(
     expect((await graph.getState({ configurable: { thread_id: threadId } })).values.n).toBe(
       100 + STEPS,
     );
+    // Their jobs were in no named queue: the thread has no queue row.
+    const queues = await observer!.query(
+      `select count(*)::int as n from ${schema}._private_job_queues where queue_name = $1`,
+      [`thread:${threadId}`],
+    );
+    expect(queues.rows[0].n).toBe(0);
   },
   LEASE_MS / 2,
 );
