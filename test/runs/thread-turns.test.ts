@@ -157,10 +157,14 @@ it.skipIf(!pgUrl)(
     const DELAY_MS = 3000;
     // As threads-parity's cancelMany: two delayed runs, the first cancelled at once.
     const first = await graph.runs.create(threadId, { n: 0 }, { delayMs: LEASE_MS });
-    const later = await graph.runs.create(threadId, { n: 7 }, {
-      multitaskStrategy: "enqueue",
-      delayMs: DELAY_MS,
-    });
+    const later = await graph.runs.create(
+      threadId,
+      { n: 7 },
+      {
+        multitaskStrategy: "enqueue",
+        delayMs: DELAY_MS,
+      },
+    );
     await runs.queue.requestCancel(first.runId, "interrupt");
     await pause(DELAY_MS / 2);
     expect((await runs.get(later.runId))!.status).toBe("pending");
