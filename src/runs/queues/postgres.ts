@@ -431,11 +431,11 @@ export class PostgresRunQueue implements RunQueue {
       await q.query(
         `delete from ${this.#schema}._private_job_queues
           where id in (
-            select id from ${this.#schema}._private_job_queues
-             where locked_at is null
-               and id not in (select job_queue_id from ${this.#schema}._private_jobs
-                               where job_queue_id is not null)
-             for update skip locked)`,
+            select q.id from ${this.#schema}._private_job_queues q
+             where q.locked_at is null
+               and not exists (select 1 from ${this.#schema}._private_jobs j
+                                where j.job_queue_id = q.id)
+             for update of q skip locked)`,
       );
     });
   }
@@ -833,9 +833,11 @@ function runStatements(t: ReturnType<typeof runTables>, schema: string) {
  * run whose turn it is now: the oldest pending run that is due, else the oldest pending (its
  * job waits for its due time). The job falls due at its run's due time or now, whichever is
  * later, so a run created with a delay still waits for it. Keyed by the run: a job it still
- * has waiting is given that time, not doubled; one a worker holds (a take refusing it, about
- * to drop it) loses its key to the new one (graphile-worker's add_job does this, each of its
- * statements seeing what committed before it, so a refusal committed meanwhile is seen).
+ * has waiting keeps its own time (never before the run's due time; a run made by a version
+ * without `due_at` has its delay only there), not doubled; one a worker holds (a take
+ * refusing it, about to drop it) loses its key to the new one (graphile-worker's add_job does
+ * this, each of its statements seeing what committed before it, so a refusal committed
+ * meanwhile is seen).
  */
 function nextRunJob(
   t: ReturnType<typeof runTables>,
@@ -845,7 +847,8 @@ function nextRunJob(
   when = "true",
 ): string {
   return `select ${schema}.add_job(${task}::text, json_build_object('runId', r.run_id),
-           run_at => greatest(now(), r.due_at), max_attempts => 1000, job_key => r.run_id)
+           run_at => greatest(now(), r.due_at), max_attempts => 1000, job_key => r.run_id,
+           job_key_mode => 'preserve_run_at')
          from (select r.run_id, r.due_at from ${t.runs} r, ${ended}
                 where ${when} and r.thread_id = ${ended}.thread_id and r.status = 'pending'
                   and r.run_id <> ${ended}.run_id
