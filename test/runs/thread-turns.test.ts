@@ -96,6 +96,45 @@ it.skipIf(!pgUrl)(
 );
 
 it.skipIf(!pgUrl)(
+  "two workers never run two runs of a thread at once, and each run starts promptly",
+  async () => {
+    const runs = await opening();
+    // A second worker on the same tables (its own pool, as another process has).
+    await opening();
+    const graph = runs.graph("steps")!;
+    const threadId = randomUUID();
+    const made = [await graph.runs.create(threadId, { n: 0 }, { context: { delayMs: 5 } })];
+    for (let i = 1; i < 8; i++) {
+      made.push(
+        await graph.runs.create(
+          threadId,
+          { n: 0 },
+          {
+            multitaskStrategy: "enqueue",
+            context: { delayMs: 5 },
+            // Some fall due while others run: the turn passes by due time, never early.
+            ...(i % 3 === 0 && { delayMs: 200 }),
+          },
+        ),
+      );
+    }
+    const signal = AbortSignal.timeout(LEASE_MS / 3);
+    const ended = [];
+    for (const run of made) ended.push(await runs.join(run.runId, { signal }));
+    expect(ended.map((r) => r.status)).toEqual(made.map(() => "success"));
+    const spans = ended
+      .map((r) => [Date.parse(r.startedAt!), Date.parse(r.endedAt!)] as const)
+      .sort((x, y) => x[0] - y[0]);
+    for (let i = 1; i < spans.length; i++)
+      expect(spans[i]![0]).toBeGreaterThanOrEqual(spans[i - 1]![1]);
+    // Each ran its ten steps from the start (the trail keeps every step's number).
+    const { values } = await graph.getState({ configurable: { thread_id: threadId } });
+    expect(values.trail).toHaveLength(8 * STEPS);
+  },
+  LEASE_MS / 2,
+);
+
+it.skipIf(!pgUrl)(
   "a run waiting behind a pending run that is cancelled starts at once",
   async () => {
     const runs = await opening({ work: false });
