@@ -9,15 +9,8 @@
  *   npm run -s build
  *   node --import tsx test/bench/chart-shape.ts [--rounds 31]
  */
-import {
-  type AnyStateMachine,
-  assign,
-  createActor,
-  enqueueActions,
-  fromCallback,
-  setup,
-  toPromise,
-} from "xstate";
+import { type AnyStateMachine, createActor, toPromise } from "xstate";
+import { chartLike } from "./chart-like.js";
 import * as ours from "./graphs/ours.js";
 import { median } from "./measure.js";
 import { bareChain } from "./scenarios/s0-xstate-floor.js";
@@ -26,99 +19,28 @@ const at = process.argv.indexOf("--rounds");
 const rounds = at >= 0 ? Number(process.argv[at + 1]) : 31;
 const N = 10;
 
-interface Shape {
-  raise?: boolean;
-  reenter?: boolean;
-  guards?: boolean;
-  twoActions?: boolean;
-  invoke?: boolean;
-  graphContext?: boolean;
-}
-
-/** S1's ten steps in a chart shaped like the compiled graph's, as far as `shape` says. */
-function nested(shape: Shape): AnyStateMachine {
-  const workflow: Record<string, object> = {};
-  for (let i = 0; i < N; i++) {
-    const target = i + 1 < N ? `#m.workflow.n${i + 1}` : "#m.done";
-    const actions = shape.twoActions ? ["merge", "checkpoint"] : ["merge"];
-    const finish = {
-      target,
-      actions,
-      ...(shape.reenter && { reenter: true }),
-      ...(shape.guards && { guard: { type: "goesTo", params: { to: `n${i + 1}` } } }),
-    };
-    const on = shape.guards
-      ? [{ guard: "paused", target: "#m.done" }, finish, { target: "#m.runtime.barrier" }]
-      : [finish];
-    workflow[`n${i}`] = {
-      initial: "running",
-      states: {
-        running: shape.raise
-          ? { tags: ["running"], entry: "run", on: { "TASKS.DONE": on } }
-          : { tags: ["running"], always: on },
-        interrupted: { on: { RESUME: "running" } },
-      },
-    };
-  }
-  const context = shape.graphContext
-    ? {
-        n: 0,
-        run: { recursionLimit: 25, interruptBefore: [], interruptAfter: [], holds: false },
-        values: {},
-        step: 0,
-        tasks: [],
-        joins: {},
-        lastRan: [],
-        runSteps: 0,
-        breakpoint: null,
-        passed: [],
-      }
-    : { n: 0 };
-  return setup({
-    actors: { taskRunner: fromCallback(() => () => {}) },
-    guards: { paused: () => false, goesTo: () => true },
-    actions: {
-      merge: assign(({ context }) => ({ n: (context as { n: number }).n + 1 })),
-      checkpoint: () => {},
-      run: enqueueActions(({ enqueue }) => enqueue.raise({ type: "TASKS.DONE" })),
-    },
-  }).createMachine({
-    id: "m",
-    context,
-    ...(shape.invoke && { invoke: { id: "tasks", src: "taskRunner" } }),
-    initial: "workflow",
-    states: {
-      workflow: { initial: "n0", states: workflow },
-      runtime: { initial: "barrier", states: { barrier: {}, fanout: {}, breakpoint: {} } },
-      idle: {},
-      done: { type: "final" },
-      failed: { type: "final" },
-    },
-  } as never) as unknown as AnyStateMachine;
-}
-
 const bare = (machine: AnyStateMachine) => async () => {
   if (createActor(machine).start().getSnapshot().status !== "done") throw new Error("not done");
 };
 const graph = ours.chain(N);
 const rows: Array<[string, () => Promise<void>]> = [
   ["S0's bare machine: flat states, always", bare(bareChain(N))],
-  ["node states nested in workflow", bare(nested({}))],
-  ["+ steps moved by a raised event", bare(nested({ raise: true }))],
-  ["+ reenter", bare(nested({ raise: true, reenter: true }))],
-  ["+ guarded transition lists", bare(nested({ raise: true, reenter: true, guards: true }))],
+  ["node states nested in workflow", bare(chartLike({}))],
+  ["+ steps moved by a raised event", bare(chartLike({ raise: true }))],
+  ["+ reenter", bare(chartLike({ raise: true, reenter: true }))],
+  ["+ guarded transition lists", bare(chartLike({ raise: true, reenter: true, guards: true }))],
   [
     "+ two actions per step",
-    bare(nested({ raise: true, reenter: true, guards: true, twoActions: true })),
+    bare(chartLike({ raise: true, reenter: true, guards: true, twoActions: true })),
   ],
   [
     "+ the invoked task runner",
-    bare(nested({ raise: true, reenter: true, guards: true, twoActions: true, invoke: true })),
+    bare(chartLike({ raise: true, reenter: true, guards: true, twoActions: true, invoke: true })),
   ],
   [
     "+ the graph's context",
     bare(
-      nested({
+      chartLike({
         raise: true,
         reenter: true,
         guards: true,

@@ -9,17 +9,8 @@
  *   npm run -s build
  *   node --import tsx --expose-gc test/bench/s0-bisect.ts [--rounds 21]
  */
-import {
-  type AnyStateMachine,
-  assign,
-  createActor,
-  enqueueActions,
-  fromCallback,
-  raise,
-  sendTo,
-  setup,
-  toPromise,
-} from "xstate";
+import { type AnyStateMachine, createActor, fromCallback, toPromise } from "xstate";
+import { chartLike, FULL_SHAPE } from "./chart-like.js";
 import * as ours from "./graphs/ours.js";
 import { loadAverage, median } from "./measure.js";
 import { bareChain } from "./scenarios/s0-xstate-floor.js";
@@ -27,103 +18,6 @@ import { bareChain } from "./scenarios/s0-xstate-floor.js";
 const at = process.argv.indexOf("--rounds");
 const rounds = at >= 0 ? Number(process.argv[at + 1]) : 21;
 const N = 10;
-
-/**
- * chart-shape.ts's fullest approximation; `roundTrip` sends each step to the runner and
- * back; `inputPhase` starts in `idle` as the compiled chart does: the root's entry raises
- * INPUT, which enters the barrier, whose entry raises the first step's event, and the
- * input's own step (`s`) runs before n0.
- */
-export function approximation(
-  roundTrip: boolean,
-  inputPhase = false,
-  /** `plainRaise`: the input phase raises with `raise`, not `enqueueActions`; `steps`: how many. */
-  variant: { plainRaise?: boolean; steps?: number } = {},
-): AnyStateMachine {
-  const workflow: Record<string, object> = {};
-  const names = Array.from({ length: variant.steps ?? N }, (_, i) => `n${i}`);
-  if (inputPhase) names.unshift("s");
-  for (const [i, name] of names.entries()) {
-    const target = i + 1 < names.length ? `#m.workflow.${names[i + 1]}` : "#m.done";
-    const finish = {
-      target,
-      actions: ["merge", "checkpoint"],
-      reenter: true,
-      guard: { type: "goesTo", params: { to: names[i + 1] ?? "end" } },
-    };
-    workflow[name] = {
-      initial: "running",
-      states: {
-        running: {
-          tags: ["running"],
-          entry: "run",
-          on: {
-            "TASKS.DONE": [
-              { guard: "paused", target: "#m.done" },
-              finish,
-              { target: "#m.runtime.barrier" },
-            ],
-          },
-        },
-        interrupted: { on: { RESUME: "running" } },
-      },
-    };
-  }
-  const runner = fromCallback<{ type: "RUN" }>(({ receive, sendBack }) => {
-    receive(() => sendBack({ type: "TASKS.DONE" }));
-    return () => {};
-  });
-  return setup({
-    actors: { taskRunner: runner },
-    guards: { paused: () => false, goesTo: () => true },
-    actions: {
-      merge: assign(({ context }) => ({ n: (context as { n: number }).n + 1 })),
-      checkpoint: () => {},
-      startRun: variant.plainRaise
-        ? raise({ type: "INPUT" })
-        : enqueueActions(({ enqueue }) => enqueue.raise({ type: "INPUT" })),
-      dispatch: variant.plainRaise
-        ? raise({ type: "RUN.s" })
-        : enqueueActions(({ enqueue }) => enqueue.raise({ type: "RUN.s" })),
-      run: roundTrip
-        ? sendTo("tasks", { type: "RUN" })
-        : enqueueActions(({ enqueue }) => enqueue.raise({ type: "TASKS.DONE" })),
-    },
-  }).createMachine({
-    id: "m",
-    context: {
-      n: 0,
-      run: { recursionLimit: 25, interruptBefore: [], interruptAfter: [], holds: false },
-      values: {},
-      step: 0,
-      tasks: [],
-      joins: {},
-      lastRan: [],
-      runSteps: 0,
-      breakpoint: null,
-      passed: [],
-    },
-    invoke: { id: "tasks", src: "taskRunner" },
-    initial: inputPhase ? "idle" : "workflow",
-    ...(inputPhase && { entry: "startRun", on: { INPUT: ".runtime.barrier" } }),
-    states: {
-      workflow: { initial: "n0", states: workflow },
-      runtime: {
-        initial: "barrier",
-        states: {
-          barrier: inputPhase
-            ? { entry: ["checkpoint", "dispatch"], on: { "RUN.s": "#m.workflow.s" } }
-            : {},
-          fanout: {},
-          breakpoint: {},
-        },
-      },
-      idle: {},
-      done: { type: "final" },
-      failed: { type: "final" },
-    },
-  } as never) as unknown as AnyStateMachine;
-}
 
 /**
  * The compiled chain's runner, answering each `RUN` with what the real one would (the
@@ -161,13 +55,16 @@ async function main() {
   };
   const rows: Array<[string, () => Promise<void>]> = [
     ["S0's bare machine", bare(bareChain(N))],
-    ["chart-shape's approximation (raised steps)", bare(approximation(false))],
-    ["+ each step a round trip to the runner", bare(approximation(true))],
+    ["chart-shape's approximation (raised steps)", bare(chartLike(FULL_SHAPE))],
+    ["+ each step a round trip to the runner", bare(chartLike({ ...FULL_SHAPE, roundTrip: true }))],
     [
       "+ the input's microsteps and step (raise)",
-      bare(approximation(true, true, { plainRaise: true })),
+      bare(chartLike({ ...FULL_SHAPE, roundTrip: true, inputPhase: true, plainRaise: true })),
     ],
-    ["  … raised by enqueueActions, as compiled", bare(approximation(true, true))],
+    [
+      "  … raised by enqueueActions, as compiled",
+      bare(chartLike({ ...FULL_SHAPE, roundTrip: true, inputPhase: true })),
+    ],
     [
       "compiled graph, runner answering from a table",
       actorOf(machine.provide({ actors: { taskRunner: tableRunner } } as never)),
