@@ -15,10 +15,8 @@ export async function getThread(
   parts: StoreParts,
   threadId: string,
 ): Promise<ThreadRecord | undefined> {
-  assertStoreId("threadId", threadId);
-  const driver = await parts.ready();
-  const { rows } = await (driver.queryPrepared ?? driver.query)(parts.sql.getThread, [threadId]);
-  return rows[0] && toRecord(rows[0]);
+  const row = await headRow(parts, parts.sql.getThread, threadId);
+  return row && toRecord(row);
 }
 
 /** `Checkpointer.latestCheckpointId`: the head row's `latest_id`, without the rest of the record. */
@@ -26,12 +24,16 @@ export async function latestCheckpointId(
   parts: StoreParts,
   threadId: string,
 ): Promise<string | undefined> {
+  const row = await headRow(parts, parts.sql.latestCheckpointId, threadId);
+  return row && String(row.latest_id);
+}
+
+/** The thread's head row as `statement` (prepared, by thread id) reads it. */
+async function headRow(parts: StoreParts, statement: string, threadId: string) {
   assertStoreId("threadId", threadId);
   const driver = await parts.ready();
-  const { rows } = await (driver.queryPrepared ?? driver.query)(parts.sql.latestCheckpointId, [
-    threadId,
-  ]);
-  return rows[0] && String(rows[0].latest_id);
+  const { rows } = await (driver.queryPrepared ?? driver.query)(statement, [threadId]);
+  return rows[0];
 }
 
 /** `Checkpointer.createThread`: false when the thread already exists. */
