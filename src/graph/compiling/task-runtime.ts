@@ -34,10 +34,7 @@ export class TaskRuntime implements NodeRuntime {
     configurable: true,
   };
 
-  constructor(
-    fields: Omit<NodeRuntime, "signal" | "interrupt"> & { interrupt: NodeRuntime["interrupt"] },
-    source: SignalSource,
-  ) {
+  constructor(fields: Omit<NodeRuntime, "signal">, source: SignalSource) {
     this.interrupt = fields.interrupt;
     this.config = fields.config;
     this.context = fields.context;
